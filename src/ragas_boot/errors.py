@@ -1,0 +1,245 @@
+"""The one exception tree of ragas-boot.
+
+Every class also inherits the builtin it stands for, so ``except ValueError`` keeps working
+for callers that do not know this library::
+
+    RagasBootError
+    ├── ConfigError (ValueError)               a YAML key is wrong; names the key and the file
+    ├── SampleValidationError (ValueError)     a sample lacks what a metric needs; names the field
+    ├── JudgeNotFoundError (LookupError)       a metric config names a judge id nobody declared
+    ├── MissingExtraError (ImportError)        an optional extra is not installed; says what to run
+    ├── JudgeError (RuntimeError)              one call to one judge failed
+    │   ├── JudgeHTTPError                     the server answered with an error status
+    │   ├── JudgeTimeoutError (TimeoutError)   no answer within the per-call timeout
+    │   ├── JudgeConnectionError (ConnectionError)
+    │   ├── JudgeOutputError (ValueError)      empty, unparseable or schema-invalid answer
+    │   └── RateLimitExceededError             REJECT strategy, or WAIT past its timeout
+    ├── AllJudgesFailedError (RuntimeError)    no judge answered a required step
+    └── NoConsensusError (ArithmeticError)     CONSENSUS aggregation outside its tolerance
+
+Judge errors are normally caught by the executor and recorded as exclusions; only
+``AllJudgesFailedError`` (and ``NoConsensusError``) reach the caller of a metric.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "AllJudgesFailedError",
+    "ConfigError",
+    "JudgeConnectionError",
+    "JudgeError",
+    "JudgeFailureSummary",
+    "JudgeHTTPError",
+    "JudgeNotFoundError",
+    "JudgeOutputError",
+    "JudgeTimeoutError",
+    "MissingExtraError",
+    "NoConsensusError",
+    "RagasBootError",
+    "RateLimitExceededError",
+    "SampleValidationError",
+]
+
+
+class RagasBootError(Exception):
+    """Base class of every error raised by ragas-boot."""
+
+
+class ConfigError(RagasBootError, ValueError):
+    """The configuration is invalid.
+
+    Attributes:
+        key: dotted YAML path of the offending key (``spring.ai.retry.backoff.multiplier``),
+            or ``None`` when the problem is the file as a whole.
+        file: the file the key came from, when known.
+        hint: a suggestion ("did you mean ...?"), when one exists.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        key: str | None = None,
+        file: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.key = key
+        self.file = file
+        self.hint = hint
+        parts = []
+        if key:
+            parts.append(f"{key}: ")
+        parts.append(message)
+        if file:
+            parts.append(f" (in {file})")
+        if hint:
+            parts.append(f". {hint}")
+        super().__init__("".join(parts))
+
+
+class SampleValidationError(RagasBootError, ValueError):
+    """A sample cannot be scored by a metric, or a trace cannot be read as a sample.
+
+    Attributes:
+        field: the sample field (or ``messages[3].tool_calls[0].function.arguments``-like path).
+        metric: the metric that needs it, when the error comes from a metric.
+        mode: the metric mode that needs it, when relevant.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str,
+        metric: str | None = None,
+        mode: str | None = None,
+    ) -> None:
+        self.field = field
+        self.metric = metric
+        self.mode = mode
+        where = f"{metric}" + (f" ({mode})" if mode else "") if metric else None
+        prefix = f"{where}: " if where else ""
+        super().__init__(f"{prefix}sample field '{field}': {message}")
+
+
+class JudgeNotFoundError(RagasBootError, LookupError):
+    """A judge id (or alias) was asked for that no provider declares."""
+
+    def __init__(self, judge_id: str, available: Sequence[str]) -> None:
+        self.judge_id = judge_id
+        self.available = list(available)
+        known = ", ".join(self.available) or "none"
+        super().__init__(f"unknown judge '{judge_id}'; configured judges: {known}")
+
+
+class MissingExtraError(RagasBootError, ImportError):
+    """An optional dependency is missing; the message gives the exact install command."""
+
+    def __init__(self, feature: str, extra: str, package: str) -> None:
+        self.extra = extra
+        self.command = f"pip install 'ragas-boot[{extra}]'"
+        super().__init__(f"{feature} needs the '{package}' package: run {self.command}")
+
+
+class JudgeError(RagasBootError, RuntimeError):
+    """One call to one judge failed.
+
+    Attributes:
+        judge_id: the judge that failed.
+        kind: a short stable name of the failure kind (``http``, ``timeout``, ...).
+    """
+
+    kind = "error"
+
+    def __init__(self, message: str, *, judge_id: str) -> None:
+        self.judge_id = judge_id
+        super().__init__(message)
+
+
+class JudgeHTTPError(JudgeError):
+    """The judge's server answered with an error status."""
+
+    kind = "http"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        judge_id: str,
+        status_code: int,
+        retry_after: float | None = None,
+    ) -> None:
+        self.status_code = status_code
+        self.retry_after = retry_after
+        super().__init__(message, judge_id=judge_id)
+
+    @property
+    def kind_detail(self) -> str:
+        """``rate_limited`` for 429, ``server_error`` for 5xx, ``auth`` for 401/403, else ``http``."""
+        if self.status_code == 429:
+            return "rate_limited"
+        if self.status_code >= 500:
+            return "server_error"
+        if self.status_code in (401, 403):
+            return "auth"
+        return "http"
+
+
+class JudgeTimeoutError(JudgeError, TimeoutError):
+    """The judge gave no answer within the per-call timeout."""
+
+    kind = "timeout"
+
+
+class JudgeConnectionError(JudgeError, ConnectionError):
+    """The judge's server could not be reached, or dropped the connection."""
+
+    kind = "connection"
+
+
+class JudgeOutputError(JudgeError, ValueError):
+    """The judge answered, but not with a valid instance of the output schema.
+
+    Attributes:
+        raw_text: the judge's answer exactly as received (never lost).
+    """
+
+    kind = "invalid_output"
+
+    def __init__(self, message: str, *, judge_id: str, raw_text: str | None) -> None:
+        self.raw_text = raw_text
+        super().__init__(message, judge_id=judge_id)
+
+
+class RateLimitExceededError(JudgeError):
+    """The provider's rate limit refused the call (REJECT, or WAIT past its timeout)."""
+
+    kind = "rate_limit_rejected"
+
+    def __init__(self, message: str, *, judge_id: str, provider: str) -> None:
+        self.provider = provider
+        super().__init__(message, judge_id=judge_id)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeFailureSummary:
+    """What one judge's failure looked like, as carried by :class:`AllJudgesFailedError`."""
+
+    judge_id: str
+    kind: str
+    message: str
+
+
+class AllJudgesFailedError(RagasBootError, RuntimeError):
+    """No judge produced a usable answer at a step the metric cannot skip.
+
+    Attributes:
+        metric: metric name (``AgentGoalAccuracyMetric``).
+        step: the step that nobody answered.
+        failures: each judge's failure, in judge order.
+    """
+
+    def __init__(self, metric: str, step: str, failures: Sequence[JudgeFailureSummary]) -> None:
+        self.metric = metric
+        self.step = step
+        self.failures = list(failures)
+        details = "; ".join(f"{f.judge_id}: {f.kind}: {f.message}" for f in self.failures)
+        super().__init__(
+            f"All models failed at step {step} for metric: {metric}"
+            + (f" ({details})" if details else " (no judges selected)")
+        )
+
+
+class NoConsensusError(RagasBootError, ArithmeticError):
+    """CONSENSUS aggregation found the judges' scores further apart than the tolerance."""
+
+    def __init__(self, low: float, high: float, tolerance: float) -> None:
+        self.low = low
+        self.high = high
+        self.tolerance = tolerance
+        super().__init__(
+            f"No consensus: scores range from {low:.4f} to {high:.4f} (tolerance: {tolerance})"
+        )
