@@ -15,7 +15,8 @@ for callers that do not know this library::
     │   ├── JudgeOutputError (ValueError)      empty, unparseable or schema-invalid answer
     │   └── RateLimitExceededError             REJECT strategy, or WAIT past its timeout
     ├── AllJudgesFailedError (RuntimeError)    no judge answered a required step
-    └── NoConsensusError (ArithmeticError)     CONSENSUS aggregation outside its tolerance
+    ├── NoConsensusError (ArithmeticError)     CONSENSUS aggregation outside its tolerance
+    └── UndefinedScoreError (ArithmeticError)  no score exists for this sample (says why)
 
 Judge errors are normally caught by the executor and recorded as exclusions; only
 ``AllJudgesFailedError`` (and ``NoConsensusError``) reach the caller of a metric.
@@ -41,6 +42,7 @@ __all__ = [
     "RagasBootError",
     "RateLimitExceededError",
     "SampleValidationError",
+    "UndefinedScoreError",
 ]
 
 
@@ -158,7 +160,7 @@ class JudgeHTTPError(JudgeError):
 
     @property
     def kind_detail(self) -> str:
-        """``rate_limited`` for 429, ``server_error`` for 5xx, ``auth`` for 401/403, else ``http``."""
+        """`rate_limited` (429), `server_error` (5xx), `auth` (401/403), else `http`."""
         if self.status_code == 429:
             return "rate_limited"
         if self.status_code >= 500:
@@ -243,3 +245,12 @@ class NoConsensusError(RagasBootError, ArithmeticError):
         super().__init__(
             f"No consensus: scores range from {low:.4f} to {high:.4f} (tolerance: {tolerance})"
         )
+
+
+class UndefinedScoreError(RagasBootError, ArithmeticError):
+    """The metric has no score for this sample; ``evaluate`` reports it with the reason."""
+
+    def __init__(self, metric: str, reason: str) -> None:
+        self.metric = metric
+        self.reason = reason
+        super().__init__(f"{metric}: score is undefined: {reason}")

@@ -1,0 +1,25 @@
+"""Judges: chat models that answer a prompt with a validated pydantic object.
+
+This package is the only importer of ``langchain_openai``, and imports it lazily.
+"""
+
+from ragas_boot.chat.factory import DEFAULT_PROVIDER_NAME, build_judges, judge_specs
+from ragas_boot.chat.judge import JudgeAnswer, JudgeModel, JudgeSpec, ProviderLimits, TokenUsage
+from ragas_boot.chat.openai_judge import OpenAICompatibleJudge, api_base_url
+from ragas_boot.chat.structured import format_instructions, output_schema, parse_structured
+
+__all__ = [
+    "DEFAULT_PROVIDER_NAME",
+    "JudgeAnswer",
+    "JudgeModel",
+    "JudgeSpec",
+    "OpenAICompatibleJudge",
+    "ProviderLimits",
+    "TokenUsage",
+    "api_base_url",
+    "build_judges",
+    "format_instructions",
+    "judge_specs",
+    "output_schema",
+    "parse_structured",
+]

@@ -31,7 +31,6 @@ from pydantic import (
     Field,
     SecretStr,
     field_validator,
-    model_validator,
 )
 from pydantic.alias_generators import to_snake
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
@@ -52,6 +51,8 @@ __all__ = [
     "LoggingLevel",
     "MetricsLoggingSettings",
     "MetricsSettings",
+    "OpenAIChatOptions",
+    "OpenAIChatSettings",
     "OpenAICompatibleProviderSettings",
     "OpenAISettings",
     "ProvidersSettings",
@@ -218,7 +219,9 @@ class RetrySettings(_Section):
     anything in ``exclude-on-http-codes`` never.
     """
 
-    max_attempts: int = Field(default=10, ge=1, description="Attempts per call, the first included.")
+    max_attempts: int = Field(
+        default=10, ge=1, description="Attempts per call, the first included."
+    )
     on_http_codes: list[int] = Field(
         default_factory=list, description="Extra HTTP status codes to retry."
     )
@@ -349,7 +352,9 @@ class OpenAICompatibleProviderSettings(_Section):
     )
     rate_limit: RateLimitSettings | None = Field(default=None, description="Rate limit.")
     max_concurrency: int | None = Field(
-        default=None, ge=1, description="Calls in flight at once; default providers.max-concurrency."
+        default=None,
+        ge=1,
+        description="Calls in flight at once; default providers.max-concurrency.",
     )
     timeout: Duration | None = Field(
         default=None, description="Per-call timeout; default providers.timeout."
@@ -432,6 +437,23 @@ class ProvidersSettings(_Section):
     output_retries: int = Field(
         default=1, ge=0, description="Re-asks after an empty/unparseable/invalid answer."
     )
+
+    @field_validator("openai_compatible")
+    @classmethod
+    def _unique_provider_names(
+        cls, providers: list[OpenAICompatibleProviderSettings]
+    ) -> list[OpenAICompatibleProviderSettings]:
+        # Checked here, not on the root, so that the error's location is this list and the
+        # loader can name the YAML key.
+        first_index: dict[str, int] = {}
+        for index, provider in enumerate(providers):
+            if provider.name in first_index:
+                raise ValueError(
+                    f"provider name '{provider.name}' is used by entries "
+                    f"[{first_index[provider.name]}] and [{index}]; names must be unique"
+                )
+            first_index[provider.name] = index
+        return providers
 
 
 # --------------------------------------------------------------------------- metrics / allure
@@ -553,18 +575,6 @@ class RagasSettings(BaseSettings):
         # that it can name the YAML key (or variable) of every error. Building the object by
         # hand never picks up stray environment variables.
         return (init_settings,)
-
-    @model_validator(mode="after")
-    def _unique_provider_names(self) -> RagasSettings:
-        seen: set[str] = set()
-        for index, provider in enumerate(self.providers.openai_compatible):
-            if provider.name in seen:
-                raise ValueError(
-                    f"providers.openai-compatible[{index}].name: provider name "
-                    f"'{provider.name}' is used twice"
-                )
-            seen.add(provider.name)
-        return self
 
 
 def _snake_key(key: str) -> str:

@@ -1,0 +1,151 @@
+"""What a judge is: the :class:`JudgeModel` protocol and the values it passes around."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Generic, Protocol, TypeVar, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+from ragas_boot.config.settings import RateLimitStrategy, StructuredOutputMode
+
+__all__ = [
+    "JudgeAnswer",
+    "JudgeModel",
+    "JudgeSpec",
+    "ProviderLimits",
+    "TokenUsage",
+]
+
+OutputT = TypeVar("OutputT", bound=BaseModel)
+OutputT_co = TypeVar("OutputT_co", bound=BaseModel, covariant=True)
+
+
+class TokenUsage(BaseModel):
+    """Tokens one call (or a sum of calls) used, as the provider reported them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    input_tokens: int = Field(default=0, ge=0, description="Prompt tokens.")
+    output_tokens: int = Field(default=0, ge=0, description="Completion tokens.")
+    total_tokens: int = Field(default=0, ge=0, description="Prompt plus completion tokens.")
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            total_tokens=self.total_tokens + other.total_tokens,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeAnswer(Generic[OutputT_co]):
+    """A judge's validated answer to one structured call.
+
+    Attributes:
+        value: the parsed, validated output model.
+        raw_text: the answer exactly as received (message content or tool-call arguments).
+        usage: tokens the call used.
+        latency_s: seconds from sending the request to having the parsed answer.
+    """
+
+    value: OutputT_co
+    raw_text: str
+    usage: TokenUsage
+    latency_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderLimits:
+    """The limits a provider's judges share (resolved from the provider's and global settings).
+
+    Attributes:
+        provider: provider name; judges with the same name share these limits.
+        rps: requests per second; ``None`` means no rate limit.
+        strategy: WAIT for a token or REJECT the call when none is left.
+        wait_timeout: longest WAIT for a token; zero means forever.
+        max_concurrency: calls in flight at once.
+        call_timeout: per-attempt timeout of one HTTP call.
+    """
+
+    provider: str
+    rps: float | None = None
+    strategy: RateLimitStrategy = RateLimitStrategy.WAIT
+    wait_timeout: timedelta = timedelta(0)
+    max_concurrency: int = 16
+    call_timeout: timedelta = timedelta(seconds=120)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeSpec:
+    """Everything needed to build one judge: one (provider, chat model) pair.
+
+    Attributes:
+        id: judge id (the alias, else the model id); unique across providers.
+        model: model id sent to the provider.
+        provider: provider name.
+        base_url: provider base URL as configured (Spring AI form, no ``/v1``).
+        completions_path: path appended to ``base_url`` for chat completions.
+        api_key: the key, kept secret.
+        temperature: sampling temperature.
+        max_tokens: completion token cap.
+        top_p: nucleus sampling.
+        structured_output: how JSON is asked for.
+        limits: rate limit, concurrency and timeout shared with the provider's other judges.
+        headers: extra HTTP headers.
+    """
+
+    id: str
+    model: str
+    provider: str
+    base_url: str
+    api_key: SecretStr = field(repr=False)
+    completions_path: str = "/v1/chat/completions"
+    temperature: float = 0.0
+    max_tokens: int = 1000
+    top_p: float = 1.0
+    structured_output: StructuredOutputMode = StructuredOutputMode.PROMPT
+    limits: ProviderLimits = field(default_factory=lambda: ProviderLimits(provider="default"))
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@runtime_checkable
+class JudgeModel(Protocol):
+    """A chat model that answers a prompt with an instance of a pydantic output model.
+
+    A judge makes exactly one attempt per call; retries, rate limits and timeouts belong to
+    the executor. It may be called from any event loop.
+    """
+
+    @property
+    def id(self) -> str:
+        """Judge id: unique, used by metric configs, results and reports."""
+        ...
+
+    @property
+    def provider(self) -> str:
+        """Name of the provider the judge belongs to."""
+        ...
+
+    @property
+    def spec(self) -> JudgeSpec:
+        """The settings the judge was built from."""
+        ...
+
+    async def ainvoke_structured(
+        self, prompt: str, output_model: type[OutputT]
+    ) -> JudgeAnswer[OutputT]:
+        """Send one prompt; return the validated answer.
+
+        Raises:
+            JudgeHTTPError: the server answered with an error status.
+            JudgeTimeoutError: no answer in time.
+            JudgeConnectionError: the server could not be reached.
+            JudgeOutputError: the answer is empty, not JSON, or does not fit ``output_model``.
+        """
+        ...
+
+    async def aclose(self) -> None:
+        """Close the judge's HTTP clients."""
+        ...

@@ -1,0 +1,326 @@
+"""A judge on any OpenAI-compatible chat-completions endpoint, through langchain-openai."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import logging
+import time
+import weakref
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
+
+from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, TokenUsage
+from ragas_boot.chat.structured import (
+    format_instructions,
+    output_schema,
+    parse_structured,
+    schema_name,
+)
+from ragas_boot.config.settings import StructuredOutputMode
+from ragas_boot.errors import (
+    JudgeConnectionError,
+    JudgeError,
+    JudgeHTTPError,
+    JudgeOutputError,
+    JudgeTimeoutError,
+)
+
+if TYPE_CHECKING:
+    import httpx
+    from langchain_core.language_models import LanguageModelInput
+    from langchain_core.messages import BaseMessage
+    from langchain_core.runnables import Runnable
+    from langchain_openai import ChatOpenAI
+
+__all__ = ["OpenAICompatibleJudge", "api_base_url"]
+
+log = logging.getLogger(__name__)
+
+OutputT = TypeVar("OutputT", bound=BaseModel)
+
+_CHAT_SUFFIX = "/chat/completions"
+_logged_v1_bases: set[str] = set()
+
+
+def api_base_url(base_url: str, completions_path: str) -> str:
+    """The base URL to give the OpenAI client so that it posts to ``base_url + completions_path``.
+
+    Spring AI's ``base-url`` has no ``/v1`` (``https://openrouter.ai/api``); the OpenAI client
+    appends ``/chat/completions`` to its own base, so the ``/v1`` moves over from the path.
+    A ``base-url`` that already ends in ``/v1`` is taken as it is.
+
+    Raises:
+        ValueError: ``completions_path`` does not end in ``/chat/completions``.
+    """
+    base = base_url.rstrip("/")
+    if not completions_path.endswith(_CHAT_SUFFIX):
+        raise ValueError(f"completions-path must end with {_CHAT_SUFFIX}, got '{completions_path}'")
+    prefix = completions_path[: -len(_CHAT_SUFFIX)]
+    if prefix and base.endswith(prefix):
+        if base not in _logged_v1_bases:
+            _logged_v1_bases.add(base)
+            log.info("base-url %s already ends with %s; using it as is", base, prefix)
+        return base
+    return base + prefix
+
+
+def _retry_after_seconds(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, parsed.timestamp() - time.time())
+
+
+def _usage(message: BaseMessage) -> TokenUsage:
+    metadata = getattr(message, "usage_metadata", None)
+    if not metadata:
+        return TokenUsage()
+    return TokenUsage(
+        input_tokens=int(metadata.get("input_tokens", 0) or 0),
+        output_tokens=int(metadata.get("output_tokens", 0) or 0),
+        total_tokens=int(metadata.get("total_tokens", 0) or 0),
+    )
+
+
+def _tool_call_arguments(message: BaseMessage) -> str | None:
+    raw_calls = message.additional_kwargs.get("tool_calls") or []
+    for call in raw_calls:
+        function = call.get("function") or {}
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            return arguments
+    tool_calls = getattr(message, "tool_calls", None) or []
+    if tool_calls:
+        return json.dumps(tool_calls[0].get("args", {}), ensure_ascii=False)
+    return None
+
+
+class _LoopClient:
+    """A ChatOpenAI and the httpx client it uses, both bound to one event loop."""
+
+    __slots__ = ("http", "llm")
+
+    def __init__(self, llm: ChatOpenAI, http: httpx.AsyncClient) -> None:
+        self.llm = llm
+        self.http = http
+
+
+class OpenAICompatibleJudge:
+    """One chat model of one OpenAI-compatible provider, used as a judge.
+
+    The HTTP client is made per event loop (an httpx client bound to one loop must never be
+    used from another), lazily on the first call in that loop. ``max_retries=0``: retries are
+    the executor's job, so that they follow ``spring.ai.retry`` and count against rate limits.
+
+    Args:
+        spec: the judge's settings.
+    """
+
+    def __init__(self, *, spec: JudgeSpec) -> None:
+        self._spec = spec
+        self._api_base = api_base_url(spec.base_url, spec.completions_path)
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClient] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"OpenAICompatibleJudge(id={self.id!r}, provider={self.provider!r}, "
+            f"model={self._spec.model!r}, url={self._api_base!r})"
+        )
+
+    @property
+    def id(self) -> str:
+        """Judge id."""
+        return self._spec.id
+
+    @property
+    def provider(self) -> str:
+        """Provider name."""
+        return self._spec.provider
+
+    @property
+    def spec(self) -> JudgeSpec:
+        """The judge's settings."""
+        return self._spec
+
+    @property
+    def endpoint(self) -> str:
+        """The URL chat completions are posted to."""
+        return self._api_base + _CHAT_SUFFIX
+
+    def _client(self) -> _LoopClient:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._make_client()
+            self._clients[loop] = client
+        return client
+
+    def _make_client(self) -> _LoopClient:
+        import httpx  # langchain-openai needs it; imported here to keep start-up light
+
+        from ragas_boot.chat._langchain import chat_openai_class
+
+        spec = self._spec
+        timeout = spec.limits.call_timeout.total_seconds() or None
+        http = httpx.AsyncClient(
+            timeout=timeout,
+            limits=httpx.Limits(
+                max_connections=spec.limits.max_concurrency + 8,
+                max_keepalive_connections=spec.limits.max_concurrency + 8,
+            ),
+        )
+        llm = chat_openai_class()(
+            model=spec.model,
+            base_url=self._api_base,
+            api_key=spec.api_key,
+            temperature=spec.temperature,
+            max_tokens=spec.max_tokens,
+            top_p=spec.top_p,
+            max_retries=0,
+            timeout=timeout,
+            default_headers=spec.headers or None,
+            http_async_client=http,
+        )
+        return _LoopClient(llm, http)
+
+    def _runnable(
+        self, llm: ChatOpenAI, output_model: type[BaseModel]
+    ) -> Runnable[LanguageModelInput, BaseMessage]:
+        mode = self._spec.structured_output
+        if mode is StructuredOutputMode.JSON_SCHEMA:
+            return llm.bind(
+                response_format={
+                    "type": "json_schema",
+                    "json_schema": {
+                        "name": schema_name(output_model),
+                        "schema": output_schema(output_model),
+                        "strict": False,
+                    },
+                }
+            )
+        if mode is StructuredOutputMode.FUNCTION_CALLING:
+            name = schema_name(output_model)
+            return llm.bind(
+                tools=[
+                    {
+                        "type": "function",
+                        "function": {
+                            "name": name,
+                            "description": output_model.__doc__ or name,
+                            "parameters": output_schema(output_model),
+                        },
+                    }
+                ],
+                tool_choice={"type": "function", "function": {"name": name}},
+            )
+        return llm
+
+    def _message_text(self, prompt: str, output_model: type[BaseModel]) -> str:
+        if self._spec.structured_output is StructuredOutputMode.PROMPT:
+            return prompt + format_instructions(output_model)
+        return prompt
+
+    async def ainvoke_structured(
+        self, prompt: str, output_model: type[OutputT]
+    ) -> JudgeAnswer[OutputT]:
+        """Send one prompt as a single user message; return the validated answer.
+
+        Raises:
+            JudgeHTTPError: the server answered with an error status (``retry_after`` set
+                from a Retry-After header).
+            JudgeTimeoutError: no answer within the call timeout.
+            JudgeConnectionError: the server could not be reached or dropped the connection.
+            JudgeOutputError: empty, unparseable or schema-invalid answer (raw text kept).
+        """
+        client = self._client()
+        runnable = self._runnable(client.llm, output_model)
+        text = self._message_text(prompt, output_model)
+        started = time.perf_counter()
+        message = await self._send(runnable, text)
+        latency = time.perf_counter() - started
+        if self._spec.structured_output is StructuredOutputMode.FUNCTION_CALLING:
+            raw = _tool_call_arguments(message)
+            if raw is None:
+                raw = message.content if isinstance(message.content, str) else None
+        else:
+            raw = message.content if isinstance(message.content, str) else None
+            if raw is None and message.content:
+                raw = json.dumps(message.content, ensure_ascii=False)
+        value = parse_structured(raw, output_model, judge_id=self.id)
+        return JudgeAnswer(
+            value=value, raw_text=raw or "", usage=_usage(message), latency_s=latency
+        )
+
+    async def _send(self, runnable: Runnable[LanguageModelInput, BaseMessage], text: str) -> Any:
+        import httpx
+        import openai
+        from langchain_core.messages import HumanMessage
+
+        try:
+            return await runnable.ainvoke([HumanMessage(content=text)])
+        except JudgeError:
+            raise
+        except openai.APITimeoutError as error:
+            raise JudgeTimeoutError(
+                f"no answer within {self._spec.limits.call_timeout.total_seconds():g}s",
+                judge_id=self.id,
+            ) from error
+        except openai.APIConnectionError as error:
+            raise JudgeConnectionError(
+                self._scrub(f"connection failed: {error}"), judge_id=self.id
+            ) from error
+        except openai.APIStatusError as error:
+            raise JudgeHTTPError(
+                self._scrub(f"HTTP {error.status_code}: {error.message}"),
+                judge_id=self.id,
+                status_code=error.status_code,
+                retry_after=_retry_after_seconds(error.response.headers.get("retry-after")),
+            ) from error
+        except httpx.TimeoutException as error:
+            raise JudgeTimeoutError(f"timed out: {error}", judge_id=self.id) from error
+        except httpx.TransportError as error:
+            raise JudgeConnectionError(
+                self._scrub(f"connection failed: {error}"), judge_id=self.id
+            ) from error
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            # The server answered 200 with something that is not a chat completion: that is
+            # this judge's failure to answer, not a bug of the caller.
+            raise JudgeOutputError(
+                self._scrub(f"malformed response from server ({type(error).__name__}: {error})"),
+                judge_id=self.id,
+                raw_text=None,
+            ) from error
+
+    def _scrub(self, text: str) -> str:
+        secret = self._spec.api_key.get_secret_value()
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "**********")
+        return text
+
+    async def aclose(self) -> None:
+        """Close the HTTP clients made in the current loop (and those of loops still running)."""
+        current = asyncio.get_running_loop()
+        clients = list(self._clients.items())
+        self._clients.clear()
+        for loop, client in clients:
+            if loop is current:
+                await client.http.aclose()
+            elif loop.is_running() and not loop.is_closed():
+                future = asyncio.run_coroutine_threadsafe(client.http.aclose(), loop)
+                await asyncio.wrap_future(future)
+            # A client whose loop is already closed cannot be closed any more; its sockets
+            # went with that loop.

@@ -1,0 +1,112 @@
+"""Asking a judge for JSON and reading its answer back into a pydantic model."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ragas_boot.errors import JudgeOutputError
+
+__all__ = [
+    "format_instructions",
+    "output_schema",
+    "parse_structured",
+    "schema_name",
+]
+
+OutputT = TypeVar("OutputT", bound=BaseModel)
+
+_FENCE_RE = re.compile(r"^\s*```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
+_MAX_ECHO = 200
+
+
+@lru_cache(maxsize=256)
+def output_schema(output_model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of an output model (cached: building it costs more than a call's CPU)."""
+    return output_model.model_json_schema()
+
+
+@lru_cache(maxsize=256)
+def _schema_text(output_model: type[BaseModel]) -> str:
+    return json.dumps(output_schema(output_model), ensure_ascii=False, indent=2)
+
+
+def schema_name(output_model: type[BaseModel]) -> str:
+    """A function/schema name OpenAI accepts (``[a-zA-Z0-9_-]{1,64}``)."""
+    return re.sub(r"[^a-zA-Z0-9_-]", "_", output_model.__name__)[:64] or "answer"
+
+
+def format_instructions(output_model: type[BaseModel]) -> str:
+    """The block appended to a prompt in ``prompt`` mode: answer with JSON fitting the schema."""
+    return (
+        "\n\nYour response should be in JSON format.\n"
+        "Do not include any explanations, only provide a RFC8259 compliant JSON response "
+        "following this format without deviation.\n"
+        "Do not include markdown code blocks in your response.\n"
+        "Here is the JSON Schema instance your output must adhere to:\n"
+        f"```\n{_schema_text(output_model)}\n```\n"
+    )
+
+
+def _strip_fences(text: str) -> str:
+    match = _FENCE_RE.match(text)
+    return match.group(1).strip() if match else text.strip()
+
+
+def _outermost_object(text: str) -> str | None:
+    start = text.find("{")
+    end = text.rfind("}")
+    if start == -1 or end <= start:
+        return None
+    return text[start : end + 1]
+
+
+def _echo(text: str) -> str:
+    return text if len(text) <= _MAX_ECHO else text[:_MAX_ECHO] + "…"
+
+
+def parse_structured(
+    raw_text: str | None, output_model: type[OutputT], *, judge_id: str
+) -> OutputT:
+    """Validate a judge's raw answer as ``output_model``.
+
+    One surrounding code fence is stripped; if the text still is not JSON, the outermost
+    ``{...}`` is tried (small models often write a sentence before the object).
+
+    Raises:
+        JudgeOutputError: empty, unparseable or schema-invalid; carries the raw text.
+    """
+    if raw_text is None or not raw_text.strip():
+        raise JudgeOutputError("empty response", judge_id=judge_id, raw_text=raw_text)
+    text = _strip_fences(raw_text)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as first_error:
+        candidate = _outermost_object(text)
+        try:
+            if candidate is None:
+                raise first_error
+            data = json.loads(candidate)
+        except json.JSONDecodeError:
+            raise JudgeOutputError(
+                f"response is not JSON ({first_error.msg} at char {first_error.pos}): "
+                f"{_echo(raw_text)!r}",
+                judge_id=judge_id,
+                raw_text=raw_text,
+            ) from None
+    try:
+        return output_model.model_validate(data)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in item['loc']) or '<root>'}: {item['msg']}"
+            for item in error.errors()[:5]
+        )
+        raise JudgeOutputError(
+            f"response does not fit {output_model.__name__} ({problems}): {_echo(raw_text)!r}",
+            judge_id=judge_id,
+            raw_text=raw_text,
+        ) from None

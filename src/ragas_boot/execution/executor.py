@@ -1,0 +1,311 @@
+"""Fan one step out to every selected judge at once; failures come back as data."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from ragas_boot.chat.judge import JudgeAnswer, JudgeModel, TokenUsage
+from ragas_boot.config.settings import RetrySettings
+from ragas_boot.errors import (
+    JudgeError,
+    JudgeHTTPError,
+    JudgeNotFoundError,
+    JudgeOutputError,
+    JudgeTimeoutError,
+)
+from ragas_boot.execution.bridge import LoopPortal
+from ragas_boot.execution.limits import ProviderGate
+from ragas_boot.execution.results import JudgeCall, StepRecord
+from ragas_boot.execution.retry import RetryPolicy
+
+__all__ = ["MultiModelExecutor", "OutputSource", "PromptSource"]
+
+log = logging.getLogger(__name__)
+
+OutputT = TypeVar("OutputT", bound=BaseModel)
+
+#: A prompt for every judge, or a function making each judge's own prompt.
+PromptSource = str | Callable[[JudgeModel], str]
+
+#: An output model for every judge, or a function giving each judge its own (e.g. a list
+#: pinned to the length of that judge's own previous answer).
+OutputSource = type[OutputT] | Callable[[JudgeModel], type[OutputT]]
+
+
+def _failure_kind(error: BaseException) -> str:
+    if isinstance(error, JudgeHTTPError):
+        return error.kind_detail
+    if isinstance(error, JudgeError):
+        return error.kind
+    return "internal_error"
+
+
+def _output_model(source: OutputSource[OutputT], judge: JudgeModel) -> type[BaseModel]:
+    if isinstance(source, type):
+        return source
+    return source(judge)
+
+
+class _Attempts:
+    """Mutable tally of one judge call (kept apart from the frozen JudgeCall it becomes)."""
+
+    __slots__ = ("attempts", "latency", "raw", "usage", "wait")
+
+    def __init__(self) -> None:
+        self.attempts = 0
+        self.latency = 0.0
+        self.wait = 0.0
+        self.raw: list[str] = []
+        self.usage = TokenUsage()
+
+
+class MultiModelExecutor:
+    """Sends each step to several judges concurrently and returns every outcome in judge order.
+
+    Per judge call: wait for the provider's rate-limit token and concurrency slot, make the
+    HTTP attempt under the per-call timeout, retry per ``spring.ai.retry`` (tenacity), and
+    re-ask up to ``output_retries`` times when the answer is not valid JSON for the schema.
+    A judge that still fails becomes a failed :class:`JudgeCall`; nothing is raised. All
+    I/O runs on the portal's loop, whichever loop or thread the caller is on.
+
+    Args:
+        judges: the judges, in the order results are reported.
+        retry: the ``spring.ai.retry`` settings (or a ready policy).
+        output_retries: re-asks after an invalid answer, counted apart from transport retries.
+        portal: the loop that owns the I/O; a private one is made (and closed by
+            :meth:`aclose`) when not given.
+    """
+
+    def __init__(
+        self,
+        *,
+        judges: Sequence[JudgeModel],
+        retry: RetrySettings | RetryPolicy | None = None,
+        output_retries: int = 1,
+        portal: LoopPortal | None = None,
+    ) -> None:
+        if output_retries < 0:
+            raise ValueError("output_retries must be >= 0")
+        self._judges = list(judges)
+        self._by_id = {judge.id: judge for judge in self._judges}
+        self._by_model: dict[str, list[JudgeModel]] = {}
+        for judge in self._judges:
+            self._by_model.setdefault(judge.spec.model, []).append(judge)
+        if isinstance(retry, RetryPolicy):
+            self._retry = retry
+        else:
+            self._retry = RetryPolicy(settings=retry or RetrySettings())
+        self._output_retries = output_retries
+        self._owns_portal = portal is None
+        self._portal = portal or LoopPortal(name="ragas-boot-executor")
+        self._gates: dict[str, ProviderGate] = {}
+
+    def __repr__(self) -> str:
+        return f"MultiModelExecutor(judges={self.judge_ids!r})"
+
+    @property
+    def judges(self) -> list[JudgeModel]:
+        """All judges, in configuration order."""
+        return list(self._judges)
+
+    @property
+    def judge_ids(self) -> list[str]:
+        """All judge ids, in configuration order."""
+        return [judge.id for judge in self._judges]
+
+    @property
+    def portal(self) -> LoopPortal:
+        """The loop that owns the I/O."""
+        return self._portal
+
+    @property
+    def retry_policy(self) -> RetryPolicy:
+        """The retry policy in force."""
+        return self._retry
+
+    def select(self, models: Sequence[str] | None = None) -> list[JudgeModel]:
+        """The judges named by ``models`` (ids, aliases or unambiguous model ids); all if empty.
+
+        Raises:
+            JudgeNotFoundError: a name matches no judge (checked before any call is made).
+        """
+        if not models:
+            return self.judges
+        chosen: list[JudgeModel] = []
+        for name in models:
+            judge = self._by_id.get(name)
+            if judge is None:
+                candidates = self._by_model.get(name, [])
+                if len(candidates) != 1:
+                    raise JudgeNotFoundError(name, self.judge_ids)
+                judge = candidates[0]
+            if judge not in chosen:
+                chosen.append(judge)
+        return chosen
+
+    def _gate(self, judge: JudgeModel) -> ProviderGate:
+        gate = self._gates.get(judge.provider)
+        if gate is None:
+            gate = ProviderGate(limits=judge.spec.limits)
+            self._gates[judge.provider] = gate
+        return gate
+
+    async def run_step(
+        self,
+        step: str,
+        judges: Sequence[JudgeModel],
+        prompt: PromptSource,
+        output_model: OutputSource[OutputT],
+        *,
+        index: int = 0,
+    ) -> StepRecord:
+        """Ask every judge in ``judges`` at once; return their outcomes in that order.
+
+        Args:
+            step: step name (``CompareOutcome``), recorded with each outcome.
+            judges: who to ask; usually :meth:`select`'s result or a previous step's survivors.
+            prompt: the prompt, or a function giving each judge its own prompt.
+            output_model: the pydantic model each answer must validate as, or a function
+                giving each judge its own.
+            index: the step's position among the metric's steps.
+
+        Returns:
+            A :class:`StepRecord` with one :class:`JudgeCall` per judge, successes and failures
+            side by side. It never raises for a judge's failure.
+        """
+        prompts = [prompt(judge) if callable(prompt) else prompt for judge in judges]
+        models: list[type[BaseModel]] = [_output_model(output_model, judge) for judge in judges]
+        return await self._portal.run(self._run_step(step, list(judges), prompts, models, index))
+
+    async def _run_step(
+        self,
+        step: str,
+        judges: list[JudgeModel],
+        prompts: list[str],
+        models: list[type[BaseModel]],
+        index: int,
+    ) -> StepRecord:
+        started = time.perf_counter()
+        calls = await asyncio.gather(
+            *(
+                self._call(judge, step, text, model, started)
+                for judge, text, model in zip(judges, prompts, models, strict=True)
+            )
+        )
+        return StepRecord(
+            name=step,
+            index=index,
+            calls=list(calls),
+            duration_s=time.perf_counter() - started,
+        )
+
+    async def _call(
+        self,
+        judge: JudgeModel,
+        step: str,
+        prompt: str,
+        output_model: type[BaseModel],
+        step_started: float,
+    ) -> JudgeCall:
+        tally = _Attempts()
+        started_s = time.perf_counter() - step_started
+        common = {"judge_id": judge.id, "provider": judge.provider, "step": step, "prompt": prompt}
+        try:
+            answer = None
+            for output_attempt in range(self._output_retries + 1):
+                try:
+                    answer = await self._with_retries(judge, prompt, output_model, tally)
+                    break
+                except JudgeOutputError as error:
+                    if error.raw_text is not None:
+                        tally.raw.append(error.raw_text)
+                    if output_attempt == self._output_retries:
+                        raise
+                    log.info("judge %s gave invalid output at %s; asking again", judge.id, step)
+            assert answer is not None
+            tally.raw.append(answer.raw_text)
+            tally.usage = tally.usage + answer.usage
+            return JudgeCall(
+                **common,
+                ok=True,
+                value=answer.value,
+                raw_text=answer.raw_text,
+                raw_attempts=tally.raw,
+                attempts=tally.attempts,
+                latency_s=tally.latency,
+                wait_s=tally.wait,
+                started_s=started_s,
+                usage=tally.usage,
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            kind = _failure_kind(error)
+            if kind == "internal_error":
+                log.exception("judge %s failed at %s with an unexpected error", judge.id, step)
+            else:
+                log.warning("Model %s failed at %s: %s", judge.id, step, error)
+            return JudgeCall(
+                **common,
+                ok=False,
+                raw_text=tally.raw[-1] if tally.raw else None,
+                raw_attempts=tally.raw,
+                error_kind=kind,
+                error_message=str(error) or type(error).__name__,
+                attempts=tally.attempts,
+                latency_s=tally.latency,
+                wait_s=tally.wait,
+                started_s=started_s,
+                usage=tally.usage,
+            )
+
+    async def _with_retries(
+        self,
+        judge: JudgeModel,
+        prompt: str,
+        output_model: type[OutputT],
+        tally: _Attempts,
+    ) -> JudgeAnswer[OutputT]:
+        gate = self._gate(judge)
+        timeout = judge.spec.limits.call_timeout.total_seconds() or None
+        async for attempt in self._retry.retrying():
+            with attempt:
+                async with gate.slot(judge.id) as waited:
+                    tally.wait += waited
+                    tally.attempts += 1
+                    began = time.perf_counter()
+                    try:
+                        async with asyncio.timeout(timeout):
+                            return await judge.ainvoke_structured(prompt, output_model)
+                    except JudgeError:
+                        raise
+                    except TimeoutError:
+                        raise JudgeTimeoutError(
+                            f"no answer within {timeout:g}s", judge_id=judge.id
+                        ) from None
+                    finally:
+                        tally.latency += time.perf_counter() - began
+        raise AssertionError("unreachable: tenacity re-raises the last error")  # pragma: no cover
+
+    async def aclose(self) -> None:
+        """Close every judge's HTTP clients (and the private portal, if any)."""
+        if not self._portal.closed:
+            await self._portal.run(self._close_judges())
+        if self._owns_portal:
+            await asyncio.to_thread(self._portal.close)
+
+    async def _close_judges(self) -> None:
+        await asyncio.gather(*(judge.aclose() for judge in self._judges), return_exceptions=True)
+
+    def close(self) -> None:
+        """Sync twin of :meth:`aclose`."""
+        if not self._portal.closed:
+            self._portal.call(self._close_judges())
+        if self._owns_portal:
+            self._portal.close()

@@ -1,0 +1,90 @@
+"""What the executor hands back: each judge's outcome at each step, as frozen data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ragas_boot.chat.judge import TokenUsage
+
+__all__ = ["Exclusion", "JudgeCall", "StepRecord"]
+
+
+class JudgeCall(BaseModel):
+    """One judge's outcome at one step: an answer or a failure, never both.
+
+    ``latency_s`` counts only time spent in HTTP attempts; time waiting for a rate-limit
+    token or a concurrency slot is ``wait_s``; backoff sleeps are in neither.
+    """
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    judge_id: str = Field(description="The judge.")
+    provider: str = Field(description="Its provider.")
+    step: str = Field(description="Step name, e.g. CompareOutcome.")
+    prompt: str = Field(description="The prompt the judge was sent (without format block).")
+    ok: bool = Field(description="Whether a valid answer came back.")
+    value: Any = Field(default=None, description="The parsed answer (a pydantic model) when ok.")
+    raw_text: str | None = Field(default=None, description="The last raw answer received.")
+    raw_attempts: list[str] = Field(
+        default_factory=list, description="Every raw answer received, invalid ones included."
+    )
+    error_kind: str | None = Field(default=None, description="Failure kind when not ok.")
+    error_message: str | None = Field(default=None, description="Failure message when not ok.")
+    attempts: int = Field(default=0, description="HTTP attempts made (retries included).")
+    latency_s: float = Field(default=0.0, description="Seconds spent in HTTP attempts.")
+    wait_s: float = Field(default=0.0, description="Seconds waiting for rate limit/concurrency.")
+    started_s: float = Field(default=0.0, description="Start, seconds after the step began.")
+    usage: TokenUsage = Field(default_factory=TokenUsage, description="Tokens used.")
+
+
+class StepRecord(BaseModel):
+    """One step of a metric: the same question put to several judges at once."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(description="Step name.")
+    index: int = Field(description="0-based position among the metric's steps.")
+    kind: str = Field(default="LLM", description="LLM or COMPUTE.")
+    calls: list[JudgeCall] = Field(default_factory=list, description="One per judge, judge order.")
+    duration_s: float = Field(default=0.0, description="Wall time of the step.")
+
+    @property
+    def successes(self) -> list[JudgeCall]:
+        """Calls that produced an answer."""
+        return [call for call in self.calls if call.ok]
+
+    @property
+    def failures(self) -> list[JudgeCall]:
+        """Calls that did not."""
+        return [call for call in self.calls if not call.ok]
+
+    @property
+    def usage(self) -> TokenUsage:
+        """Tokens used by every judge at this step."""
+        total = TokenUsage()
+        for call in self.calls:
+            total = total + call.usage
+        return total
+
+
+class Exclusion(BaseModel):
+    """A judge left out of a result, and why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    judge_id: str = Field(description="The judge.")
+    step: str = Field(description="The step it failed at.")
+    kind: str = Field(description="Failure kind (timeout, rate_limited, invalid_output, ...).")
+    message: str = Field(description="What went wrong.")
+
+    @classmethod
+    def from_call(cls, call: JudgeCall) -> Exclusion:
+        """The exclusion a failed call stands for."""
+        return cls(
+            judge_id=call.judge_id,
+            step=call.step,
+            kind=call.error_kind or "error",
+            message=call.error_message or "",
+        )
