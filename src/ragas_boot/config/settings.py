@@ -363,7 +363,7 @@ class OpenAICompatibleProviderSettings(_Section):
         default=None, description="How JSON is asked for; default providers.structured-output."
     )
     headers: dict[str, str] = Field(
-        default_factory=dict, description="Extra HTTP headers sent with every call."
+        default_factory=dict, repr=False, description="Extra HTTP headers sent with every call."
     )
 
     @field_validator("completions_path")

@@ -1,0 +1,97 @@
+"""Keys of the Java configs that ragas-boot recognises but does not implement (yet).
+
+They must load, so that a Java user's ``application.yaml`` works unchanged: each one found in
+the active configuration is reported once as not supported; it is never an unknown-key error.
+A typo elsewhere under ``spring.ai.ragas`` still is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ragas_boot.config._tree import KeyPath, Tree, find
+
+#: Keys inside the consumed subtrees: the models keep their values, nothing uses them, and no
+#: placeholder inside them is resolved. ``[]`` stands for any list index.
+UNSUPPORTED_FIELDS = (
+    "spring.ai.ragas.providers.embedding-default-options",
+    "spring.ai.ragas.providers.external-starters",
+    "spring.ai.ragas.providers.openai-compatible[].embedding-models",
+)
+
+#: Sections outside them that Java apps carry for starters ragas-boot has no counterpart of.
+UNSUPPORTED_SECTIONS = (
+    "spring.ai.gigachat",
+    "spring.ai.openai.embedding",
+    "spring.ai.chat",
+    "spring.ai.model",
+    "spring.main",
+    "spring.threads",
+    "logging",
+)
+
+_AUTO_DETECT = ("spring", "ai", "ragas", "providers", "auto-detect-beans")
+_EXTERNAL_STARTERS = ("spring", "ai", "ragas", "providers", "external-starters")
+_TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
+_ANY_INDEX = "*"
+
+
+def _pattern(text: str) -> tuple[str, ...]:
+    return tuple(text.replace("[]", "." + _ANY_INDEX).split("."))
+
+
+_FIELD_PATTERNS = tuple(_pattern(text) for text in UNSUPPORTED_FIELDS)
+
+
+def is_unsupported(path: KeyPath) -> bool:
+    """Whether ``path`` is, or lies under, one of :data:`UNSUPPORTED_FIELDS`."""
+    return any(
+        len(path) >= len(pattern)
+        and all(
+            isinstance(segment, int) if part == _ANY_INDEX else segment == part
+            for part, segment in zip(pattern, path, strict=False)
+        )
+        for pattern in _FIELD_PATTERNS
+    )
+
+
+def find_unsupported(tree: Tree) -> list[KeyPath]:
+    """The unsupported keys that hold something in ``tree``, in a stable order.
+
+    ``auto-detect-beans`` counts only when it would wrap external starters' beans in Java, i.e.
+    when it is true (its default) and ``external-starters`` is not empty.
+    """
+    found: list[KeyPath] = []
+    for text in UNSUPPORTED_SECTIONS:
+        found.extend(path for path, value in _instances(tree, _pattern(text)) if _filled(value))
+    for pattern in _FIELD_PATTERNS:
+        found.extend(path for path, value in _instances(tree, pattern) if _filled(value))
+    has_starters, starters = find(tree, _EXTERNAL_STARTERS)
+    if has_starters and _filled(starters):
+        present, auto_detect = find(tree, _AUTO_DETECT)
+        if not present or str(auto_detect).strip().lower() in _TRUE_WORDS:
+            found.append(_AUTO_DETECT)
+    return found
+
+
+def _instances(tree: Any, pattern: tuple[str, ...]) -> Iterator[tuple[KeyPath, Any]]:
+    """Each concrete path of ``tree`` that ``pattern`` matches, with its value."""
+    if not pattern:
+        yield (), tree
+        return
+    head, rest = pattern[0], pattern[1:]
+    if head == _ANY_INDEX:
+        children: list[tuple[str | int, Any]] = (
+            list(enumerate(tree)) if isinstance(tree, list) else []
+        )
+    else:
+        present, value = find(tree, (head,))
+        children = [(head, value)] if present else []
+    for segment, child in children:
+        for path, value in _instances(child, rest):
+            yield (segment, *path), value
+
+
+def _filled(value: Any) -> bool:
+    return value is not None and value != "" and value != {} and value != []

@@ -1,0 +1,148 @@
+"""The Java project's real configs, and the seed's, load unchanged."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+import pytest
+
+from ragas_boot.config import load_settings
+from ragas_boot.errors import ConfigError
+
+FAKE_OPENROUTER = "sk-or-FAKE-openrouter-1111"
+FAKE_CLOUD_RU = "FAKE-cloud-ru-2222"
+
+
+@pytest.fixture
+def java(data_dir):
+    return data_dir / "java-configs"
+
+
+def chat_model_ids(settings):
+    return [[m.id for m in p.chat_models] for p in settings.providers.openai_compatible]
+
+
+def assert_java_retry(retry):
+    assert retry.on_http_codes == [429]
+    assert retry.on_client_errors is True
+    assert retry.backoff.initial_interval == timedelta(milliseconds=2000)
+    assert retry.backoff.max_interval == timedelta(milliseconds=30000)
+    assert retry.backoff.multiplier == 2.0
+
+
+def test_spring_boot_test_config_uses_its_default_profile_openrouter(java, caplog):
+    caplog.set_level(logging.WARNING, logger="ragas_boot.config")
+    path = java / "spring-boot-test-application.yml"
+
+    settings = load_settings(path, environ={"OPENROUTER_API_KEY": FAKE_OPENROUTER})
+
+    assert settings.source.active_profiles == ["openrouter"]
+    [provider] = settings.providers.openai_compatible
+    assert provider.name == "openrouter"
+    assert provider.base_url == "https://openrouter.ai/api"
+    assert provider.api_key.get_secret_value() == FAKE_OPENROUTER
+    assert chat_model_ids(settings) == [
+        [
+            "deepseek/deepseek-v3.2",
+            "google/gemini-3-flash-preview",
+            "x-ai/grok-4.1-fast",
+            "google/gemini-2.5-flash",
+        ]
+    ]
+    assert len(provider.embedding_models) == 6
+    assert settings.providers.auto_detect_beans is False
+    assert settings.providers.default_provider.enabled is False
+    assert settings.openai.chat.options.model == "google/gemini-2.5-flash"
+    assert settings.allure.enabled is True
+    assert_java_retry(settings.retry)
+    assert settings.source.unsupported_keys == [
+        "spring.ai.openai.embedding",
+        "spring.ai.chat",
+        "spring.threads",
+        "spring.ai.ragas.providers.embedding-default-options",
+        "spring.ai.ragas.providers.openai-compatible[0].embedding-models",
+    ]
+    assert FAKE_OPENROUTER not in caplog.text
+
+
+def test_spring_boot_test_config_gigachat_profile_has_no_ragas_provider(java):
+    path = java / "spring-boot-test-application.yml"
+
+    # GIGACHAT_* are unset: they sit in a section ragas-boot does not read.
+    settings = load_settings(path, "gigachat", environ={})
+
+    assert settings.providers.openai_compatible == []
+    assert "spring.ai.gigachat" in settings.source.unsupported_keys
+    assert "spring.ai.ragas.providers.external-starters" in settings.source.unsupported_keys
+    assert "spring.ai.ragas.providers.auto-detect-beans" in settings.source.unsupported_keys
+
+
+def test_spring_boot_test_config_cloudru_profile_needs_its_key(java):
+    path = java / "spring-boot-test-application.yml"
+
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path, "cloudru", environ={"OPENROUTER_API_KEY": FAKE_OPENROUTER})
+
+    assert "CLOUD_RU_API_KEY" in str(caught.value)
+    assert caught.value.file == f"{path}#cloudru"
+    settings = load_settings(path, "cloudru", environ={"CLOUD_RU_API_KEY": FAKE_CLOUD_RU})
+    assert chat_model_ids(settings) == [
+        ["t-tech/T-lite-it-1.0", "t-tech/T-pro-it-1.0", "GigaChat/GigaChat-2-Max"]
+    ]
+
+
+def test_spring_boot_test_config_without_the_key_names_it(java):
+    with pytest.raises(ConfigError) as caught:
+        load_settings(java / "spring-boot-test-application.yml", environ={})
+
+    assert "OPENROUTER_API_KEY" in str(caught.value)
+
+
+def test_multi_model_config_gives_twelve_judges_in_three_providers(java):
+    path = java / "multi-model-application-test.yml"
+    environ = {"OPENROUTER_API_KEY": FAKE_OPENROUTER, "CLOUD_RU_API_KEY": FAKE_CLOUD_RU}
+
+    settings = load_settings(path, environ=environ)
+
+    providers = settings.providers.openai_compatible
+    assert [p.name for p in providers] == ["openrouter-premium", "openrouter-efficient", "cloudru"]
+    assert [len(p.chat_models) for p in providers] == [4, 5, 3]
+    assert sum(len(p.chat_models) for p in providers) == 12
+    assert providers[2].api_key.get_secret_value() == FAKE_CLOUD_RU
+    assert providers[2].base_url == "https://foundation-models.api.cloud.ru"
+    assert_java_retry(settings.retry)
+    assert settings.source.active_profiles == ["default"]
+
+
+def test_gigachat_demo_loads_with_only_warnings(java, caplog):
+    caplog.set_level(logging.WARNING, logger="ragas_boot.config")
+    path = java / "gigachat-demo-application.yml"
+
+    # GIGACHAT_API_KEY is unset: spring.ai.gigachat is not read, so it is not needed.
+    settings = load_settings(path, environ={})
+
+    assert settings.providers.openai_compatible == []
+    assert settings.providers.default_options.max_tokens == 2000
+    assert settings.allure.language == "ru"
+    assert_java_retry(settings.retry)
+    assert settings.source.unsupported_keys == ["spring.ai.gigachat", "spring.main", "logging"]
+    warnings = [r for r in caplog.records if r.name == "ragas_boot.config"]
+    assert [r.levelno for r in warnings] == [logging.WARNING] * 3
+
+
+def test_the_seed_config_gives_four_openrouter_judges_and_the_retry(data_dir):
+    path = data_dir / "seed-application.yaml"
+
+    settings = load_settings(path, environ={"OPENROUTER_API_KEY": FAKE_OPENROUTER})
+
+    [provider] = settings.providers.openai_compatible
+    assert provider.name == "openrouter"
+    assert [m.id for m in provider.chat_models] == [
+        "anthropic/claude-3.5-sonnet",
+        "google/gemini-2.5-flash",
+        "openai/gpt-4o-mini",
+        "deepseek/deepseek-v3.2",
+    ]
+    assert_java_retry(settings.retry)
+    assert settings.providers.default_options.max_tokens == 1000

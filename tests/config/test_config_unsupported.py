@@ -1,0 +1,170 @@
+"""Java keys ragas-boot recognises but does not support: a warning each, never an error."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from ragas_boot.config import load_settings
+from ragas_boot.errors import ConfigError
+
+PROVIDER = "{ name: p, base-url: http://p, api-key: k }"
+
+
+@pytest.fixture
+def config_warnings(caplog):
+    """The warning messages the loader logged."""
+    caplog.set_level(logging.WARNING, logger="ragas_boot.config")
+
+    def messages() -> list[str]:
+        return [
+            record.getMessage()
+            for record in caplog.records
+            if record.name == "ragas_boot.config" and record.levelno == logging.WARNING
+        ]
+
+    return messages
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "key"),
+    [
+        (
+            "spring.ai.ragas.providers.embedding-default-options.dimensions: 1024\n",
+            "spring.ai.ragas.providers.embedding-default-options",
+        ),
+        (
+            "spring.ai.ragas.providers:\n  auto-detect-beans: false\n"
+            "  external-starters.gigachat.chat-models: [GigaChat-2-Max]\n",
+            "spring.ai.ragas.providers.external-starters",
+        ),
+        (
+            "spring.ai.ragas.providers.openai-compatible:\n"
+            "  - { name: p, base-url: http://p, api-key: k, embedding-models: [{ id: e }] }\n",
+            "spring.ai.ragas.providers.openai-compatible[0].embedding-models",
+        ),
+        ("spring.ai.gigachat.chat.options.model: GigaChat-2-Max\n", "spring.ai.gigachat"),
+        ("spring.ai.openai.embedding.options.model: e\n", "spring.ai.openai.embedding"),
+        ("spring.ai.chat.client.enabled: false\n", "spring.ai.chat"),
+        ("spring.ai.model.chat: openai\n", "spring.ai.model"),
+        ("spring.main.web-application-type: none\n", "spring.main"),
+        ("spring.threads.virtual.enabled: true\n", "spring.threads"),
+        ("logging.level.ai.qa.solutions: DEBUG\n", "logging"),
+    ],
+)
+def test_an_unsupported_key_loads_with_one_warning(write_yaml, config_warnings, yaml_text, key):
+    path = write_yaml(yaml_text)
+
+    settings = load_settings(path, environ={})
+
+    assert settings.source.unsupported_keys == [key]
+    [message] = config_warnings()
+    assert message.startswith(f"{key} is a Java key that ragas-boot does not support yet")
+    assert str(path) in message
+
+
+def test_auto_detect_beans_with_external_starters_is_reported(write_yaml, config_warnings):
+    path = write_yaml(
+        "spring.ai.ragas.providers.external-starters.gigachat.chat-models: [GigaChat-2-Max]\n"
+    )
+
+    settings = load_settings(path, environ={})
+
+    # auto-detect-beans defaults to true, as in Java.
+    assert settings.source.unsupported_keys == [
+        "spring.ai.ragas.providers.external-starters",
+        "spring.ai.ragas.providers.auto-detect-beans",
+    ]
+    assert len(config_warnings()) == 2
+
+
+def test_auto_detect_beans_alone_is_not_reported(write_yaml, config_warnings):
+    path = write_yaml("spring.ai.ragas.providers.auto-detect-beans: true\n")
+
+    settings = load_settings(path, environ={})
+
+    assert settings.providers.auto_detect_beans is True
+    assert settings.source.unsupported_keys == []
+    assert config_warnings() == []
+
+
+@pytest.mark.parametrize(
+    "yaml_text",
+    [
+        "spring.ai.ragas.providers.external-starters: {}\n",
+        "spring.ai.ragas.providers.openai-compatible:\n"
+        "  - { name: p, base-url: http://p, api-key: k, embedding-models: [] }\n",
+        "spring.ai.ragas.providers.embedding-default-options: {}\n",
+    ],
+)
+def test_empty_unsupported_keys_are_not_reported(write_yaml, config_warnings, yaml_text):
+    settings = load_settings(write_yaml(yaml_text), environ={})
+
+    assert settings.source.unsupported_keys == []
+    assert config_warnings() == []
+
+
+def test_each_key_is_reported_once_per_load(write_yaml, config_warnings):
+    path = write_yaml(
+        """\
+        spring.threads.virtual.enabled: true
+        logging.level.root: INFO
+        ---
+        spring.config.activate.on-profile: dev
+        spring.threads.virtual.enabled: false
+        logging.level.org: WARN
+        """
+    )
+
+    settings = load_settings(path, "dev", environ={})
+
+    assert settings.source.unsupported_keys == ["spring.threads", "logging"]
+    assert len(config_warnings()) == 2
+    load_settings(path, "dev", environ={})
+    assert len(config_warnings()) == 4
+
+
+def test_keys_of_inactive_profiles_are_not_reported(write_yaml, config_warnings):
+    path = write_yaml(
+        "a: 1\n---\nspring.config.activate.on-profile: gigachat\n"
+        "spring.ai.gigachat.auth.scope: GIGACHAT_API_CORP\n"
+    )
+
+    settings = load_settings(path, environ={})
+
+    assert settings.source.unsupported_keys == []
+    assert config_warnings() == []
+
+
+def test_a_typo_under_spring_ai_ragas_is_still_an_error(write_yaml, config_warnings):
+    path = write_yaml(
+        """\
+        spring.ai.gigachat.chat.options.model: GigaChat-2-Max
+        spring.ai.ragas.providers:
+          embedding-default-options.dimensions: 1024
+          externl-starters: {}
+        """
+    )
+
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path, environ={})
+
+    assert caught.value.key == "spring.ai.ragas.providers.externl-starters"
+    assert caught.value.hint == "did you mean 'external-starters'?"
+
+
+def test_unsupported_values_are_not_logged(write_yaml, caplog):
+    caplog.set_level(logging.DEBUG, logger="ragas_boot.config")
+    path = write_yaml(
+        """\
+        spring.ai.gigachat.auth.bearer.client-secret: gigachat-value-7f3a
+        spring.ai.ragas.providers.embedding-default-options.dimensions: 98765
+        """
+    )
+
+    load_settings(path, environ={})
+
+    assert "spring.ai.gigachat" in caplog.text
+    assert "gigachat-value-7f3a" not in caplog.text
+    assert "98765" not in caplog.text
