@@ -1,3 +1,46 @@
-"""ragas-boot: agent metrics scored by several judge models, configured from application.yaml."""
+"""ragas-boot: agent metrics scored by several judge models, configured from application.yaml.
 
-__all__: list[str] = []
+The public surface is re-exported here; everything else lives in the layer packages
+(``config``, ``container``, ``chat``, ``execution``, ``samples``, ``metrics``).
+"""
+
+from ragas_boot.config import RagasSettings, load_settings
+from ragas_boot.container import RagasContainer, create_container
+from ragas_boot.errors import (
+    AllJudgesFailedError,
+    ConfigError,
+    JudgeError,
+    JudgeNotFoundError,
+    MissingExtraError,
+    NoConsensusError,
+    RagasBootError,
+    SampleValidationError,
+    UndefinedScoreError,
+)
+from ragas_boot.metrics.results import MetricResult
+from ragas_boot.samples import AIMessage, HumanMessage, Sample, ToolCall, ToolMessage
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AIMessage",
+    "AllJudgesFailedError",
+    "ConfigError",
+    "HumanMessage",
+    "JudgeError",
+    "JudgeNotFoundError",
+    "MetricResult",
+    "MissingExtraError",
+    "NoConsensusError",
+    "RagasBootError",
+    "RagasContainer",
+    "RagasSettings",
+    "Sample",
+    "SampleValidationError",
+    "ToolCall",
+    "ToolMessage",
+    "UndefinedScoreError",
+    "__version__",
+    "create_container",
+    "load_settings",
+]

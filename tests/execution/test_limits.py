@@ -19,7 +19,9 @@ async def test_reject_fails_at_once_when_the_bucket_is_empty():
     for _ in range(2):
         async with gate.slot("m"):
             pass
-    with pytest.raises(RateLimitExceededError, match="Rate limit exceeded for provider: groq") as err:
+    with pytest.raises(
+        RateLimitExceededError, match="Rate limit exceeded for provider: groq"
+    ) as err:
         async with gate.slot("m"):
             pass
     assert err.value.provider == "groq"

@@ -133,6 +133,14 @@ class JudgeModel(Protocol):
         """The settings the judge was built from."""
         ...
 
+    def prepare(self) -> None:
+        """Make what the first call in the running loop needs (client, lazy imports).
+
+        The executor calls it before timing a step, so one-off set-up cost is never counted
+        as a judge's latency.
+        """
+        ...
+
     async def ainvoke_structured(
         self, prompt: str, output_model: type[OutputT]
     ) -> JudgeAnswer[OutputT]:

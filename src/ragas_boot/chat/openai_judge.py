@@ -159,6 +159,10 @@ class OpenAICompatibleJudge:
         """The URL chat completions are posted to."""
         return self._api_base + _CHAT_SUFFIX
 
+    def prepare(self) -> None:
+        """Create this loop's HTTP client now (importing langchain-openai on first use)."""
+        self._client()
+
     def _client(self) -> _LoopClient:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)

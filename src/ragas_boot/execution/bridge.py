@@ -60,6 +60,13 @@ class LoopPortal:
                 self._loop = loop
             return self._loop
 
+    def _loop_for(self, coro: Coroutine[Any, Any, Any]) -> asyncio.AbstractEventLoop:
+        try:
+            return self.loop
+        except RuntimeError:
+            coro.close()  # never scheduled: close it so it is not reported as never awaited
+            raise
+
     def in_portal(self) -> bool:
         """Whether the calling code runs on the portal's loop."""
         try:
@@ -84,7 +91,7 @@ class LoopPortal:
                 "a sync ragas-boot method was called from inside ragas-boot's own event loop; "
                 "await the async twin (e.g. multi_turn_ascore) instead"
             )
-        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        future = asyncio.run_coroutine_threadsafe(coro, self._loop_for(coro))
         try:
             return future.result()
         except KeyboardInterrupt:
@@ -95,7 +102,9 @@ class LoopPortal:
         """Await ``coro`` on the portal from any loop (directly when already on it)."""
         if self.in_portal():
             return await coro
-        future: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        future: concurrent.futures.Future[T] = asyncio.run_coroutine_threadsafe(
+            coro, self._loop_for(coro)
+        )
         try:
             return await asyncio.wrap_future(future)
         except asyncio.CancelledError:

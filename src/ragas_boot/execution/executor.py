@@ -191,6 +191,8 @@ class MultiModelExecutor:
         models: list[type[BaseModel]],
         index: int,
     ) -> StepRecord:
+        for judge in judges:
+            judge.prepare()
         started = time.perf_counter()
         calls = await asyncio.gather(
             *(

@@ -1,0 +1,16 @@
+"""Samples to evaluate: conversations, tool calls, references, and importers from traces."""
+
+from ragas_boot.samples.importers import from_langchain_messages, from_openai_messages
+from ragas_boot.samples.messages import AIMessage, HumanMessage, Message, ToolCall, ToolMessage
+from ragas_boot.samples.sample import Sample
+
+__all__ = [
+    "AIMessage",
+    "HumanMessage",
+    "Message",
+    "Sample",
+    "ToolCall",
+    "ToolMessage",
+    "from_langchain_messages",
+    "from_openai_messages",
+]

@@ -1,0 +1,1 @@
+"""The agent metrics: ToolCallAccuracy, AgentGoalAccuracy, TopicAdherence."""

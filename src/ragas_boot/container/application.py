@@ -1,0 +1,104 @@
+"""``create_container``: settings in, ready beans out, with one lifetime for all I/O."""
+
+from __future__ import annotations
+
+import asyncio
+from types import TracebackType
+from typing import Any
+
+from ragas_boot.config.settings import RagasSettings
+from ragas_boot.container.containers import BEAN_NAMES, ApplicationContainer
+
+__all__ = ["RagasContainer", "create_container"]
+
+
+class RagasContainer:
+    """The application container with a lifetime: ``async with`` / ``with`` closes it.
+
+    Attribute access goes to the dependency-injector container underneath, so
+    ``container.judges()``, ``container.agent_goal_accuracy()``,
+    ``container.judges.override(...)`` and ``container.wire(...)`` all work as documented by
+    dependency-injector. Closing shuts the judges' HTTP clients and the I/O loop.
+
+    Args:
+        di: the dependency-injector container (an :class:`ApplicationContainer` instance).
+    """
+
+    def __init__(self, di: Any) -> None:
+        self._di = di
+        self._closed = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._di, name)
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "open"
+        return f"RagasContainer({state}, beans={list(BEAN_NAMES)})"
+
+    @property
+    def di(self) -> Any:
+        """The dependency-injector container (for wiring and overrides)."""
+        return self._di
+
+    @property
+    def closed(self) -> bool:
+        """Whether the container was closed."""
+        return self._closed
+
+    async def _close_judges(self) -> None:
+        judges = self._di.judges()
+        await asyncio.gather(*(judge.aclose() for judge in judges), return_exceptions=True)
+
+    async def aclose(self) -> None:
+        """Close judges' HTTP clients and stop the I/O loop. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        portal = self._di.portal()
+        await portal.run(self._close_judges())
+        await asyncio.to_thread(portal.close)
+
+    def close(self) -> None:
+        """Sync twin of :meth:`aclose`."""
+        if self._closed:
+            return
+        self._closed = True
+        portal = self._di.portal()
+        portal.call(self._close_judges())
+        portal.close()
+
+    async def __aenter__(self) -> RagasContainer:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def __enter__(self) -> RagasContainer:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def create_container(settings: RagasSettings) -> RagasContainer:
+    """Build the application container from settings; judges are checked here.
+
+    Building the judges validates them (duplicate ids, unreachable completions paths) so a
+    bad config fails at start-up, but no network traffic happens until the first call.
+
+    Raises:
+        ConfigError: the judges cannot be built from the settings.
+    """
+    di = ApplicationContainer(settings=settings)
+    di.judges()
+    return RagasContainer(di)

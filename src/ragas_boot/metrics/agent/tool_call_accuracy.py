@@ -1,0 +1,181 @@
+"""ToolCallAccuracy: F1 of the agent's tool calls against the reference calls (no LLM)."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, Field
+
+from ragas_boot.chat.judge import JudgeModel
+from ragas_boot.errors import SampleValidationError
+from ragas_boot.execution.results import StepRecord
+from ragas_boot.metrics.agent.tool_matching import (
+    CallOrder,
+    ToolCallMatching,
+    ToolCallMode,
+    ValueComparison,
+    match_tool_calls,
+)
+from ragas_boot.metrics.base import Metric, MetricConfig, ScoringOutcome
+from ragas_boot.samples import Sample
+
+__all__ = ["ToolCallAccuracyConfig", "ToolCallAccuracyMetric"]
+
+
+class ToolCallAccuracyConfig(MetricConfig):
+    """Config of :class:`ToolCallAccuracyMetric`."""
+
+    mode: ToolCallMode = Field(
+        default=ToolCallMode.STRICT,
+        description="STRICT: all arguments equal; FLEXIBLE: share of reference args ≥ threshold.",
+    )
+    argument_match_threshold: float = Field(
+        default=0.8, ge=0.0, le=1.0, description="FLEXIBLE: share of reference arguments to match."
+    )
+    order: CallOrder = Field(
+        default=CallOrder.ANY, description="ANY: order ignored; STRICT: reference order kept."
+    )
+    value_comparison: ValueComparison = Field(
+        default=ValueComparison.EXACT,
+        description="EXACT JSON equality (True ≠ 1); NORMALIZE: '1' == 1, trimmed case-blind.",
+    )
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+_TEXT = {
+    "en": "{summary}. Precision {precision:.2f} (TP {tp} / {actual} calls made), "
+    "recall {recall:.2f} (TP {tp} / {reference} expected), mode {mode}, order {order}",
+    "ru": "{summary}. Precision {precision:.2f} (TP {tp} / {actual} сделанных вызовов), "
+    "recall {recall:.2f} (TP {tp} / {reference} ожидаемых), режим {mode}, порядок {order}",
+}
+
+
+class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
+    """F1 of precision (matched / calls made) and recall (matched / calls expected).
+
+    Calls are paired by a maximum matching, not greedy first-fit, so no permutation of either
+    list changes the score and duplicates count as a multiset. Actual calls come from
+    ``sample.tool_calls``, else from the AI messages of ``user_input_messages``. No judge is
+    called; ``model_scores`` is empty and the aggregation is ``NONE``.
+    """
+
+    name: ClassVar[str] = "ToolCallAccuracyMetric"
+    config_type: ClassVar[type[MetricConfig]] = ToolCallAccuracyConfig
+    settings_key: ClassVar[str] = "tool_call_accuracy"
+    uses_judges: ClassVar[bool] = False
+
+    def check_sample(
+        self, sample: Sample, config: ToolCallAccuracyConfig
+    ) -> ToolCallAccuracyConfig:
+        """Needs ``reference_tool_calls`` and either ``tool_calls`` or ``user_input_messages``."""
+        if sample.reference_tool_calls is None:
+            raise SampleValidationError(
+                "is missing; ToolCallAccuracy compares calls with the expected ones "
+                "(use [] to expect no calls)",
+                field="reference_tool_calls",
+                metric=self.name,
+                mode=config.mode.value,
+            )
+        if sample.tool_calls is None and sample.user_input_messages is None:
+            raise SampleValidationError(
+                "is missing, and so is user_input_messages to take the calls from",
+                field="tool_calls",
+                metric=self.name,
+                mode=config.mode.value,
+            )
+        return config
+
+    def total_steps(self, config: ToolCallAccuracyConfig) -> int:
+        """Alignment and scoring, both computed."""
+        return 2
+
+    def match(
+        self, sample: Sample, config: ToolCallAccuracyConfig | None = None
+    ) -> ToolCallMatching:
+        """The matching behind the score (sync, no I/O)."""
+        effective = self.resolve_config(config)
+        self.check_sample(sample, effective)
+        return match_tool_calls(
+            sample.actual_tool_calls(),
+            sample.reference_tool_calls or [],
+            mode=effective.mode,
+            threshold=effective.argument_match_threshold,
+            order=effective.order,
+            comparison=effective.value_comparison,
+        )
+
+    async def _score(
+        self,
+        sample: Sample,
+        config: ToolCallAccuracyConfig,
+        judges: Sequence[JudgeModel],
+    ) -> ScoringOutcome:
+        started = time.perf_counter()
+        actual = sample.actual_tool_calls()
+        reference = sample.reference_tool_calls or []
+        matching = match_tool_calls(
+            actual,
+            reference,
+            mode=config.mode,
+            threshold=config.argument_match_threshold,
+            order=config.order,
+            comparison=config.value_comparison,
+        )
+        elapsed = time.perf_counter() - started
+        language = self._language(config)
+        metadata: dict[str, Any] = {
+            "mode": config.mode.value,
+            "argument_match_threshold": config.argument_match_threshold,
+            "order": config.order.value,
+            "value_comparison": config.value_comparison.value,
+            "actual_call_count": len(actual),
+            "reference_call_count": len(reference),
+            "true_positives": matching.true_positives,
+            "false_positives": len(actual) - matching.true_positives,
+            "false_negatives": len(reference) - matching.true_positives,
+            "precision": matching.precision,
+            "recall": matching.recall,
+            "correct": _jsonable(matching.correct),
+            "incorrect": _jsonable(matching.incorrect),
+            "missed": _jsonable(matching.missed),
+            "extra": _jsonable(matching.extra),
+            "summary": matching.summary,
+        }
+        explanation = _TEXT["ru" if language == "ru" else "en"].format(
+            summary=matching.summary,
+            precision=matching.precision,
+            recall=matching.recall,
+            tp=matching.true_positives,
+            actual=len(actual),
+            reference=len(reference),
+            mode=config.mode.value,
+            order=config.order.value,
+        )
+        steps = [
+            StepRecord(name="AlignToolCalls", index=0, kind="COMPUTE", duration_s=elapsed),
+            StepRecord(name="ComputeScore", index=1, kind="COMPUTE"),
+        ]
+        return ScoringOutcome(
+            model_scores={},
+            steps=steps,
+            exclusions=[],
+            metadata=metadata,
+            explanation=explanation,
+            mode=config.mode.value,
+            score=matching.f1,
+            aggregated=False,
+        )

@@ -1,0 +1,758 @@
+"""Tool-call matching for ToolCallAccuracy: which actual calls match which expected ones.
+
+Pure computation (no LLM, no I/O). A pair (actual, reference) *matches* when the tool names
+are equal (case-sensitive) and the arguments meet the mode's rule:
+
+* ``STRICT``: the same argument names with equal values (argument score 1.0);
+* ``FLEXIBLE``: the argument score (the share of reference arguments the actual call got
+  right) is at least the threshold.
+
+True positives are the size of a *maximum* matching of disjoint matching pairs, never a
+greedy first fit; among maximum matchings the one with the highest total argument score is
+reported. So permuting either list never changes the score, and duplicate calls count as
+many times as they occur. With ``order=STRICT`` the matched pairs must also keep both lists'
+order (a longest common subsequence, weighted the same way).
+
+Value equality is JSON equality: JSON has one number type, so ``1 == 1.0``; a boolean never
+equals a number (``True != 1``), a string never equals a number (``"1" != 1``), object key
+order is irrelevant, arrays are order-sensitive, ``null == null``; nested values compare
+recursively. ``ValueComparison.NORMALIZE`` also equates numeric strings with numbers
+(``"1" == 1``, ``" 2.50 " == 2.5``) and compares strings trimmed and case-insensitively, at
+any depth. Argument *names* are always compared exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from numbers import Real
+from typing import Any, NamedTuple
+
+from ragas_boot.samples import ToolCall
+
+__all__ = [
+    "DEFAULT_ARGUMENT_MATCH_THRESHOLD",
+    "CallOrder",
+    "CorrectCall",
+    "IncorrectCall",
+    "MatchedPair",
+    "ToolCallMatching",
+    "ToolCallMode",
+    "UnmatchedCall",
+    "ValueComparison",
+    "argument_score",
+    "match_tool_calls",
+]
+
+DEFAULT_ARGUMENT_MATCH_THRESHOLD = 0.8
+"""FLEXIBLE mode's default minimum argument score for a pair to match (as in the Java library)."""
+
+
+class _AnyCaseEnum(StrEnum):
+    """A string enum that also accepts its values in any case and with surrounding blanks."""
+
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        if isinstance(value, str):
+            wanted = value.strip().lower()
+            for member in cls:
+                if member.value == wanted:
+                    return member
+        return None
+
+
+class ToolCallMode(_AnyCaseEnum):
+    """How arguments must agree for two calls of the same tool to match."""
+
+    STRICT = "strict"
+    """Same argument names, every value equal."""
+    FLEXIBLE = "flexible"
+    """Argument score at least the threshold."""
+
+
+class CallOrder(_AnyCaseEnum):
+    """Whether matched calls must come in the reference order."""
+
+    ANY = "any"
+    """Order is ignored."""
+    STRICT = "strict"
+    """Matched pairs keep the order of both lists."""
+
+
+class ValueComparison(_AnyCaseEnum):
+    """How two argument values are compared."""
+
+    EXACT = "exact"
+    """JSON equality."""
+    NORMALIZE = "normalize"
+    """JSON equality after trimming and case-folding strings and reading numeric strings."""
+
+
+class MatchedPair(NamedTuple):
+    """Indices of a matched pair and its argument score under the mode's rule."""
+
+    actual_index: int
+    reference_index: int
+    argument_score: float
+
+
+class CorrectCall(NamedTuple):
+    """An actual call that matched a reference call.
+
+    Attributes:
+        actual_index: position of the call in the actual list.
+        reference_index: position of the call it matched in the reference list.
+        argument_score: the argument score under the mode's rule (1.0 in STRICT mode).
+        actual: the call made.
+        reference: the call expected.
+    """
+
+    actual_index: int
+    reference_index: int
+    argument_score: float
+    actual: ToolCall
+    reference: ToolCall
+
+
+class IncorrectCall(NamedTuple):
+    """The right tool with the wrong arguments (or, with ``order=STRICT``, out of order).
+
+    Attributes:
+        actual_index: position of the call in the actual list.
+        reference_index: position of the expected call in the reference list.
+        argument_score: the FLEXIBLE-rule share of reference arguments the call got right,
+            whatever the mode, because it tells how close the call came.
+        actual: the call made.
+        reference: the call expected.
+        missing_keys: expected argument names the call lacks.
+        extra_keys: argument names the call has but the reference does not.
+        different_keys: argument names in both whose values differ.
+    """
+
+    actual_index: int
+    reference_index: int
+    argument_score: float
+    actual: ToolCall
+    reference: ToolCall
+    missing_keys: list[str]
+    extra_keys: list[str]
+    different_keys: list[str]
+
+    @property
+    def details(self) -> str:
+        """One line naming the arguments that differ."""
+        parts = [
+            f"{label}: {', '.join(keys)}"
+            for label, keys in (
+                ("different", self.different_keys),
+                ("missing", self.missing_keys),
+                ("extra", self.extra_keys),
+            )
+            if keys
+        ]
+        if not parts:
+            return "arguments match, but the call is out of order"
+        return "arguments differ; " + "; ".join(parts)
+
+
+class UnmatchedCall(NamedTuple):
+    """A reference call nobody made (missed), or an actual call nobody expected (extra).
+
+    Attributes:
+        position: index of the call in its list.
+        call: the call.
+    """
+
+    position: int
+    call: ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallMatching:
+    """How the actual calls of a trace line up with the reference calls.
+
+    Precision is TP / actual calls, recall TP / reference calls, F1 their harmonic mean
+    (0.0 when both are 0). Empty lists are scored so that the F1 says whether the trace did
+    what was expected:
+
+    * both empty: precision = recall = F1 = 1.0 (nothing expected, nothing done);
+    * no reference but some actual calls: precision 0.0, recall 1.0 (nothing was missed),
+      F1 0.0;
+    * no actual calls but some reference: precision 1.0 (nothing wrong was called),
+      recall 0.0, F1 0.0.
+    """
+
+    actual: list[ToolCall]
+    reference: list[ToolCall]
+    correct: list[CorrectCall]
+    incorrect: list[IncorrectCall]
+    missed: list[UnmatchedCall]
+    extra: list[UnmatchedCall]
+    true_positives: int
+    precision: float
+    recall: float
+    f1: float
+    mode: ToolCallMode
+    order: CallOrder
+    comparison: ValueComparison
+    threshold: float
+
+    @property
+    def pairs(self) -> list[MatchedPair]:
+        """``(actual_index, reference_index, argument_score)`` of every matched pair."""
+        return [MatchedPair(*correct[:3]) for correct in self.correct]
+
+    @property
+    def summary(self) -> str:
+        """One line: ``Accuracy 40.0% | Correct 1/2 | Incorrect 1 | Missed 0 | Extra 1``."""
+        return (
+            f"Accuracy {self.f1 * 100:.1f}% | Correct {self.true_positives}/{len(self.reference)}"
+            f" | Incorrect {len(self.incorrect)} | Missed {len(self.missed)}"
+            f" | Extra {len(self.extra)}"
+        )
+
+
+def argument_score(
+    actual_args: Mapping[str, Any] | None,
+    reference_args: Mapping[str, Any] | None,
+    *,
+    mode: ToolCallMode | str = ToolCallMode.STRICT,
+    comparison: ValueComparison | str = ValueComparison.EXACT,
+) -> float:
+    """Score how well one call's arguments agree with the expected ones, in [0, 1].
+
+    Args:
+        actual_args: the arguments the agent passed (``None`` means ``{}``).
+        reference_args: the expected arguments (``None`` means ``{}``).
+        mode: ``STRICT``: 1.0 iff the same names with equal values, else 0.0. ``FLEXIBLE``:
+            1.0 when both are empty; 0.5 when only the reference is empty (the Java rule);
+            else the share of reference names whose actual value is present and equal
+            (extra actual names are ignored).
+        comparison: ``EXACT`` or ``NORMALIZE`` value equality (see the module docs).
+
+    Returns:
+        The argument score.
+    """
+    normalize = ValueComparison(comparison) is ValueComparison.NORMALIZE
+    actual = _canonical_arguments(actual_args, normalize)
+    reference = _canonical_arguments(reference_args, normalize)
+    if ToolCallMode(mode) is ToolCallMode.STRICT:
+        return 1.0 if actual == reference else 0.0
+    return _flexible_score(actual, reference)
+
+
+def match_tool_calls(
+    actual: Sequence[ToolCall],
+    reference: Sequence[ToolCall],
+    *,
+    mode: ToolCallMode | str = ToolCallMode.STRICT,
+    threshold: float = DEFAULT_ARGUMENT_MATCH_THRESHOLD,
+    order: CallOrder | str = CallOrder.ANY,
+    comparison: ValueComparison | str = ValueComparison.EXACT,
+) -> ToolCallMatching:
+    """Match the calls an agent made against the calls it was expected to make.
+
+    Args:
+        actual: the calls made, in order.
+        reference: the calls expected, in order.
+        mode: ``STRICT`` (arguments equal) or ``FLEXIBLE`` (argument score ≥ ``threshold``).
+        threshold: minimum argument score for a FLEXIBLE match, in [0, 1].
+        order: ``ANY``, or ``STRICT`` for matches that keep both lists' order.
+        comparison: ``EXACT`` or ``NORMALIZE`` value equality.
+
+    Returns:
+        The matching: correct pairs, then, among the calls left over, same-tool pairs paired
+        best score first (incorrect), reference calls nobody made (missed) and actual calls
+        nobody expected (extra); with precision, recall and F1 (see
+        :class:`ToolCallMatching` for the empty-list cases).
+
+    Raises:
+        ValueError: ``threshold`` is not a number in [0, 1], or a mode is unknown.
+    """
+    mode = ToolCallMode(mode)
+    order = CallOrder(order)
+    comparison = ValueComparison(comparison)
+    threshold = _checked_threshold(threshold)
+    actual = list(actual)
+    reference = list(reference)
+    normalize = comparison is ValueComparison.NORMALIZE
+    actual_args = [_canonical_arguments(call.arguments, normalize) for call in actual]
+    reference_args = [_canonical_arguments(call.arguments, normalize) for call in reference]
+    strict = mode is ToolCallMode.STRICT
+
+    pairs: list[tuple[int, int, float]]
+    if order is CallOrder.STRICT:
+        groups = _edges_by_tool(actual, reference, actual_args, reference_args, strict, threshold)
+        edges = [edge for group in groups for edge in group]
+        pairs = _ordered_matching(len(actual), len(reference), edges)
+    elif strict:
+        pairs = _identical_calls(actual, reference, actual_args, reference_args)
+    else:
+        groups = _edges_by_tool(actual, reference, actual_args, reference_args, strict, threshold)
+        pairs = _maximum_matching(groups)
+
+    correct = [CorrectCall(i, j, score, actual[i], reference[j]) for i, j, score in pairs]
+    incorrect, missed, extra = _leftovers(actual, reference, actual_args, reference_args, pairs)
+    true_positives = len(pairs)
+    # An empty side scores 1.0: no actual call means none was wrong, no reference call means
+    # none was missed (see ToolCallMatching).
+    precision = true_positives / len(actual) if actual else 1.0
+    recall = true_positives / len(reference) if reference else 1.0
+    f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+    return ToolCallMatching(
+        actual=actual,
+        reference=reference,
+        correct=correct,
+        incorrect=incorrect,
+        missed=missed,
+        extra=extra,
+        true_positives=true_positives,
+        precision=precision,
+        recall=recall,
+        f1=f1,
+        mode=mode,
+        order=order,
+        comparison=comparison,
+        threshold=threshold,
+    )
+
+
+def _checked_threshold(threshold: object) -> float:
+    if isinstance(threshold, Real) and not isinstance(threshold, bool):
+        value = float(threshold)
+        if 0.0 <= value <= 1.0:
+            return value
+    raise ValueError(
+        f"argument match threshold must be a number from 0.0 to 1.0, got {threshold!r}"
+    )
+
+
+# --- canonical values --------------------------------------------------------------------
+# Each argument value becomes a hashable canonical form whose ``==`` is the value equality
+# of the comparison mode; a call's arguments become a dict of names to canonical forms.
+# Booleans and arrays get marker objects so that neither can equal a number or a string.
+
+
+class _Marker:
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return self._name
+
+
+_TRUE, _FALSE, _ARRAY, _OTHER, _ABSENT = (
+    _Marker(name) for name in ("true", "false", "array", "other", "absent")
+)
+_NUMERIC = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_INTEGER = re.compile(r"[+-]?\d+")
+_NUMBER_STARTS = frozenset("0123456789+-.")
+
+
+_AS_IS = frozenset({int, float, type(None)})
+_AS_IS_EXACT = _AS_IS | {str}
+
+
+def _canonical_arguments(arguments: Mapping[str, Any] | None, normalize: bool) -> dict[str, Any]:
+    if not arguments:
+        return {}
+    if normalize:
+        return {name: _normalized(value) for name, value in arguments.items()}
+    canonical = {}
+    for name, value in arguments.items():
+        kind = type(value)
+        # Plain strings and numbers are most values: no call for them (the hot path).
+        if kind is str or kind is int or kind is float or value is None:
+            canonical[name] = value
+        else:
+            canonical[name] = _exact(value)
+    return canonical
+
+
+def _exact(value: Any) -> Any:
+    kind = type(value)
+    if kind is dict:
+        return frozenset(
+            [
+                (key, item if type(item) in _AS_IS_EXACT else _exact(item))
+                for key, item in value.items()
+            ]
+        )
+    if kind is list:
+        return (_ARRAY, *[item if type(item) in _AS_IS_EXACT else _exact(item) for item in value])
+    if kind is bool:
+        return _TRUE if value else _FALSE
+    if kind in _AS_IS_EXACT:
+        return value
+    if isinstance(value, Mapping):
+        return _exact(dict(value))
+    if isinstance(value, tuple | list):
+        return _exact(list(value))
+    return _scalar(value)
+
+
+def _normalized(value: Any) -> Any:
+    kind = type(value)
+    if kind is str:
+        return _normalized_text(value)
+    if kind in _AS_IS:
+        return value
+    if kind is bool:
+        return _TRUE if value else _FALSE
+    if kind is dict or isinstance(value, Mapping):
+        return frozenset([(key, _normalized(item)) for key, item in value.items()])
+    if kind is list or isinstance(value, tuple | list):
+        return (_ARRAY, *[_normalized(item) for item in value])
+    if isinstance(value, str):
+        return _normalized_text(value)
+    return _scalar(value)
+
+
+def _scalar(value: Any) -> Any:
+    """Subclasses of str and numbers as themselves; anything else (not JSON) by its repr."""
+    if isinstance(value, bool):
+        return _TRUE if value else _FALSE
+    if isinstance(value, str | int | float):
+        return value
+    return (_OTHER, repr(value))
+
+
+def _normalized_text(text: str) -> Any:
+    stripped = text.strip()
+    # The first-character test spares the regex for ordinary words.
+    if stripped[:1] in _NUMBER_STARTS and _NUMERIC.fullmatch(stripped):
+        try:
+            return int(stripped) if _INTEGER.fullmatch(stripped) else float(stripped)
+        except ValueError:  # more digits than int() accepts
+            return float(stripped)
+    return stripped.casefold()
+
+
+def _flexible_score(actual: dict[str, Any], reference: dict[str, Any]) -> float:
+    if not reference:
+        return 0.5 if actual else 1.0
+    # Canonical values are hashable, so the arguments got right are the common items.
+    return len(reference.items() & actual.items()) / len(reference)
+
+
+# --- matchings ---------------------------------------------------------------------------
+
+
+def _identical_calls(
+    actual: Sequence[ToolCall],
+    reference: Sequence[ToolCall],
+    actual_args: Sequence[dict[str, Any]],
+    reference_args: Sequence[dict[str, Any]],
+) -> list[tuple[int, int, float]]:
+    """STRICT matching: "identical" is an equivalence, so counting each kind is maximal."""
+    waiting: dict[tuple[str, frozenset[tuple[str, Any]]], deque[int]] = {}
+    for j, call in enumerate(reference):
+        waiting.setdefault((call.name, frozenset(reference_args[j].items())), deque()).append(j)
+    pairs = []
+    for i, call in enumerate(actual):
+        queue = waiting.get((call.name, frozenset(actual_args[i].items())))
+        if queue:
+            pairs.append((i, queue.popleft(), 1.0))
+    return pairs
+
+
+def _edges_by_tool(
+    actual: Sequence[ToolCall],
+    reference: Sequence[ToolCall],
+    actual_args: Sequence[dict[str, Any]],
+    reference_args: Sequence[dict[str, Any]],
+    strict: bool,
+    threshold: float,
+) -> list[list[tuple[int, int, float]]]:
+    """Every matching pair with its argument score, grouped by tool (only those can pair)."""
+    references_by_name: dict[str, list[int]] = {}
+    for j, call in enumerate(reference):
+        references_by_name.setdefault(call.name, []).append(j)
+    groups: dict[str, list[tuple[int, int, float]]] = {}
+    for i, call in enumerate(actual):
+        candidates = references_by_name.get(call.name)
+        if not candidates:
+            continue
+        group = groups.setdefault(call.name, [])
+        args = actual_args[i]
+        for j in candidates:
+            expected = reference_args[j]
+            if strict:
+                if args == expected:
+                    group.append((i, j, 1.0))
+                continue
+            if expected:
+                score = len(expected.items() & args.items()) / len(expected)
+            else:
+                score = 0.5 if args else 1.0
+            if score >= threshold:
+                group.append((i, j, score))
+    return list(groups.values())
+
+
+def _maximum_matching(
+    groups: list[list[tuple[int, int, float]]],
+) -> list[tuple[int, int, float]]:
+    """Most pairs, then highest total score, solved per tool and, in big groups, per component."""
+    pairs: list[tuple[int, int, float]] = []
+    for edges in groups:
+        if _disjoint(edges):
+            pairs.extend(edges)  # no call can pair twice: nothing to choose (the usual case)
+            continue
+        for component in _components(edges) if len(edges) > _SPLIT_ABOVE else [edges]:
+            if len({score for _, _, score in component}) == 1:
+                pairs.extend(_maximum_cardinality(component))
+            else:
+                pairs.extend(_maximum_weight(component))
+    pairs.sort()
+    return pairs
+
+
+_SPLIT_ABOVE = 32
+"""Edge count above which a tool's edges are split into connected components first: the
+assignment costs cubic time in the group size, the split linear time in the edges."""
+
+
+def _disjoint(edges: list[tuple[int, int, float]]) -> bool:
+    actual_seen: set[int] = set()
+    reference_seen: set[int] = set()
+    for i, j, _ in edges:
+        if i in actual_seen or j in reference_seen:
+            return False
+        actual_seen.add(i)
+        reference_seen.add(j)
+    return True
+
+
+def _components(edges: list[tuple[int, int, float]]) -> list[list[tuple[int, int, float]]]:
+    """Edges grouped by connected component (actual and reference indices are apart)."""
+    parent: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def root(node: tuple[int, int]) -> tuple[int, int]:
+        parent.setdefault(node, node)
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    for i, j, _ in edges:
+        a, r = root((0, i)), root((1, j))
+        if a != r:
+            parent[a] = r
+    groups: dict[tuple[int, int], list[tuple[int, int, float]]] = {}
+    for edge in edges:
+        groups.setdefault(root((0, edge[0])), []).append(edge)
+    return list(groups.values())
+
+
+def _maximum_cardinality(edges: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
+    """Most pairs (all scores equal), by breadth-first augmenting paths."""
+    score = edges[0][2]
+    adjacent: dict[int, list[int]] = {}
+    for i, j, _ in edges:
+        adjacent.setdefault(i, []).append(j)
+    partner_of_actual: dict[int, int] = {}
+    partner_of_reference: dict[int, int] = {}
+    for start in adjacent:
+        reached_from: dict[int, int] = {}  # reference index -> actual index that reached it
+        frontier = [start]
+        free: int | None = None
+        while frontier and free is None:
+            following = []
+            for i in frontier:
+                for j in adjacent[i]:
+                    if j in reached_from:
+                        continue
+                    reached_from[j] = i
+                    if j not in partner_of_reference:
+                        free = j
+                        break
+                    following.append(partner_of_reference[j])
+                if free is not None:
+                    break
+            frontier = following
+        # Flip the path start -> ... -> free: each actual on it takes the next reference.
+        step = free
+        while step is not None:
+            i = reached_from[step]
+            previous = partner_of_actual.get(i)
+            partner_of_actual[i] = step
+            partner_of_reference[step] = i
+            step = previous
+    return [(i, j, score) for i, j in partner_of_actual.items()]
+
+
+def _maximum_weight(edges: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
+    """Most pairs, then highest total score: an assignment problem (Hungarian algorithm).
+
+    Each edge weighs ``BIG + score`` with ``BIG`` above any possible total score, so one more
+    pair always outweighs any score gain; a missing edge weighs 0 and is dropped afterwards.
+    """
+    rows = sorted({i for i, _, _ in edges})
+    columns = sorted({j for _, j, _ in edges})
+    transposed = len(rows) > len(columns)
+    if transposed:
+        rows, columns = columns, rows
+    row_of = {index: position for position, index in enumerate(rows)}
+    column_of = {index: position for position, index in enumerate(columns)}
+    big = len(rows) + 1.0
+    weight = [[0.0] * len(columns) for _ in rows]
+    score_of: dict[tuple[int, int], float] = {}
+    for i, j, score in edges:
+        row, column = (row_of[j], column_of[i]) if transposed else (row_of[i], column_of[j])
+        weight[row][column] = big + score
+        score_of[row, column] = score
+    pairs = []
+    for row, column in enumerate(_assignment(weight)):
+        if (row, column) in score_of:
+            i, j = (columns[column], rows[row]) if transposed else (rows[row], columns[column])
+            pairs.append((i, j, score_of[row, column]))
+    return pairs
+
+
+def _assignment(weight: list[list[float]]) -> list[int]:
+    """Column of each row in a maximum-weight assignment; needs rows ≤ columns.
+
+    The O(n²·m) shortest-augmenting-path form of the Hungarian algorithm, on costs
+    ``-weight``, with 1-based potentials ``u`` (rows) and ``v`` (columns).
+    """
+    n, m = len(weight), len(weight[0])
+    infinity = math.inf
+    u = [0.0] * (n + 1)
+    v = [0.0] * (m + 1)
+    row_at = [0] * (m + 1)  # row_at[j]: 1-based row assigned to column j; column 0 is a sentinel
+    way = [0] * (m + 1)
+    for row in range(1, n + 1):
+        row_at[0] = row
+        column = 0
+        min_slack = [infinity] * (m + 1)
+        used = [False] * (m + 1)
+        while True:
+            used[column] = True
+            current_row = row_at[column]
+            costs = weight[current_row - 1]
+            u_row = u[current_row]
+            delta = infinity
+            next_column = 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    slack = -costs[j - 1] - u_row - v[j]
+                    if slack < min_slack[j]:
+                        min_slack[j] = slack
+                        way[j] = column
+                    if min_slack[j] < delta:
+                        delta = min_slack[j]
+                        next_column = j
+            for j in range(m + 1):
+                if used[j]:
+                    u[row_at[j]] += delta
+                    v[j] -= delta
+                else:
+                    min_slack[j] -= delta
+            column = next_column
+            if row_at[column] == 0:
+                break
+        while column:
+            previous = way[column]
+            row_at[column] = row_at[previous]
+            column = previous
+    result = [0] * n
+    for j in range(1, m + 1):
+        if row_at[j]:
+            result[row_at[j] - 1] = j - 1
+    return result
+
+
+def _ordered_matching(
+    n: int, m: int, edges: list[tuple[int, int, float]]
+) -> list[tuple[int, int, float]]:
+    """Most pairs that keep both orders, then highest total score (weighted LCS)."""
+    big = min(n, m) + 1.0
+    weight_of: list[dict[int, float]] = [{} for _ in range(n)]
+    for i, j, score in edges:
+        weight_of[i][j] = big + score
+    best = [[0.0] * (m + 1) for _ in range(n + 1)]
+    for i in range(1, n + 1):
+        above, here, weights = best[i - 1], best[i], weight_of[i - 1]
+        for j in range(1, m + 1):
+            value = above[j] if above[j] >= here[j - 1] else here[j - 1]
+            if weights:
+                gained = weights.get(j - 1)
+                if gained is not None and above[j - 1] + gained > value:
+                    value = above[j - 1] + gained
+            here[j] = value
+    pairs = []
+    i, j = n, m
+    while i and j:
+        gained = weight_of[i - 1].get(j - 1)
+        if gained is not None and best[i][j] == best[i - 1][j - 1] + gained:
+            pairs.append((i - 1, j - 1, gained - big))
+            i, j = i - 1, j - 1
+        elif best[i][j] == best[i - 1][j]:
+            i -= 1
+        else:
+            j -= 1
+    pairs.reverse()
+    return pairs
+
+
+# --- what is left over ---------------------------------------------------------------------
+
+
+def _leftovers(
+    actual: Sequence[ToolCall],
+    reference: Sequence[ToolCall],
+    actual_args: Sequence[dict[str, Any]],
+    reference_args: Sequence[dict[str, Any]],
+    pairs: list[tuple[int, int, float]],
+) -> tuple[list[IncorrectCall], list[UnmatchedCall], list[UnmatchedCall]]:
+    """Unmatched calls: same-tool pairs best score first (incorrect), then missed and extra."""
+    if len(pairs) == len(actual) == len(reference):
+        return [], [], []
+    matched_actual = {i for i, _, _ in pairs}
+    matched_reference = {j for _, j, _ in pairs}
+    free_references: dict[str, list[int]] = {}
+    for j, call in enumerate(reference):
+        if j not in matched_reference:
+            free_references.setdefault(call.name, []).append(j)
+    candidates = []
+    for i, call in enumerate(actual):
+        if i in matched_actual:
+            continue
+        for j in free_references.get(call.name, ()):
+            score = _flexible_score(actual_args[i], reference_args[j])
+            candidates.append((-score, j, i))
+    candidates.sort()
+    incorrect = []
+    for negative_score, j, i in candidates:
+        if i in matched_actual or j in matched_reference:
+            continue
+        matched_actual.add(i)
+        matched_reference.add(j)
+        got, expected = actual_args[i], reference_args[j]
+        incorrect.append(
+            IncorrectCall(
+                actual_index=i,
+                reference_index=j,
+                argument_score=-negative_score,
+                actual=actual[i],
+                reference=reference[j],
+                missing_keys=[name for name in expected if name not in got],
+                extra_keys=[name for name in got if name not in expected],
+                different_keys=[
+                    name for name in expected if name in got and got[name] != expected[name]
+                ],
+            )
+        )
+    incorrect.sort(key=lambda call: call.reference_index)
+    missed = [
+        UnmatchedCall(j, call) for j, call in enumerate(reference) if j not in matched_reference
+    ]
+    extra = [UnmatchedCall(i, call) for i, call in enumerate(actual) if i not in matched_actual]
+    return incorrect, missed, extra

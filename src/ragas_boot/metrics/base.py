@@ -1,0 +1,412 @@
+"""The metric bean: typed config, async core, sync twins through the container's loop."""
+
+from __future__ import annotations
+
+import logging
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+
+from ragas_boot.chat.judge import JudgeModel, TokenUsage
+from ragas_boot.config.settings import Aggregation, Language, MetricsSettings
+from ragas_boot.errors import (
+    AllJudgesFailedError,
+    ConfigError,
+    JudgeFailureSummary,
+    UndefinedScoreError,
+)
+from ragas_boot.execution.aggregation import aggregate, agreement
+from ragas_boot.execution.bridge import LoopPortal
+from ragas_boot.execution.executor import MultiModelExecutor
+from ragas_boot.execution.listeners import (
+    EvaluationFinished,
+    EvaluationStarted,
+    ListenerRegistry,
+    MetricListener,
+)
+from ragas_boot.execution.results import Exclusion, StepRecord
+from ragas_boot.metrics.results import MetricResult
+from ragas_boot.samples import Sample
+
+__all__ = [
+    "Metric",
+    "MetricConfig",
+    "ScoringOutcome",
+]
+
+log = logging.getLogger("ragas_boot.metrics")
+
+ConfigT = TypeVar("ConfigT", bound="MetricConfig")
+T = TypeVar("T")
+
+
+def _run_without_loop(coro: Coroutine[Any, Any, T]) -> T:
+    """Drive a coroutine that never suspends (a metric with no I/O) to its result."""
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
+    coro.close()
+    raise RuntimeError("a metric without judges awaited I/O; set uses_judges = True")
+
+
+def _lower(value: Any) -> Any:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+class MetricConfig(BaseModel):
+    """Settings every metric shares; a metric's config adds its mode and options.
+
+    Fields left unset fall back to ``spring.ai.ragas.metrics.<metric>`` in YAML, then to
+    ``spring.ai.ragas.metrics`` (aggregation, language), then to the defaults below.
+    """
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        populate_by_name=True,
+        alias_generator=lambda name: name.replace("_", "-"),
+    )
+
+    models: list[str] = Field(
+        default_factory=list, description="Judge ids (or aliases) to ask; empty means all."
+    )
+    aggregation: Aggregation | None = Field(
+        default=None, description="How judges' scores combine; default from YAML (AVERAGE)."
+    )
+    consensus_tolerance: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="Allowed spread for CONSENSUS."
+    )
+    language: Annotated[Language | None, BeforeValidator(_lower)] = Field(
+        default=None, description="Prompts and explanation language (en|ru); default from YAML."
+    )
+    threshold: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="Pass mark used by assertions and reports."
+    )
+
+
+@dataclass
+class ScoringOutcome:
+    """What a metric's scoring produced, before it becomes a :class:`MetricResult`."""
+
+    model_scores: dict[str, float]
+    steps: list[StepRecord]
+    exclusions: list[Exclusion]
+    metadata: dict[str, Any]
+    explanation: str
+    mode: str | None = None
+    score: float | None = None
+    undefined_reason: str | None = None
+    aggregated: bool = True
+    extra_usage: TokenUsage = field(default_factory=TokenUsage)
+
+
+class Metric(ABC, Generic[ConfigT]):
+    """Base of every metric bean.
+
+    ``multi_turn_ascore`` / ``aevaluate`` are the implementation; the sync twins call them
+    through the container's loop portal, so sync and async calls can be mixed freely (from
+    scripts, pytest with or without pytest-asyncio, notebooks). Concurrent evaluations on one
+    bean never see each other's results.
+
+    Args:
+        executor: the multi-model executor (``None`` for metrics that use no LLM).
+        defaults: the config used when a call gives none, and for fields a call leaves unset.
+        settings: ``spring.ai.ragas.metrics`` (global aggregation and language).
+        listeners: evaluation listeners (logging, reports).
+        portal: the loop that owns I/O; the executor's when there is one.
+    """
+
+    #: Metric name, the Java class name (shows in logs, reports, listener events).
+    name: ClassVar[str]
+    #: The config model of this metric.
+    config_type: ClassVar[type[MetricConfig]]
+    #: Key of the per-metric section under ``spring.ai.ragas.metrics``.
+    settings_key: ClassVar[str]
+    #: Whether the metric calls judges; a metric that does not runs on the caller's thread.
+    uses_judges: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        *,
+        executor: MultiModelExecutor | None = None,
+        defaults: ConfigT | None = None,
+        settings: MetricsSettings | None = None,
+        listeners: Iterable[MetricListener] = (),
+        portal: LoopPortal | None = None,
+    ) -> None:
+        self._executor = executor
+        self._defaults: ConfigT = defaults or self.config_type()  # type: ignore[assignment]
+        self._settings = settings or MetricsSettings()
+        self._listeners = ListenerRegistry(listeners)
+        if portal is None:
+            portal = executor.portal if executor is not None else LoopPortal(name="ragas-boot")
+        self._portal = portal
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(defaults={self._defaults!r})"
+
+    @classmethod
+    def from_settings(
+        cls,
+        *,
+        settings: MetricsSettings,
+        executor: MultiModelExecutor | None = None,
+        listeners: Iterable[MetricListener] = (),
+        portal: LoopPortal | None = None,
+    ) -> Metric[ConfigT]:
+        """Build the bean with its defaults from ``spring.ai.ragas.metrics.<metric>``.
+
+        Raises:
+            ConfigError: the YAML section does not fit the metric's config (names the key).
+        """
+        section = getattr(settings, cls.settings_key)
+        key = f"spring.ai.ragas.metrics.{cls.settings_key.replace('_', '-')}"
+        try:
+            defaults = cls.config_type.model_validate(section)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{key}.{'.'.join(str(p) for p in item['loc'])}: {item['msg']}"
+                for item in error.errors()
+            )
+            first = error.errors()[0]["loc"]
+            raise ConfigError(problems, key=f"{key}.{'.'.join(str(p) for p in first)}") from None
+        return cls(
+            executor=executor,
+            defaults=defaults,  # type: ignore[arg-type]
+            settings=settings,
+            listeners=listeners,
+            portal=portal,
+        )
+
+    # ------------------------------------------------------------------ configuration
+
+    @property
+    def defaults(self) -> ConfigT:
+        """The config used for fields a call leaves unset."""
+        return self._defaults
+
+    @property
+    def listeners(self) -> ListenerRegistry:
+        """This bean's listeners."""
+        return self._listeners
+
+    def resolve_config(self, config: ConfigT | Mapping[str, Any] | None = None) -> ConfigT:
+        """The effective config: fields set in ``config`` over this bean's defaults."""
+        if config is None:
+            return self._defaults
+        if isinstance(config, Mapping):
+            config = self.config_type.model_validate(config)  # type: ignore[assignment]
+        if not isinstance(config, self.config_type):
+            raise TypeError(
+                f"{self.name} takes a {self.config_type.__name__}, got {type(config).__name__}"
+            )
+        update = {name: getattr(config, name) for name in config.model_fields_set}
+        return self._defaults.model_copy(update=update)
+
+    def _language(self, config: MetricConfig) -> str:
+        return config.language or self._settings.language
+
+    def _aggregation(self, config: MetricConfig) -> Aggregation:
+        return config.aggregation or self._settings.aggregation
+
+    def _select(self, config: MetricConfig) -> list[JudgeModel]:
+        if self._executor is None:
+            return []
+        return self._executor.select(config.models)
+
+    @property
+    def executor(self) -> MultiModelExecutor:
+        """The executor (only for metrics that use judges)."""
+        if self._executor is None:
+            raise RuntimeError(f"{self.name} was built without an executor")
+        return self._executor
+
+    # ------------------------------------------------------------------ public API
+
+    async def aevaluate(
+        self, sample: Sample, config: ConfigT | Mapping[str, Any] | None = None
+    ) -> MetricResult:
+        """Score ``sample`` and return the full result.
+
+        Raises:
+            SampleValidationError: the sample lacks a field this metric (mode) needs.
+            JudgeNotFoundError: ``config.models`` names an unknown judge.
+            AllJudgesFailedError: no judge answered a step the metric cannot skip.
+            NoConsensusError: CONSENSUS aggregation and the judges disagree too much.
+        """
+        effective = self.resolve_config(config)
+        if not self.uses_judges:
+            return await self._evaluate(sample, effective)
+        return await self._portal.run(self._evaluate(sample, effective))
+
+    def evaluate(
+        self, sample: Sample, config: ConfigT | Mapping[str, Any] | None = None
+    ) -> MetricResult:
+        """Sync twin of :meth:`aevaluate`."""
+        if not self.uses_judges:
+            return _run_without_loop(self._evaluate(sample, self.resolve_config(config)))
+        return self._portal.call(self.aevaluate(sample, config))
+
+    async def multi_turn_ascore(
+        self, sample: Sample, config: ConfigT | Mapping[str, Any] | None = None
+    ) -> float:
+        """Score a multi-turn sample.
+
+        Raises:
+            UndefinedScoreError: the score is undefined for this sample (``aevaluate`` gives
+                the result with ``score=None`` and the reason).
+            ...: as :meth:`aevaluate`.
+        """
+        result = await self.aevaluate(sample, config)
+        if result.score is None:
+            raise UndefinedScoreError(self.name, result.undefined_reason or "no score")
+        return result.score
+
+    def multi_turn_score(
+        self, sample: Sample, config: ConfigT | Mapping[str, Any] | None = None
+    ) -> float:
+        """Sync twin of :meth:`multi_turn_ascore`."""
+        result = self.evaluate(sample, config)
+        if result.score is None:
+            raise UndefinedScoreError(self.name, result.undefined_reason or "no score")
+        return result.score
+
+    async def single_turn_ascore(
+        self, sample: Sample, config: ConfigT | Mapping[str, Any] | None = None
+    ) -> float:
+        """Score a sample; agent metrics read the same fields as :meth:`multi_turn_ascore`."""
+        return await self.multi_turn_ascore(sample, config)
+
+    def single_turn_score(
+        self, sample: Sample, config: ConfigT | Mapping[str, Any] | None = None
+    ) -> float:
+        """Sync twin of :meth:`single_turn_ascore`."""
+        return self.multi_turn_score(sample, config)
+
+    # ------------------------------------------------------------------ implementation
+
+    @abstractmethod
+    def check_sample(self, sample: Sample, config: ConfigT) -> ConfigT:
+        """Validate that ``sample`` has what ``config`` needs; return the config to run.
+
+        Raises:
+            SampleValidationError: naming the missing field and the mode.
+        """
+
+    @abstractmethod
+    def total_steps(self, config: ConfigT) -> int:
+        """How many steps a run with ``config`` takes."""
+
+    @abstractmethod
+    async def _score(
+        self, sample: Sample, config: ConfigT, judges: Sequence[JudgeModel]
+    ) -> ScoringOutcome:
+        """Run the metric's steps and score; raise AllJudgesFailedError when it must."""
+
+    def _all_failed(
+        self, step: str, steps: Sequence[StepRecord], exclusions: Sequence[Exclusion]
+    ) -> AllJudgesFailedError:
+        """The error for a step nobody answered, carrying the steps run so far."""
+        failures = [
+            JudgeFailureSummary(judge_id=item.judge_id, kind=item.kind, message=item.message)
+            for item in exclusions
+            if item.step == step
+        ]
+        error = AllJudgesFailedError(self.name, step, failures)
+        error.steps = list(steps)  # type: ignore[attr-defined]
+        error.exclusions = list(exclusions)  # type: ignore[attr-defined]
+        return error
+
+    def _aggregate(self, config: ConfigT, scores: Mapping[str, float]) -> float:
+        return aggregate(
+            list(scores.values()),
+            self._aggregation(config),
+            tolerance=config.consensus_tolerance
+            if config.consensus_tolerance is not None
+            else self._settings.consensus_tolerance,
+        )
+
+    async def _evaluate(self, sample: Sample, config: ConfigT) -> MetricResult:
+        if not isinstance(sample, Sample):
+            raise TypeError(f"{self.name} scores a Sample, got {type(sample).__name__}")
+        config = self.check_sample(sample, config)
+        judges = self._select(config)
+        judge_ids = [judge.id for judge in judges]
+        started = time.perf_counter()
+        self._listeners.notify_before(
+            EvaluationStarted(
+                metric=self.name,
+                sample=sample,
+                config=config,
+                judge_ids=judge_ids,
+                total_steps=self.total_steps(config),
+            )
+        )
+        try:
+            outcome = await self._score(sample, config, judges)
+            score = outcome.score
+            if outcome.aggregated and outcome.model_scores:
+                score = self._aggregate(config, outcome.model_scores)
+        except (AllJudgesFailedError, ArithmeticError) as error:
+            steps = getattr(error, "steps", [])
+            exclusions = getattr(error, "exclusions", [])
+            self._listeners.notify_after(
+                EvaluationFinished(
+                    metric=self.name,
+                    sample=sample,
+                    config=config,
+                    judge_ids=judge_ids,
+                    score=None,
+                    model_scores={},
+                    steps=steps,
+                    exclusions=exclusions,
+                    duration_s=time.perf_counter() - started,
+                    error=str(error),
+                )
+            )
+            raise
+        votes = agreement(list(outcome.model_scores.values()))
+        usage = outcome.extra_usage
+        for step in outcome.steps:
+            usage = usage + step.usage
+        result = MetricResult(
+            metric=self.name,
+            score=score,
+            model_scores=outcome.model_scores,
+            exclusions=outcome.exclusions,
+            steps=outcome.steps,
+            metadata=outcome.metadata,
+            explanation=outcome.explanation,
+            agreement=votes.share,
+            disagreement=votes.disagreement,
+            aggregation=self._aggregation(config).value if outcome.aggregated else "NONE",
+            judge_ids=judge_ids,
+            language=self._language(config),
+            mode=outcome.mode,
+            config=config.model_dump(mode="json"),
+            undefined_reason=outcome.undefined_reason,
+            duration_s=time.perf_counter() - started,
+            usage=usage,
+            sample_id=sample.id,
+        )
+        self._listeners.notify_after(
+            EvaluationFinished(
+                metric=self.name,
+                sample=sample,
+                config=config,
+                judge_ids=judge_ids,
+                score=result.score,
+                model_scores=result.model_scores,
+                steps=result.steps,
+                exclusions=result.exclusions,
+                duration_s=result.duration_s,
+                result=result,
+                metadata=result.metadata,
+            )
+        )
+        return result

@@ -1,0 +1,97 @@
+"""Prompt templates (package resources, en/ru) and the deterministic conversation rendering."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from ragas_boot.samples import AIMessage, HumanMessage, ToolCall, ToolMessage
+
+__all__ = [
+    "PROMPT_NAMES",
+    "bullet_list",
+    "load_prompt",
+    "render_conversation",
+    "render_prompt",
+    "tool_call_text",
+]
+
+#: Templates shipped for each language; placeholders in braces are the public contract.
+PROMPT_NAMES = (
+    "classify_topics",
+    "compare_outcome",
+    "evaluate_outcome",
+    "extract_topics",
+    "infer_goal",
+)
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+
+
+@cache
+def load_prompt(name: str, language: str = "en") -> str:
+    """The template ``name`` in ``language`` (``ru`` or ``en``; anything else is English).
+
+    Raises:
+        KeyError: no such template.
+    """
+    if name not in PROMPT_NAMES:
+        raise KeyError(f"no prompt named '{name}'; known: {', '.join(PROMPT_NAMES)}")
+    folder = "ru" if language.lower() == "ru" else "en"
+    path = resources.files("ragas_boot.metrics").joinpath("prompts", folder, f"{name}.txt")
+    return path.read_text(encoding="utf-8")
+
+
+def render_prompt(template: str, values: Mapping[str, Any]) -> str:
+    """Fill ``{name}`` placeholders; braces that are not a known placeholder stay as they are.
+
+    Values are inserted literally (a conversation full of JSON braces is safe).
+
+    Raises:
+        KeyError: the template names a placeholder that ``values`` lacks.
+    """
+
+    def substitute(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key not in values:
+            raise KeyError(f"prompt placeholder '{{{key}}}' has no value")
+        return str(values[key])
+
+    return _PLACEHOLDER.sub(substitute, template)
+
+
+def tool_call_text(call: ToolCall) -> str:
+    """``name({"a":1,"b":"x"})``: arguments as compact JSON with sorted keys (stable)."""
+    arguments = json.dumps(
+        call.arguments, ensure_ascii=False, sort_keys=True, separators=(",", ":")
+    )
+    return f"{call.name}({arguments})"
+
+
+def render_conversation(messages: Sequence[HumanMessage | AIMessage | ToolMessage]) -> str:
+    """The conversation as judges see it, one ``[ROLE]: content`` block per message.
+
+    Unlike the Java library (``Map.toString()`` in unstable order), tool-call arguments are
+    compact JSON with sorted keys, so the same sample always renders the same prompt.
+    """
+    lines: list[str] = []
+    for message in messages:
+        if isinstance(message, HumanMessage):
+            lines.append(f"[USER]: {message.content}")
+        elif isinstance(message, ToolMessage):
+            lines.append(f"[TOOL]: {message.content}")
+        else:
+            lines.append(f"[ASSISTANT]: {message.content}")
+            if message.tool_calls:
+                lines.append("  Tool calls:")
+                lines.extend(f"    - {tool_call_text(call)}" for call in message.tool_calls)
+    return "\n".join(lines)
+
+
+def bullet_list(items: Sequence[str]) -> str:
+    """Items as ``- item`` lines (every item gets its dash, unlike the Java join)."""
+    return "\n".join(f"- {item}" for item in items)

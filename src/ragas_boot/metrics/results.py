@@ -1,0 +1,62 @@
+"""``MetricResult``: all one evaluation produced, as frozen data (rendered elsewhere)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ragas_boot.chat.judge import TokenUsage
+from ragas_boot.execution.results import Exclusion, StepRecord
+
+__all__ = ["MetricResult"]
+
+
+class MetricResult(BaseModel):
+    """The full result of one metric on one sample.
+
+    ``score`` is ``None`` only when the metric is undefined for the sample (for example
+    TopicAdherence PRECISION when the judges found no topics); ``undefined_reason`` then says
+    why. A failure of every judge is an error, never a ``None`` or ``0.0`` score.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    metric: str = Field(description="Metric name, e.g. AgentGoalAccuracyMetric.")
+    score: float | None = Field(description="Aggregated score in [0, 1]; None when undefined.")
+    model_scores: dict[str, float] = Field(
+        default_factory=dict, description="Judge id → that judge's score."
+    )
+    exclusions: list[Exclusion] = Field(
+        default_factory=list, description="Judges left out, with step and reason."
+    )
+    steps: list[StepRecord] = Field(
+        default_factory=list, description="Every step with each judge's prompt, answer, timing."
+    )
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, description="Metric-specific details (matches, verdicts, topics)."
+    )
+    explanation: str = Field(default="", description="How the score came about, in `language`.")
+    agreement: float = Field(
+        default=1.0, description="Share of judges on the majority side (1.0 = unanimous)."
+    )
+    disagreement: bool = Field(default=False, description="Whether any judge voted otherwise.")
+    aggregation: str = Field(default="AVERAGE", description="How judges' scores were combined.")
+    judge_ids: list[str] = Field(default_factory=list, description="Judges asked, in order.")
+    language: str = Field(default="en", description="Language of prompts and explanation.")
+    mode: str | None = Field(default=None, description="The metric mode that ran.")
+    config: dict[str, Any] = Field(default_factory=dict, description="The effective config.")
+    undefined_reason: str | None = Field(default=None, description="Why score is None.")
+    duration_s: float = Field(default=0.0, description="Wall time of the evaluation.")
+    usage: TokenUsage = Field(default_factory=TokenUsage, description="Tokens used by all judges.")
+    sample_id: str | None = Field(default=None, description="The sample's id, when it has one.")
+
+    @property
+    def excluded_judges(self) -> list[str]:
+        """Ids of the excluded judges (each once, in order)."""
+        return list(dict.fromkeys(exclusion.judge_id for exclusion in self.exclusions))
+
+    def reasons(self) -> dict[str, str]:
+        """Judge id → the reason its final verdict gave, when the metric records one."""
+        reasons = self.metadata.get("reasons")
+        return dict(reasons) if isinstance(reasons, dict) else {}

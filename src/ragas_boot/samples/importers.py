@@ -1,0 +1,396 @@
+"""Build a :class:`Sample` from an agent trace in OpenAI chat format or as LangChain messages.
+
+Both importers read the trace message by message and raise
+:class:`~ragas_boot.errors.SampleValidationError` at the first malformed part, naming it by
+its place in the input (``messages[3].tool_calls[0].function.arguments``). System (and
+developer) messages are skipped: no metric scores them.
+
+Content given as a list of parts keeps the text parts, joined with newlines; image, audio
+and file parts are left out, because judges only read text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from ragas_boot.errors import SampleValidationError
+from ragas_boot.samples._base import join_path, prefixed, short_repr
+from ragas_boot.samples.messages import AIMessage, HumanMessage, Message, ToolCall, ToolMessage
+from ragas_boot.samples.sample import Sample
+
+__all__ = ["from_langchain_messages", "from_openai_messages"]
+
+_T = TypeVar("_T")
+
+_OPENAI_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+_SKIPPED = "skip"
+
+# LangChain spells a message's kind as its ``type`` ("human"), its class name
+# ("HumanMessage", in ``dumpd`` output) or a chunk class name; ``ChatMessage`` has a role.
+_LANGCHAIN_KINDS = {
+    "human": "human",
+    "user": "human",
+    "ai": "ai",
+    "assistant": "ai",
+    "tool": "tool",
+    "function": "tool",
+    "system": _SKIPPED,
+    "developer": _SKIPPED,
+    "chat": "chat",
+}
+for _kind, _class in (
+    ("human", "HumanMessage"),
+    ("ai", "AIMessage"),
+    ("tool", "ToolMessage"),
+    ("tool", "FunctionMessage"),
+    (_SKIPPED, "SystemMessage"),
+    ("chat", "ChatMessage"),
+):
+    _LANGCHAIN_KINDS[_class] = _kind
+    _LANGCHAIN_KINDS[_class + "Chunk"] = _kind
+
+
+def from_openai_messages(messages: Iterable[Any], **sample_fields: Any) -> Sample:
+    """Read an OpenAI chat-completions message list as a sample's conversation.
+
+    Roles: ``system``/``developer`` are skipped; ``user`` becomes a :class:`HumanMessage`;
+    ``assistant`` an :class:`AIMessage` whose ``tool_calls`` have their
+    ``function.arguments`` JSON string parsed (an empty string means ``{}``); ``tool`` (and
+    the legacy ``function``) a :class:`ToolMessage`, named after the call it answers. Content
+    may be a string, ``None`` (assistant only) or a list of text parts. Messages may be
+    mappings or pydantic models such as the OpenAI SDK's.
+
+    Args:
+        messages: the ``messages`` list of a chat-completions request, plus the answers.
+        **sample_fields: other :class:`Sample` fields (``reference_tool_calls=...``, ...).
+
+    Returns:
+        A sample whose ``user_input_messages`` is the converted conversation.
+
+    Raises:
+        SampleValidationError: the trace is malformed; ``field`` locates the part.
+    """
+    converted: list[Message] = []
+    call_names: dict[str, str] = {}
+    for index, raw in enumerate(_message_list(messages)):
+        path = f"messages[{index}]"
+        if isinstance(raw, BaseModel):
+            raw = raw.model_dump(exclude_none=True)
+        message = _mapping(raw, path, "an OpenAI chat message (a mapping with a 'role')")
+        role = _required_text(message.get("role"), join_path(path, "role"))
+        role = role.strip().lower()
+        if role not in _OPENAI_ROLES:
+            raise SampleValidationError(
+                f"unknown role {role!r}; expected one of {', '.join(_OPENAI_ROLES)}",
+                field=join_path(path, "role"),
+            )
+        if role in ("system", "developer"):
+            continue
+        content_path = join_path(path, "content")
+        if role == "user":
+            content = _content(message.get("content"), content_path, required=True)
+            converted.append(_build(HumanMessage, path, content=content))
+        elif role == "assistant":
+            calls = _openai_calls(message, path)
+            call_names.update((call.id, call.name) for call in calls if call.id)
+            content = _content(message.get("content"), content_path, required=False)
+            if not content:
+                content = _text(message.get("refusal"), join_path(path, "refusal")) or ""
+            converted.append(_build(AIMessage, path, content=content, tool_calls=calls))
+        else:
+            call_id = _text(message.get("tool_call_id"), join_path(path, "tool_call_id"))
+            name = _text(message.get("name"), join_path(path, "name"))
+            converted.append(
+                _build(
+                    ToolMessage,
+                    path,
+                    content=_content(message.get("content"), content_path, required=True),
+                    tool_call_id=call_id,
+                    name=name or call_names.get(call_id or ""),
+                )
+            )
+    return _sample(converted, sample_fields)
+
+
+def from_langchain_messages(messages: Iterable[Any], **sample_fields: Any) -> Sample:
+    """Read LangChain messages as a sample's conversation, without importing LangChain.
+
+    Accepts message objects (anything with ``.type`` and ``.content``; AI messages'
+    ``.tool_calls`` are dicts with ``name``, ``args`` and ``id``) and LangChain's dict forms:
+    ``dumpd`` output (``{"lc": 1, "type": "constructor", "id": [..., "AIMessage"],
+    "kwargs": {...}}``), ``message_to_dict`` output (``{"type": "ai", "data": {...}}``) and
+    plain ``{"type": ..., "content": ...}`` or ``{"role": ..., "content": ...}`` dicts.
+    System messages are skipped; ``invalid_tool_calls`` (arguments the model produced but
+    LangChain could not parse) are left out. When ``tool_calls`` is empty, OpenAI-format
+    calls in ``additional_kwargs["tool_calls"]`` (older LangChain versions) are read instead.
+
+    Args:
+        messages: the messages, e.g. a LangGraph state's ``messages``.
+        **sample_fields: other :class:`Sample` fields (``reference_tool_calls=...``, ...).
+
+    Returns:
+        A sample whose ``user_input_messages`` is the converted conversation.
+
+    Raises:
+        SampleValidationError: the trace is malformed; ``field`` locates the part.
+    """
+    converted: list[Message] = []
+    call_names: dict[str, str] = {}
+    for index, raw in enumerate(_message_list(messages)):
+        path = f"messages[{index}]"
+        kind, get = _langchain_view(raw, path)
+        if kind == _SKIPPED:
+            continue
+        content_path = join_path(path, "content")
+        if kind == "human":
+            content = _content(get("content"), content_path, required=True)
+            converted.append(_build(HumanMessage, path, content=content))
+        elif kind == "ai":
+            calls = _langchain_calls(get, path)
+            call_names.update((call.id, call.name) for call in calls if call.id)
+            content = _content(get("content"), content_path, required=False)
+            converted.append(_build(AIMessage, path, content=content, tool_calls=calls))
+        else:
+            call_id = _text(get("tool_call_id"), join_path(path, "tool_call_id"))
+            name = _text(get("name"), join_path(path, "name"))
+            converted.append(
+                _build(
+                    ToolMessage,
+                    path,
+                    content=_content(get("content"), content_path, required=True),
+                    tool_call_id=call_id,
+                    name=name or call_names.get(call_id or ""),
+                )
+            )
+    return _sample(converted, sample_fields)
+
+
+def _langchain_view(raw: Any, path: str) -> tuple[str, Callable[[str], Any]]:
+    """The message's kind (human, ai, tool or skip) and a getter for its fields."""
+    fields: Mapping[Any, Any]
+    kind_value: Any
+    if isinstance(raw, Mapping):
+        if raw.get("lc") == 1 and raw.get("type") == "constructor":
+            class_path = raw.get("id")
+            if not (
+                isinstance(class_path, list) and class_path and isinstance(class_path[-1], str)
+            ):
+                raise SampleValidationError(
+                    "expected the message class path (a list of names), "
+                    f"got {short_repr(class_path)}",
+                    field=join_path(path, "id"),
+                )
+            kind_path, kind_value = join_path(path, "id"), class_path[-1]
+            fields = _mapping(raw.get("kwargs"), join_path(path, "kwargs"), "the message fields")
+        elif isinstance(raw.get("data"), Mapping) and "type" in raw:
+            kind_path, kind_value, fields = join_path(path, "type"), raw["type"], raw["data"]
+        elif "type" in raw:
+            kind_path, kind_value, fields = join_path(path, "type"), raw["type"], raw
+        else:
+            kind_path, kind_value, fields = join_path(path, "role"), raw.get("role"), raw
+        kind = _langchain_kind(kind_value, kind_path)
+        if kind == "chat":
+            kind = _langchain_kind(fields.get("role"), join_path(path, "role"))
+        return kind, fields.get
+
+    if isinstance(raw, str | bytes) or not hasattr(raw, "type"):
+        raise SampleValidationError(
+            "expected a LangChain message (an object with .type and .content) or a mapping, "
+            f"got {type(raw).__name__} {short_repr(raw)}",
+            field=path,
+        )
+
+    def attribute(name: str) -> Any:
+        return getattr(raw, name, None)
+
+    kind = _langchain_kind(raw.type, join_path(path, "type"))
+    if kind == "chat":
+        kind = _langchain_kind(attribute("role"), join_path(path, "role"))
+    return kind, attribute
+
+
+def _langchain_kind(value: Any, path: str) -> str:
+    kind = _LANGCHAIN_KINDS.get(value) if isinstance(value, str) else None
+    if kind is None:
+        accepted = "human, ai, tool, system, chat (or their message class names)"
+        raise SampleValidationError(
+            f"unknown message type {short_repr(value)}; expected one of {accepted}", field=path
+        )
+    return kind
+
+
+def _langchain_calls(get: Callable[[str], Any], path: str) -> list[ToolCall]:
+    raw_calls = get("tool_calls")
+    if not raw_calls:
+        extra = get("additional_kwargs")
+        if isinstance(extra, Mapping) and extra.get("tool_calls"):
+            return _openai_calls(extra, join_path(path, "additional_kwargs"))
+        if raw_calls is None:
+            return []
+    calls_path = join_path(path, "tool_calls")
+    calls = []
+    for position, raw in enumerate(_list(raw_calls, calls_path, "a list of tool calls")):
+        call_path = join_path(calls_path, position)
+        call = _mapping(raw, call_path, "a tool call (a mapping with 'name' and 'args')")
+        name = _required_text(call.get("name"), join_path(call_path, "name"))
+        arguments = _arguments(call.get("args"), join_path(call_path, "args"))
+        call_id = _text(call.get("id"), join_path(call_path, "id"))
+        calls.append(_build(ToolCall, call_path, name=name, args=arguments, id=call_id))
+    return calls
+
+
+def _openai_calls(message: Mapping[Any, Any], path: str) -> list[ToolCall]:
+    calls = []
+    raw_calls = message.get("tool_calls")
+    if raw_calls is not None:
+        calls_path = join_path(path, "tool_calls")
+        for position, raw in enumerate(_list(raw_calls, calls_path, "a list of tool calls")):
+            calls.append(_openai_call(raw, join_path(calls_path, position)))
+    legacy = message.get("function_call")
+    if legacy is not None:
+        calls.append(_openai_function(legacy, join_path(path, "function_call"), call_id=None))
+    return calls
+
+
+def _openai_call(raw: Any, path: str) -> ToolCall:
+    if isinstance(raw, BaseModel):
+        raw = raw.model_dump(exclude_none=True)
+    call = _mapping(raw, path, "a tool call (a mapping with 'function')")
+    kind = call.get("type", "function")
+    call_id = _text(call.get("id"), join_path(path, "id"))
+    if kind == "function":
+        return _openai_function(call.get("function"), join_path(path, "function"), call_id)
+    if kind == "custom":
+        # Custom tools take free text, not JSON; it is scored as the single argument "input".
+        custom_path = join_path(path, "custom")
+        custom = _mapping(call.get("custom"), custom_path, "the custom tool call")
+        name = _required_text(custom.get("name"), join_path(custom_path, "name"))
+        text = _text(custom.get("input"), join_path(custom_path, "input")) or ""
+        return _build(ToolCall, path, name=name, arguments={"input": text}, id=call_id)
+    raise SampleValidationError(
+        f"unsupported tool call type {short_repr(kind)}; expected 'function' or 'custom'",
+        field=join_path(path, "type"),
+    )
+
+
+def _openai_function(raw: Any, path: str, call_id: str | None) -> ToolCall:
+    function = _mapping(raw, path, "the called function (a mapping with 'name' and 'arguments')")
+    name = _required_text(function.get("name"), join_path(path, "name"))
+    arguments = _arguments(function.get("arguments"), join_path(path, "arguments"))
+    return _build(ToolCall, path, name=name, arguments=arguments, id=call_id)
+
+
+def _arguments(raw: Any, path: str) -> Any:
+    """Arguments as given (a mapping), parsed from a JSON string, or ``{}`` when absent."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, str):
+        return raw  # ToolCall validation checks that it is a JSON object
+    if not raw.strip():
+        return {}
+    try:
+        parsed = json.loads(raw)
+    except RecursionError:
+        raise SampleValidationError("JSON nested too deeply", field=path) from None
+    except ValueError as exc:
+        raise SampleValidationError(
+            f"not valid JSON ({exc}): {short_repr(raw)}", field=path
+        ) from None
+    if parsed is None:
+        return {}
+    if not isinstance(parsed, dict):
+        raise SampleValidationError(
+            f"expected a JSON object, got JSON {type(parsed).__name__} {short_repr(raw)}",
+            field=path,
+        )
+    return parsed
+
+
+def _content(raw: Any, path: str, *, required: bool) -> str:
+    """Text content: a string, or the text parts of a list of content parts joined by lines."""
+    if raw is None:
+        if required:
+            raise SampleValidationError("text content is required, got None", field=path)
+        return ""
+    if isinstance(raw, str):
+        return raw
+    if not isinstance(raw, list | tuple):
+        raise SampleValidationError(
+            f"expected a string or a list of content parts, got {type(raw).__name__} "
+            f"{short_repr(raw)}",
+            field=path,
+        )
+    texts = []
+    for position, part in enumerate(raw):
+        part_path = join_path(path, position)
+        if isinstance(part, str):
+            texts.append(part)
+            continue
+        block = _mapping(part, part_path, "a content part (a string or a mapping with 'type')")
+        kind = block.get("type")
+        if not isinstance(kind, str):
+            raise SampleValidationError(
+                f"a content part needs a string 'type', got {short_repr(kind)}",
+                field=join_path(part_path, "type"),
+            )
+        if kind in ("text", "refusal"):
+            texts.append(_required_text(block.get(kind), join_path(part_path, kind)))
+    return "\n".join(texts)
+
+
+def _build(model: Callable[..., _T], path: str, **fields: Any) -> _T:
+    try:
+        return model(**fields)
+    except SampleValidationError as error:
+        raise prefixed(error, path) from None
+
+
+def _sample(messages: list[Message], sample_fields: Mapping[str, Any]) -> Sample:
+    for key in ("user_input_messages", "userInputMessages"):
+        if key in sample_fields:
+            raise SampleValidationError(
+                "given twice: the importer fills it from the trace", field=key
+            )
+    return Sample(user_input_messages=messages, **sample_fields)
+
+
+def _message_list(messages: Any) -> list[Any]:
+    # A single message (a mapping or a pydantic model) is iterable too, but is not a trace.
+    single = isinstance(messages, str | bytes | Mapping | BaseModel)
+    if single or not isinstance(messages, Iterable):
+        raise SampleValidationError(
+            f"expected a list of messages, got {type(messages).__name__} {short_repr(messages)}",
+            field="messages",
+        )
+    return list(messages)
+
+
+def _mapping(raw: Any, path: str, what: str) -> Mapping[Any, Any]:
+    if not isinstance(raw, Mapping):
+        raise SampleValidationError(
+            f"expected {what}, got {type(raw).__name__} {short_repr(raw)}", field=path
+        )
+    return raw
+
+
+def _list(raw: Any, path: str, what: str) -> list[Any] | tuple[Any, ...]:
+    if not isinstance(raw, list | tuple):
+        raise SampleValidationError(
+            f"expected {what}, got {type(raw).__name__} {short_repr(raw)}", field=path
+        )
+    return raw
+
+
+def _text(raw: Any, path: str) -> str | None:
+    return None if raw is None else _required_text(raw, path, wanted="a string or null")
+
+
+def _required_text(raw: Any, path: str, *, wanted: str = "a string") -> str:
+    if not isinstance(raw, str):
+        got = "nothing" if raw is None else f"{type(raw).__name__} {short_repr(raw)}"
+        raise SampleValidationError(f"expected {wanted}, got {got}", field=path)
+    return raw

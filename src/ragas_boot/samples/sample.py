@@ -1,0 +1,142 @@
+"""The evaluation sample: one conversation, what the agent did, and what was expected."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import AliasChoices, Field, field_validator, model_validator
+
+from ragas_boot.samples._base import SampleModel, plain_init
+from ragas_boot.samples.messages import AIMessage, Message, ToolCall
+
+__all__ = ["Sample"]
+
+_JAVA_ONLY_KEYS = ("rubric",)
+"""Keys of the Java ``Sample`` that no metric reads; dropped so Java-era JSON loads."""
+
+
+class Sample(SampleModel):
+    """One thing to evaluate: a conversation with tool calls, plus the expected outcome.
+
+    Every field is optional, and ``None`` (absent) is kept apart from ``[]`` (present but
+    empty): a metric that needs a field says whether it is missing or empty. Field names are
+    snake_case; the Java library's camelCase names (``userInputMessages``,
+    ``referenceToolCalls``, ...) are accepted on input so Java-era JSON loads, and output
+    uses the snake_case names. The Java ``rubric`` key, which no metric reads, is accepted and
+    dropped; any other unknown key is an error (put free-form data in ``metadata``).
+
+    Example:
+        >>> sample = Sample(
+        ...     user_input_messages=[HumanMessage("Weather in Tokyo?"),
+        ...                          AIMessage("", [ToolCall("get_weather", {"city": "Tokyo"})])],
+        ...     reference_tool_calls=[ToolCall("get_weather", {"city": "Tokyo"})],
+        ... )
+    """
+
+    user_input: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("user_input", "userInput"),
+        description="The user's request, for single-turn metrics.",
+    )
+    response: str | None = Field(default=None, description="The agent's final answer.")
+    reference: str | None = Field(
+        default=None, description="The expected outcome or answer, written by a person."
+    )
+    retrieved_contexts: list[str] | None = Field(
+        default=None,
+        validation_alias=AliasChoices("retrieved_contexts", "retrievedContexts"),
+        description="Passages retrieved for the answer (RAG metrics).",
+    )
+    user_input_messages: list[Message] | None = Field(
+        default=None,
+        validation_alias=AliasChoices("user_input_messages", "userInputMessages"),
+        description="The conversation: human, AI and tool messages in order.",
+    )
+    reference_topics: list[str] | None = Field(
+        default=None,
+        validation_alias=AliasChoices("reference_topics", "referenceTopics"),
+        description="Topics the agent is allowed to talk about (TopicAdherence).",
+    )
+    tool_calls: list[ToolCall] | None = Field(
+        default=None,
+        validation_alias=AliasChoices("tool_calls", "toolCalls"),
+        description="Tool calls the agent made; when absent, taken from the AI messages.",
+    )
+    reference_tool_calls: list[ToolCall] | None = Field(
+        default=None,
+        validation_alias=AliasChoices("reference_tool_calls", "referenceToolCalls"),
+        description="Tool calls the agent was expected to make (ToolCallAccuracy).",
+    )
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, description="Free-form data about the sample; no metric reads it."
+    )
+    id: str | None = Field(default=None, description="Sample id, shown in reports.")
+
+    @plain_init
+    def __init__(
+        self,
+        *,
+        user_input: str | None = None,
+        response: str | None = None,
+        reference: str | None = None,
+        retrieved_contexts: Sequence[str] | None = None,
+        user_input_messages: Sequence[Message | Mapping[str, Any]] | None = None,
+        reference_topics: Sequence[str] | None = None,
+        tool_calls: Sequence[ToolCall | Mapping[str, Any]] | None = None,
+        reference_tool_calls: Sequence[ToolCall | Mapping[str, Any]] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        id: str | None = None,
+        **camel_case: Any,
+    ) -> None:
+        named = {
+            "user_input": user_input,
+            "response": response,
+            "reference": reference,
+            "retrieved_contexts": retrieved_contexts,
+            "user_input_messages": user_input_messages,
+            "reference_topics": reference_topics,
+            "tool_calls": tool_calls,
+            "reference_tool_calls": reference_tool_calls,
+            "metadata": metadata,
+            "id": id,
+        }
+        # None is every field's default, so leaving it out changes nothing and lets a
+        # camelCase spelling in ``camel_case`` through without a "given twice" error.
+        data = {key: value for key, value in named.items() if value is not None}
+        self._validated_init(data | camel_case)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_java_only_keys(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and any(key in data for key in _JAVA_ONLY_KEYS):
+            return {key: value for key, value in data.items() if key not in _JAVA_ONLY_KEYS}
+        return data
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _no_metadata(cls, value: Any) -> Any:
+        return {} if value is None else value
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _numeric_id(cls, value: Any) -> Any:
+        # Datasets often number their rows; an int id is kept as its decimal string.
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return value
+
+    def actual_tool_calls(self) -> list[ToolCall]:
+        """The tool calls the agent made.
+
+        Returns:
+            ``tool_calls`` when given and non-empty; otherwise every AI message's tool calls in
+            conversation order; otherwise ``[]``.
+        """
+        if self.tool_calls:
+            return list(self.tool_calls)
+        calls: list[ToolCall] = []
+        for message in self.user_input_messages or ():
+            if isinstance(message, AIMessage):
+                calls.extend(message.tool_calls)
+        return calls

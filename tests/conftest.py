@@ -1,0 +1,73 @@
+"""Shared fixtures: the local OpenAI-compatible server and settings/containers pointing at it."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from ragas_boot import RagasContainer, RagasSettings, create_container, load_settings
+from ragas_boot.testing import FakeOpenAIServer
+from ragas_boot.testing.fixtures import openai_server
+
+__all__ = ["openai_server"]
+
+#: A recognisable fake key: tests assert it never shows in logs, reprs, errors or reports.
+SECRET_KEY = "sk-test-DO-NOT-LEAK-4f2a9c"
+
+DATA = Path(__file__).parent / "data"
+
+FAST_RETRY = """
+spring.ai.retry:
+  max-attempts: 3
+  backoff: {initial-interval: 10ms, multiplier: 2, max-interval: 40ms}
+"""
+
+
+def judges_yaml(base_url: str, providers: dict[str, list[str]], extra: str = "") -> str:
+    """YAML declaring one openai-compatible provider per entry, all at ``base_url``."""
+    lines = [FAST_RETRY, "spring.ai.ragas.providers:", "  openai-compatible:"]
+    for name, models in providers.items():
+        lines += [
+            f"    - name: {name}",
+            f"      base-url: {base_url}",
+            "      api-key: ${JUDGE_KEY}",
+            "      chat-models:",
+        ]
+        lines += [f"        - {{ id: {model} }}" for model in models]
+    return "\n".join(lines) + "\n" + textwrap.dedent(extra)
+
+
+@pytest.fixture
+def make_settings(tmp_path: Path, openai_server: FakeOpenAIServer) -> Callable[..., RagasSettings]:
+    """Settings for judges served by the test server: ``make_settings(["a", "b"])``."""
+
+    def make(
+        models: list[str] | dict[str, list[str]] = ("judge-a", "judge-b", "judge-c", "judge-d"),
+        extra: str = "",
+    ) -> RagasSettings:
+        providers = models if isinstance(models, dict) else {"local": list(models)}
+        path = tmp_path / "application.yaml"
+        path.write_text(judges_yaml(openai_server.base_url, providers, extra), encoding="utf-8")
+        return load_settings(path, environ={"JUDGE_KEY": SECRET_KEY})
+
+    return make
+
+
+@pytest.fixture
+def make_container(
+    make_settings: Callable[..., RagasSettings],
+) -> Iterator[Callable[..., RagasContainer]]:
+    """Containers on the test server, closed after the test."""
+    made: list[RagasContainer] = []
+
+    def make(*args: object, **kwargs: object) -> RagasContainer:
+        container = create_container(make_settings(*args, **kwargs))
+        made.append(container)
+        return container
+
+    yield make
+    for container in made:
+        container.close()
