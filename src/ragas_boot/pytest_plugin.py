@@ -1,0 +1,1 @@
+"""pytest plugin of ragas-boot (entry point ``pytest11``); inert until a ragas fixture is used."""
