@@ -1,0 +1,143 @@
+"""Listener events around evaluations and the logging listener's summary box."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from ragas_boot import AIMessage, AllJudgesFailedError, HumanMessage, Sample
+from ragas_boot.config.settings import LoggingLevel
+from ragas_boot.execution import (
+    EvaluationFinished,
+    EvaluationStarted,
+    Exclusion,
+    JudgeCall,
+    LoggingListener,
+    StepRecord,
+)
+from ragas_boot.testing import Reply
+
+SAMPLE = Sample(
+    user_input_messages=[HumanMessage("Refund order 7"), AIMessage("Refunded.")],
+    reference="Order 7 refunded",
+)
+
+
+class Recorder:
+    order = 10
+
+    def __init__(self):
+        self.events = []
+
+    def before_evaluation(self, event):
+        self.events.append(("before", event))
+
+    def after_evaluation(self, event):
+        self.events.append(("after", event))
+
+
+class Broken:
+    order = 0
+
+    def before_evaluation(self, event):
+        raise RuntimeError("listener bug")
+
+    def after_evaluation(self, event):
+        raise RuntimeError("listener bug")
+
+
+def verdicts(server):
+    server.respond(None, {"goal_achieved": True, "reason": "refund confirmed"})
+
+
+def test_listeners_see_one_before_and_one_after_event(make_container, openai_server):
+    verdicts(openai_server)
+    metric = make_container(["judge-a", "judge-b"]).agent_goal_accuracy()
+    recorder = Recorder()
+    metric.listeners.add(recorder)
+    result = metric.evaluate(SAMPLE)
+    (kind_before, before), (kind_after, after) = recorder.events
+    assert (kind_before, kind_after) == ("before", "after")
+    assert isinstance(before, EvaluationStarted)
+    assert before.metric == "AgentGoalAccuracyMetric"
+    assert before.judge_ids == ["judge-a", "judge-b"]
+    assert before.total_steps == 1
+    assert isinstance(after, EvaluationFinished)
+    assert after.result is result
+    assert after.score == 1.0
+    assert after.error is None
+
+
+def test_a_failing_listener_is_logged_and_never_breaks_the_run(
+    make_container, openai_server, caplog
+):
+    verdicts(openai_server)
+    metric = make_container(["judge-a"]).agent_goal_accuracy()
+    recorder = Recorder()
+    metric.listeners.add(Broken())
+    metric.listeners.add(recorder)
+    assert metric.evaluate(SAMPLE).score == 1.0
+    assert [kind for kind, _ in recorder.events] == ["before", "after"]
+    failures = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert [r.getMessage().split(" failed in ")[1] for r in failures] == [
+        "before_evaluation",
+        "after_evaluation",
+    ]
+
+
+def test_the_after_event_also_reports_a_run_where_every_judge_failed(make_container, openai_server):
+    openai_server.fail_always(None, Reply.error(400, message="bad model"))
+    metric = make_container(["judge-a", "judge-b"]).agent_goal_accuracy()
+    recorder = Recorder()
+    metric.listeners.add(recorder)
+    with pytest.raises(AllJudgesFailedError):
+        metric.evaluate(SAMPLE)
+    _, after = recorder.events[-1]
+    assert after.score is None
+    assert "All models failed" in after.error
+    assert [e.judge_id for e in after.exclusions] == ["judge-a", "judge-b"]
+    assert after.steps[0].name == "CompareOutcome"
+
+
+def test_the_logging_listener_prints_the_summary_box(make_container, openai_server, caplog):
+    caplog.set_level(logging.INFO, logger="ragas_boot.metrics")
+    verdicts(openai_server)
+    openai_server.fail_always("judge-c", Reply.error(503))
+    openai_server.set_latency(None, 0.05)
+    make_container(["judge-a", "judge-b", "judge-c"]).agent_goal_accuracy().evaluate(SAMPLE)
+    box = caplog.text
+    assert "RESULT: AgentGoalAccuracyMetric = 1.0000" in box
+    assert "[1/1] CompareOutcome [LLM] - 2 OK, 1 FAILED" in box
+    assert "Time(ms)" in box
+    assert "┌─ Prompt" in box
+    assert "EXCLUDED (1)" in box
+    assert "judge-c @ CompareOutcome: server error" in box
+    assert "min=1.0000" in box
+
+
+def _event(score=0.5):
+    call = JudgeCall(judge_id="judge-a", provider="p", step="S", prompt="p", ok=True, latency_s=0.2)
+    return EvaluationFinished(
+        metric="M",
+        sample=None,
+        config=None,
+        judge_ids=["judge-a"],
+        score=score,
+        model_scores={"judge-a": score},
+        steps=[StepRecord(name="S", index=0, calls=[call], duration_s=0.2)],
+        exclusions=[Exclusion(judge_id="x", step="S", kind="timeout", message="slow")],
+        duration_s=0.2,
+    )
+
+
+def test_minimal_level_keeps_only_the_result_and_exclusions():
+    text = LoggingListener(level=LoggingLevel.MINIMAL).render(_event())
+    assert "RESULT: M = 0.5000 (200ms)" in text
+    assert "STEPS" not in text
+    assert "x @ S: timeout" in text
+
+
+def test_every_line_of_the_box_has_the_same_width():
+    lines = LoggingListener(width=90).render(_event()).splitlines()
+    assert {len(line) for line in lines} == {90}
