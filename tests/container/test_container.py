@@ -257,3 +257,23 @@ def test_judges_are_logged_at_start_up_without_the_key(make_settings, caplog):
         pass
     assert "ragas-boot judges: 2 in 1 provider(s): judge-a, judge-b" in caplog.text
     assert SECRET not in caplog.text
+
+
+def test_switching_metrics_off_makes_the_beans_unavailable_with_the_key(make_container):
+    container = make_container(["judge-a"], extra="spring.ai.ragas.metrics.enabled: false\n")
+    with pytest.raises(ConfigError) as error:
+        container.agent_goal_accuracy()
+    assert error.value.key == "spring.ai.ragas.metrics.enabled"
+
+
+def test_no_judges_configured_is_a_clear_error_not_a_failed_run(tmp_path, openai_server):
+    path = tmp_path / "application.yaml"
+    path.write_text("spring.ai.ragas.metrics.language: en\n")
+    with create_container(load_settings(path, environ={})) as container:
+        assert container.judges() == []
+        with pytest.raises(ConfigError, match="no judges are configured") as error:
+            container.agent_goal_accuracy().evaluate(SAMPLE)
+        assert error.value.key == "spring.ai.ragas.providers"
+        # ToolCallAccuracy needs no judge.
+        tool_sample = Sample(tool_calls=[], reference_tool_calls=[])
+        assert container.tool_call_accuracy().evaluate(tool_sample).score == 1.0

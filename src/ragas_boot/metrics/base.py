@@ -164,6 +164,12 @@ class Metric(ABC, Generic[ConfigT]):
         Raises:
             ConfigError: the YAML section does not fit the metric's config (names the key).
         """
+        if not settings.enabled:
+            raise ConfigError(
+                f"metric beans are switched off, so {cls.name} is not available",
+                key="spring.ai.ragas.metrics.enabled",
+                hint="Remove the key or set it to true",
+            )
         section = getattr(settings, cls.settings_key)
         key = f"spring.ai.ragas.metrics.{cls.settings_key.replace('_', '-')}"
         try:
@@ -215,9 +221,15 @@ class Metric(ABC, Generic[ConfigT]):
         return config.aggregation or self._settings.aggregation
 
     def _select(self, config: MetricConfig) -> list[JudgeModel]:
-        if self._executor is None:
+        if not self.uses_judges:
             return []
-        return self._executor.select(config.models)
+        if not self.executor.judges:
+            raise ConfigError(
+                f"no judges are configured, and {self.name} needs at least one",
+                key="spring.ai.ragas.providers",
+                hint="Declare chat-models under openai-compatible (or enable the local judge)",
+            )
+        return self.executor.select(config.models)
 
     @property
     def executor(self) -> MultiModelExecutor:

@@ -102,13 +102,15 @@ def _f1(precision: float, recall: float) -> float:
 
 _TEXT = {
     "en": {
-        "summary": "{mode} = {score} (precision {precision}, recall {recall}) by {judges} judge(s)",
+        "summary": "mean over {judges} judge(s): {mode} {score}, precision {precision}, "
+        "recall {recall}",
         "undefined": "precision is undefined: no judge found any topic in the conversation",
         "none": "no topics found",
         "excluded": "{count} judge(s) excluded",
     },
     "ru": {
-        "summary": "{mode} = {score} (precision {precision}, recall {recall}), судей: {judges}",
+        "summary": "среднее по судьям ({judges}): {mode} {score}, precision {precision}, "
+        "recall {recall}",
         "undefined": "precision не определена: ни один судья не нашёл тем в диалоге",
         "none": "темы не найдены",
         "excluded": "исключено судей: {count}",
