@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import random
 from typing import Any
@@ -231,6 +232,22 @@ def test_seed_npm_example_scores_by_its_own_formula() -> None:
     assert matching.missed == []
     assert [(e.position, e.call.name) for e in matching.extra] == [(2, "translateText")]
     assert matching.summary == "Accuracy 40.0% | Correct 1/2 | Incorrect 1 | Missed 0 | Extra 1"
+
+
+def test_matching_as_json_ready_data() -> None:
+    actual = [ToolCall("searchWeb", {"query": "AI"}), ToolCall("summarize", {"text": "b"})]
+    reference = [ToolCall("searchWeb", {"query": "AI"}), ToolCall("summarize", {"text": "a"})]
+    data = json.loads(json.dumps(match_tool_calls(actual, reference).as_dict()))
+    assert data["f1"] == 0.5
+    assert data["mode"] == "STRICT"
+    assert data["correct"][0]["actual"] == {
+        "name": "searchWeb",
+        "arguments": {"query": "AI"},
+        "id": None,
+    }
+    assert data["incorrect"][0]["different_keys"] == ["text"]
+    assert data["incorrect"][0]["details"] == "arguments differ; different: text"
+    assert (data["missed"], data["extra"]) == ([], [])
 
 
 def test_seed_npm_research_agent_forgot_summarize() -> None:

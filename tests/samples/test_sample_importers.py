@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain_core import messages as lc
 from langchain_core.load import dumpd
@@ -401,7 +401,7 @@ message_like = st.fixed_dictionaries(
 traces = st.lists(message_like | junk, max_size=5) | junk
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trace=traces)
 def test_openai_junk_never_raises_anything_else(trace: Any) -> None:
     outcome: Any
@@ -427,7 +427,7 @@ langchain_like = st.builds(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trace=st.lists(langchain_like | message_like | junk, max_size=5) | junk)
 def test_langchain_junk_never_raises_anything_else(trace: Any) -> None:
     outcome: Any

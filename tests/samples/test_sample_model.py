@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragas_boot.errors import SampleValidationError
@@ -121,6 +121,11 @@ def test_numeric_ids_are_kept_as_strings() -> None:
         ({"retrieved_contexts": [1]}, "retrieved_contexts[0]", "valid string"),
         ({"referenceToolCals": []}, "referenceToolCals", "did you mean 'referenceToolCalls'"),
         ({"tool_calls": [], "toolCalls": []}, "tool_calls", "given twice"),
+        (
+            {"userInputMessages": [{"type": "ai", "tool_cals": []}]},
+            "userInputMessages[0].tool_cals",
+            "did you mean 'tool_calls'",
+        ),
         ({"metadata": [1]}, "metadata", "valid dictionary"),
     ],
     ids=[
@@ -135,6 +140,7 @@ def test_numeric_ids_are_kept_as_strings() -> None:
         "context-not-string",
         "typo",
         "two-spellings",
+        "nested-typo",
         "metadata-not-dict",
     ],
 )
@@ -218,7 +224,7 @@ junk = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=st.dictionaries(
         st.sampled_from([*FIELDS, "userInputMessages", "referenceToolCalls", "rubric", "other"]),

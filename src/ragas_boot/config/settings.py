@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
-from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -35,6 +34,8 @@ from pydantic import (
 from pydantic.alias_generators import to_snake
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from ragas_boot._enums import CaseInsensitiveEnum
+
 __all__ = [
     "ROOT_PREFIXES",
     "Aggregation",
@@ -47,6 +48,7 @@ __all__ = [
     "Duration",
     "GlobalRateLimitSettings",
     "Language",
+    "LocalChatModelSettings",
     "LocalProviderSettings",
     "LoggingLevel",
     "MetricsLoggingSettings",
@@ -139,18 +141,7 @@ class _Section(BaseModel):
     )
 
 
-class _CaseInsensitiveEnum(StrEnum):
-    @classmethod
-    def _missing_(cls, value: object) -> Any:
-        if isinstance(value, str):
-            wanted = value.strip().replace("-", "_").lower()
-            for member in cls:
-                if member.value.lower() == wanted or member.name.lower() == wanted:
-                    return member
-        return None
-
-
-class RateLimitStrategy(_CaseInsensitiveEnum):
+class RateLimitStrategy(CaseInsensitiveEnum):
     """What to do when a provider's rate limit has no token left."""
 
     WAIT = "WAIT"
@@ -159,7 +150,7 @@ class RateLimitStrategy(_CaseInsensitiveEnum):
     """Fail the call at once; the judge is excluded for that step."""
 
 
-class StructuredOutputMode(_CaseInsensitiveEnum):
+class StructuredOutputMode(CaseInsensitiveEnum):
     """How a judge is asked for JSON."""
 
     PROMPT = "prompt"
@@ -170,7 +161,7 @@ class StructuredOutputMode(_CaseInsensitiveEnum):
     """The schema is sent as the only tool and the tool call's arguments are the answer."""
 
 
-class Aggregation(_CaseInsensitiveEnum):
+class Aggregation(CaseInsensitiveEnum):
     """How the judges' scores become one score."""
 
     AVERAGE = "AVERAGE"
@@ -181,7 +172,7 @@ class Aggregation(_CaseInsensitiveEnum):
     CONSENSUS = "CONSENSUS"
 
 
-class LoggingLevel(_CaseInsensitiveEnum):
+class LoggingLevel(CaseInsensitiveEnum):
     """Detail of the logging listener's summary box."""
 
     MINIMAL = "MINIMAL"
@@ -382,8 +373,20 @@ class DefaultProviderSettings(_Section):
     rate_limit: RateLimitSettings | None = Field(default=None, description="Rate limit.")
 
 
+class LocalChatModelSettings(ChatModelSettings):
+    """One judge of the embedded local provider; ``model-path`` picks another GGUF for it."""
+
+    model_path: str | None = Field(
+        default=None, description="GGUF file of this judge; default: the provider's model-path."
+    )
+
+
 class LocalProviderSettings(_Section):
-    """``spring.ai.ragas.providers.local``: a GGUF model served by llama.cpp on 127.0.0.1."""
+    """``spring.ai.ragas.providers.local``: a GGUF model served by llama.cpp on 127.0.0.1.
+
+    Each ``chat-models`` entry becomes a judge (provider ``local``); entries on the same GGUF
+    share one model server, started on the first judge call and stopped with the container.
+    """
 
     enabled: bool = Field(default=False, description="Start the embedded local judge.")
     model_path: str | None = Field(
@@ -391,11 +394,32 @@ class LocalProviderSettings(_Section):
     )
     n_ctx: int = Field(default=4096, ge=256, description="Context window in tokens.")
     n_threads: int | None = Field(default=None, ge=1, description="CPU threads; default: all.")
-    chat_models: list[ChatModelSettings] = Field(
-        default_factory=list, description="Judge ids served by the local model."
+    chat_format: str | None = Field(
+        default=None,
+        min_length=1,
+        description="llama.cpp chat format (e.g. chatml); default: the GGUF's own template.",
+    )
+    seed: int = Field(
+        default=0, ge=0, description="Sampling seed of requests that do not send their own."
+    )
+    max_tokens: int | None = Field(
+        default=None, ge=1, description="Completion cap; default: default-options.max-tokens."
+    )
+    chat_models: list[LocalChatModelSettings] = Field(
+        default_factory=list,
+        description="Judge ids served by the local model(s); empty: one default judge.",
+    )
+    structured_output: StructuredOutputMode = Field(
+        default=StructuredOutputMode.JSON_SCHEMA,
+        description="How JSON is asked for (grammar-constrained with json_schema).",
     )
     rate_limit: RateLimitSettings | None = Field(default=None, description="Rate limit.")
-    timeout: Duration | None = Field(default=None, description="Per-call timeout.")
+    max_concurrency: int = Field(
+        default=1, ge=1, description="Calls in flight at once (the model answers one at a time)."
+    )
+    timeout: Duration | None = Field(
+        default=None, description="Per-call timeout; default providers.timeout."
+    )
 
 
 class ProvidersSettings(_Section):

@@ -15,6 +15,7 @@ from functools import cache
 from typing import Any, Self, TypeVar
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from ragas_boot.errors import SampleValidationError
@@ -117,12 +118,20 @@ def _owner_fields(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[st
         if part in _UNION_TAGS:
             current = _model_in(annotation, named=part)
             continue
-        field = current.model_fields.get(part) if current is not None else None
+        field = _field_spelled(current, part) if current is not None else None
         if field is None:
             return []
         annotation = field.annotation
         current = _model_in(annotation)
     return sorted(_accepted_keys(current)) if current is not None else []
+
+
+def _field_spelled(model: type[BaseModel], key: str) -> FieldInfo | None:
+    """The field that ``key`` names, by its name or one of its accepted spellings."""
+    for name, choices in _alias_groups(model):
+        if key in choices:
+            return model.model_fields[name]
+    return model.model_fields.get(key)
 
 
 def _model_in(annotation: Any, named: str | None = None) -> type[BaseModel] | None:

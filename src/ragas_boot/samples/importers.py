@@ -26,8 +26,15 @@ __all__ = ["from_langchain_messages", "from_openai_messages"]
 
 _T = TypeVar("_T")
 
-_OPENAI_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 _SKIPPED = "skip"
+_OPENAI_ROLES = {
+    "system": _SKIPPED,
+    "developer": _SKIPPED,
+    "user": "human",
+    "assistant": "ai",
+    "tool": "tool",
+    "function": "tool",
+}
 
 # LangChain spells a message's kind as its ``type`` ("human"), its class name
 # ("HumanMessage", in ``dumpd`` output) or a chunk class name; ``ChatMessage`` has a role.
@@ -74,46 +81,7 @@ def from_openai_messages(messages: Iterable[Any], **sample_fields: Any) -> Sampl
     Raises:
         SampleValidationError: the trace is malformed; ``field`` locates the part.
     """
-    converted: list[Message] = []
-    call_names: dict[str, str] = {}
-    for index, raw in enumerate(_message_list(messages)):
-        path = f"messages[{index}]"
-        if isinstance(raw, BaseModel):
-            raw = raw.model_dump(exclude_none=True)
-        message = _mapping(raw, path, "an OpenAI chat message (a mapping with a 'role')")
-        role = _required_text(message.get("role"), join_path(path, "role"))
-        role = role.strip().lower()
-        if role not in _OPENAI_ROLES:
-            raise SampleValidationError(
-                f"unknown role {role!r}; expected one of {', '.join(_OPENAI_ROLES)}",
-                field=join_path(path, "role"),
-            )
-        if role in ("system", "developer"):
-            continue
-        content_path = join_path(path, "content")
-        if role == "user":
-            content = _content(message.get("content"), content_path, required=True)
-            converted.append(_build(HumanMessage, path, content=content))
-        elif role == "assistant":
-            calls = _openai_calls(message, path)
-            call_names.update((call.id, call.name) for call in calls if call.id)
-            content = _content(message.get("content"), content_path, required=False)
-            if not content:
-                content = _text(message.get("refusal"), join_path(path, "refusal")) or ""
-            converted.append(_build(AIMessage, path, content=content, tool_calls=calls))
-        else:
-            call_id = _text(message.get("tool_call_id"), join_path(path, "tool_call_id"))
-            name = _text(message.get("name"), join_path(path, "name"))
-            converted.append(
-                _build(
-                    ToolMessage,
-                    path,
-                    content=_content(message.get("content"), content_path, required=True),
-                    tool_call_id=call_id,
-                    name=name or call_names.get(call_id or ""),
-                )
-            )
-    return _sample(converted, sample_fields)
+    return _import(messages, _openai_view, _openai_calls, sample_fields)
 
 
 def from_langchain_messages(messages: Iterable[Any], **sample_fields: Any) -> Sample:
@@ -138,11 +106,24 @@ def from_langchain_messages(messages: Iterable[Any], **sample_fields: Any) -> Sa
     Raises:
         SampleValidationError: the trace is malformed; ``field`` locates the part.
     """
+    return _import(messages, _langchain_view, _langchain_calls, sample_fields)
+
+
+_Getter = Callable[[str], Any]
+_View = Callable[[Any, str], tuple[str, _Getter]]
+_CallReader = Callable[[_Getter, str], list[ToolCall]]
+
+
+def _import(
+    messages: Iterable[Any], view: _View, read_calls: _CallReader, sample_fields: Mapping[str, Any]
+) -> Sample:
+    """The loop both importers share: ``view`` says what a message is, ``read_calls`` reads
+    an AI message's tool calls."""
     converted: list[Message] = []
-    call_names: dict[str, str] = {}
+    call_names: dict[str, str] = {}  # call id -> tool name, to name the tool messages
     for index, raw in enumerate(_message_list(messages)):
         path = f"messages[{index}]"
-        kind, get = _langchain_view(raw, path)
+        kind, get = view(raw, path)
         if kind == _SKIPPED:
             continue
         content_path = join_path(path, "content")
@@ -150,26 +131,38 @@ def from_langchain_messages(messages: Iterable[Any], **sample_fields: Any) -> Sa
             content = _content(get("content"), content_path, required=True)
             converted.append(_build(HumanMessage, path, content=content))
         elif kind == "ai":
-            calls = _langchain_calls(get, path)
+            calls = read_calls(get, path)
             call_names.update((call.id, call.name) for call in calls if call.id)
             content = _content(get("content"), content_path, required=False)
+            if not content:  # OpenAI puts a refusal beside an empty content
+                content = _text(get("refusal"), join_path(path, "refusal")) or ""
             converted.append(_build(AIMessage, path, content=content, tool_calls=calls))
         else:
             call_id = _text(get("tool_call_id"), join_path(path, "tool_call_id"))
             name = _text(get("name"), join_path(path, "name"))
+            content = _content(get("content"), content_path, required=True)
+            name = name or call_names.get(call_id or "")
             converted.append(
-                _build(
-                    ToolMessage,
-                    path,
-                    content=_content(get("content"), content_path, required=True),
-                    tool_call_id=call_id,
-                    name=name or call_names.get(call_id or ""),
-                )
+                _build(ToolMessage, path, content=content, tool_call_id=call_id, name=name)
             )
     return _sample(converted, sample_fields)
 
 
-def _langchain_view(raw: Any, path: str) -> tuple[str, Callable[[str], Any]]:
+def _openai_view(raw: Any, path: str) -> tuple[str, _Getter]:
+    if isinstance(raw, BaseModel):  # e.g. the OpenAI SDK's ChatCompletionMessage
+        raw = raw.model_dump(exclude_none=True)
+    message = _mapping(raw, path, "an OpenAI chat message (a mapping with a 'role')")
+    role = _required_text(message.get("role"), join_path(path, "role")).strip().lower()
+    kind = _OPENAI_ROLES.get(role)
+    if kind is None:
+        raise SampleValidationError(
+            f"unknown role {role!r}; expected one of {', '.join(_OPENAI_ROLES)}",
+            field=join_path(path, "role"),
+        )
+    return kind, message.get
+
+
+def _langchain_view(raw: Any, path: str) -> tuple[str, _Getter]:
     """The message's kind (human, ai, tool or skip) and a getter for its fields."""
     fields: Mapping[Any, Any]
     kind_value: Any
@@ -228,7 +221,7 @@ def _langchain_calls(get: Callable[[str], Any], path: str) -> list[ToolCall]:
     if not raw_calls:
         extra = get("additional_kwargs")
         if isinstance(extra, Mapping) and extra.get("tool_calls"):
-            return _openai_calls(extra, join_path(path, "additional_kwargs"))
+            return _openai_calls(extra.get, join_path(path, "additional_kwargs"))
         if raw_calls is None:
             return []
     calls_path = join_path(path, "tool_calls")
@@ -243,14 +236,14 @@ def _langchain_calls(get: Callable[[str], Any], path: str) -> list[ToolCall]:
     return calls
 
 
-def _openai_calls(message: Mapping[Any, Any], path: str) -> list[ToolCall]:
+def _openai_calls(get: _Getter, path: str) -> list[ToolCall]:
     calls = []
-    raw_calls = message.get("tool_calls")
+    raw_calls = get("tool_calls")
     if raw_calls is not None:
         calls_path = join_path(path, "tool_calls")
         for position, raw in enumerate(_list(raw_calls, calls_path, "a list of tool calls")):
             calls.append(_openai_call(raw, join_path(calls_path, position)))
-    legacy = message.get("function_call")
+    legacy = get("function_call")
     if legacy is not None:
         calls.append(_openai_function(legacy, join_path(path, "function_call"), call_id=None))
     return calls

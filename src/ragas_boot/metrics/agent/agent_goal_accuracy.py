@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from enum import StrEnum
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
+from ragas_boot._enums import CaseInsensitiveEnum
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.errors import SampleValidationError
 from ragas_boot.execution.results import Exclusion
@@ -27,18 +27,11 @@ __all__ = [
 log = logging.getLogger("ragas_boot.metrics")
 
 
-class AgentGoalMode(StrEnum):
+class AgentGoalMode(CaseInsensitiveEnum):
     """Whether the expected outcome is given (``reference``) or inferred by each judge."""
 
     WITH_REFERENCE = "WITH_REFERENCE"
     WITHOUT_REFERENCE = "WITHOUT_REFERENCE"
-
-    @classmethod
-    def _missing_(cls, value: object) -> Any:
-        if isinstance(value, str):
-            wanted = value.strip().upper().replace("-", "_")
-            return cls.__members__.get(wanted)
-        return None
 
 
 class AgentGoalAccuracyConfig(MetricConfig):

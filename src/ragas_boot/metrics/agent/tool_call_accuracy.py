@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.errors import SampleValidationError
@@ -42,18 +41,6 @@ class ToolCallAccuracyConfig(MetricConfig):
         default=ValueComparison.EXACT,
         description="EXACT JSON equality (True ≠ 1); NORMALIZE: '1' == 1, trimmed case-blind.",
     )
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 _TEXT = {
@@ -149,11 +136,11 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
             "false_negatives": len(reference) - matching.true_positives,
             "precision": matching.precision,
             "recall": matching.recall,
-            "correct": _jsonable(matching.correct),
-            "incorrect": _jsonable(matching.incorrect),
-            "missed": _jsonable(matching.missed),
-            "extra": _jsonable(matching.extra),
-            "summary": matching.summary,
+            **{
+                key: value
+                for key, value in matching.as_dict().items()
+                if key in ("correct", "incorrect", "missed", "extra", "summary")
+            },
         }
         explanation = _TEXT["ru" if language == "ru" else "en"].format(
             summary=matching.summary,

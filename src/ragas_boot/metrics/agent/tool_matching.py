@@ -28,10 +28,10 @@ import re
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from numbers import Real
 from typing import Any, NamedTuple
 
+from ragas_boot._enums import CaseInsensitiveEnum
 from ragas_boot.samples import ToolCall
 
 __all__ = [
@@ -52,43 +52,30 @@ DEFAULT_ARGUMENT_MATCH_THRESHOLD = 0.8
 """FLEXIBLE mode's default minimum argument score for a pair to match (as in the Java library)."""
 
 
-class _AnyCaseEnum(StrEnum):
-    """A string enum that also accepts its values in any case and with surrounding blanks."""
-
-    @classmethod
-    def _missing_(cls, value: object) -> Any:
-        if isinstance(value, str):
-            wanted = value.strip().lower()
-            for member in cls:
-                if member.value == wanted:
-                    return member
-        return None
-
-
-class ToolCallMode(_AnyCaseEnum):
+class ToolCallMode(CaseInsensitiveEnum):
     """How arguments must agree for two calls of the same tool to match."""
 
-    STRICT = "strict"
+    STRICT = "STRICT"
     """Same argument names, every value equal."""
-    FLEXIBLE = "flexible"
+    FLEXIBLE = "FLEXIBLE"
     """Argument score at least the threshold."""
 
 
-class CallOrder(_AnyCaseEnum):
+class CallOrder(CaseInsensitiveEnum):
     """Whether matched calls must come in the reference order."""
 
-    ANY = "any"
+    ANY = "ANY"
     """Order is ignored."""
-    STRICT = "strict"
+    STRICT = "STRICT"
     """Matched pairs keep the order of both lists."""
 
 
-class ValueComparison(_AnyCaseEnum):
+class ValueComparison(CaseInsensitiveEnum):
     """How two argument values are compared."""
 
-    EXACT = "exact"
+    EXACT = "EXACT"
     """JSON equality."""
-    NORMALIZE = "normalize"
+    NORMALIZE = "NORMALIZE"
     """JSON equality after trimming and case-folding strings and reading numeric strings."""
 
 
@@ -184,6 +171,23 @@ class ToolCallMatching:
       F1 0.0;
     * no actual calls but some reference: precision 1.0 (nothing wrong was called),
       recall 0.0, F1 0.0.
+
+    Attributes:
+        actual: the calls made.
+        reference: the calls expected.
+        correct: matched pairs, in actual order.
+        incorrect: left-over calls of an expected tool, paired with a left-over reference
+            call of that tool (best argument score first), in reference order.
+        missed: left-over reference calls with no incorrect counterpart.
+        extra: left-over actual calls with no incorrect counterpart.
+        true_positives: number of matched pairs.
+        precision: true positives / actual calls.
+        recall: true positives / reference calls.
+        f1: harmonic mean of precision and recall: the ToolCallAccuracy score.
+        mode: the argument rule used.
+        order: the order rule used.
+        comparison: the value equality used.
+        threshold: the FLEXIBLE threshold used.
     """
 
     actual: list[ToolCall]
@@ -206,6 +210,24 @@ class ToolCallMatching:
         """``(actual_index, reference_index, argument_score)`` of every matched pair."""
         return [MatchedPair(*correct[:3]) for correct in self.correct]
 
+    def as_dict(self) -> dict[str, Any]:
+        """The matching as JSON-ready data (named fields, calls dumped), for result metadata."""
+        return {
+            "true_positives": self.true_positives,
+            "precision": self.precision,
+            "recall": self.recall,
+            "f1": self.f1,
+            "summary": self.summary,
+            "mode": self.mode.value,
+            "order": self.order.value,
+            "comparison": self.comparison.value,
+            "threshold": self.threshold,
+            "correct": [_plain(item) for item in self.correct],
+            "incorrect": [_plain(item) | {"details": item.details} for item in self.incorrect],
+            "missed": [_plain(item) for item in self.missed],
+            "extra": [_plain(item) for item in self.extra],
+        }
+
     @property
     def summary(self) -> str:
         """One line: ``Accuracy 40.0% | Correct 1/2 | Incorrect 1 | Missed 0 | Extra 1``."""
@@ -214,6 +236,13 @@ class ToolCallMatching:
             f" | Incorrect {len(self.incorrect)} | Missed {len(self.missed)}"
             f" | Extra {len(self.extra)}"
         )
+
+
+def _plain(item: CorrectCall | IncorrectCall | UnmatchedCall) -> dict[str, Any]:
+    return {
+        name: value.model_dump(mode="json") if isinstance(value, ToolCall) else value
+        for name, value in item._asdict().items()
+    }
 
 
 def argument_score(
@@ -437,8 +466,11 @@ def _normalized_text(text: str) -> Any:
 def _flexible_score(actual: dict[str, Any], reference: dict[str, Any]) -> float:
     if not reference:
         return 0.5 if actual else 1.0
-    # Canonical values are hashable, so the arguments got right are the common items.
-    return len(reference.items() & actual.items()) / len(reference)
+    hits = 0
+    for name, expected in reference.items():
+        if actual.get(name, _ABSENT) == expected:
+            hits += 1
+    return hits / len(reference)
 
 
 # --- matchings ---------------------------------------------------------------------------
@@ -487,8 +519,12 @@ def _edges_by_tool(
                 if args == expected:
                     group.append((i, j, 1.0))
                 continue
-            if expected:
-                score = len(expected.items() & args.items()) / len(expected)
+            if expected:  # _flexible_score, inlined: this loop is the hot path
+                hits = 0
+                for name, value in expected.items():
+                    if args.get(name, _ABSENT) == value:
+                        hits += 1
+                score = hits / len(expected)
             else:
                 score = 0.5 if args else 1.0
             if score >= threshold:
@@ -594,25 +630,24 @@ def _maximum_weight(edges: list[tuple[int, int, float]]) -> list[tuple[int, int,
     Each edge weighs ``BIG + score`` with ``BIG`` above any possible total score, so one more
     pair always outweighs any score gain; a missing edge weighs 0 and is dropped afterwards.
     """
-    rows = sorted({i for i, _, _ in edges})
-    columns = sorted({j for _, j, _ in edges})
-    transposed = len(rows) > len(columns)
-    if transposed:
-        rows, columns = columns, rows
-    row_of = {index: position for position, index in enumerate(rows)}
-    column_of = {index: position for position, index in enumerate(columns)}
+    rows = list(dict.fromkeys(i for i, _, _ in edges))
+    columns = list(dict.fromkeys(j for _, j, _ in edges))
+    if len(rows) > len(columns):  # the algorithm wants no more rows than columns
+        flipped = _maximum_weight([(j, i, score) for i, j, score in edges])
+        return [(i, j, score) for j, i, score in flipped]
+    row_of = {i: row for row, i in enumerate(rows)}
+    column_of = {j: column for column, j in enumerate(columns)}
     big = len(rows) + 1.0
     weight = [[0.0] * len(columns) for _ in rows]
-    score_of: dict[tuple[int, int], float] = {}
+    score_of = {}
     for i, j, score in edges:
-        row, column = (row_of[j], column_of[i]) if transposed else (row_of[i], column_of[j])
-        weight[row][column] = big + score
-        score_of[row, column] = score
+        weight[row_of[i]][column_of[j]] = big + score
+        score_of[i, j] = score
     pairs = []
     for row, column in enumerate(_assignment(weight)):
-        if (row, column) in score_of:
-            i, j = (columns[column], rows[row]) if transposed else (rows[row], columns[column])
-            pairs.append((i, j, score_of[row, column]))
+        pair = rows[row], columns[column]
+        if pair in score_of:
+            pairs.append((*pair, score_of[pair]))
     return pairs
 
 
@@ -672,27 +707,40 @@ def _assignment(weight: list[list[float]]) -> list[int]:
 def _ordered_matching(
     n: int, m: int, edges: list[tuple[int, int, float]]
 ) -> list[tuple[int, int, float]]:
-    """Most pairs that keep both orders, then highest total score (weighted LCS)."""
+    """Most pairs that keep both orders, then highest total score (weighted LCS).
+
+    ``best[i][j]`` is the best weight of the first ``i`` actual and ``j`` reference calls,
+    a pair weighing ``BIG + score`` as in :func:`_maximum_weight`.
+    """
     big = min(n, m) + 1.0
-    weight_of: list[dict[int, float]] = [{} for _ in range(n)]
+    score_of: list[dict[int, float]] = [{} for _ in range(n)]
     for i, j, score in edges:
-        weight_of[i][j] = big + score
-    best = [[0.0] * (m + 1) for _ in range(n + 1)]
-    for i in range(1, n + 1):
-        above, here, weights = best[i - 1], best[i], weight_of[i - 1]
-        for j in range(1, m + 1):
-            value = above[j] if above[j] >= here[j - 1] else here[j - 1]
-            if weights:
-                gained = weights.get(j - 1)
-                if gained is not None and above[j - 1] + gained > value:
-                    value = above[j - 1] + gained
-            here[j] = value
+        score_of[i][j] = score
+    best = [[0.0] * (m + 1)]
+    for i in range(n):
+        above, scores = best[-1], score_of[i]
+        if not scores:
+            best.append(above)  # a call that matches nothing changes no prefix's best
+            continue
+        here = [0.0] * (m + 1)
+        left = 0.0
+        for j in range(m):
+            value = above[j + 1]
+            if left > value:
+                value = left
+            gained = scores.get(j)
+            if gained is not None:
+                through = above[j] + big + gained
+                if through > value:
+                    value = through
+            here[j + 1] = left = value
+        best.append(here)
     pairs = []
     i, j = n, m
     while i and j:
-        gained = weight_of[i - 1].get(j - 1)
-        if gained is not None and best[i][j] == best[i - 1][j - 1] + gained:
-            pairs.append((i - 1, j - 1, gained - big))
+        gained = score_of[i - 1].get(j - 1)
+        if gained is not None and best[i][j] == best[i - 1][j - 1] + big + gained:
+            pairs.append((i - 1, j - 1, gained))
             i, j = i - 1, j - 1
         elif best[i][j] == best[i - 1][j]:
             i -= 1

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import StrEnum
 from functools import cache
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, Field, create_model
 
+from ragas_boot._enums import CaseInsensitiveEnum
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.errors import SampleValidationError
 from ragas_boot.execution.results import Exclusion
@@ -31,18 +31,12 @@ __all__ = [
 ]
 
 
-class TopicAdherenceMode(StrEnum):
+class TopicAdherenceMode(CaseInsensitiveEnum):
     """Which of precision, recall or their F1 is the score."""
 
     F1 = "F1"
     PRECISION = "PRECISION"
     RECALL = "RECALL"
-
-    @classmethod
-    def _missing_(cls, value: object) -> Any:
-        if isinstance(value, str):
-            return cls.__members__.get(value.strip().upper())
-        return None
 
 
 class TopicAdherenceConfig(MetricConfig):
