@@ -359,14 +359,14 @@ class Metric(ABC, Generic[ConfigT]):
                 total_steps=self.total_steps(config),
             )
         )
+        outcome: ScoringOutcome | None = None
         try:
             outcome = await self._score(sample, config, judges)
             score = outcome.score
             if outcome.aggregated and outcome.model_scores:
                 score = self._aggregate(config, outcome.model_scores)
         except (AllJudgesFailedError, ArithmeticError) as error:
-            steps = getattr(error, "steps", [])
-            exclusions = getattr(error, "exclusions", [])
+            # What was run before the failure still reaches listeners (reports show it).
             self._listeners.notify_after(
                 EvaluationFinished(
                     metric=self.name,
@@ -374,9 +374,9 @@ class Metric(ABC, Generic[ConfigT]):
                     config=config,
                     judge_ids=judge_ids,
                     score=None,
-                    model_scores={},
-                    steps=steps,
-                    exclusions=exclusions,
+                    model_scores=outcome.model_scores if outcome else {},
+                    steps=outcome.steps if outcome else getattr(error, "steps", []),
+                    exclusions=outcome.exclusions if outcome else getattr(error, "exclusions", []),
                     duration_s=time.perf_counter() - started,
                     error=str(error),
                 )
