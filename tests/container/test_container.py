@@ -277,3 +277,16 @@ def test_no_judges_configured_is_a_clear_error_not_a_failed_run(tmp_path, openai
         # ToolCallAccuracy needs no judge.
         tool_sample = Sample(tool_calls=[], reference_tool_calls=[])
         assert container.tool_call_accuracy().evaluate(tool_sample).score == 1.0
+
+
+def test_a_typo_in_a_metric_section_names_the_key_once_with_a_hint(make_container):
+    with pytest.raises(ConfigError) as error:
+        make_container(
+            extra="""
+            spring.ai.ragas.metrics.topic-adherence:
+              mdoe: recall
+            """
+        ).topic_adherence()
+    message = str(error.value)
+    assert message.count("spring.ai.ragas.metrics.topic-adherence.mdoe") == 1
+    assert "Did you mean 'mode'?" in message

@@ -105,3 +105,9 @@ def test_built_by_hand_without_a_container():
     metric = ToolCallAccuracyMetric(defaults=ToolCallAccuracyConfig(mode="flexible"))
     assert metric.evaluate(TOKYO, {"argument_match_threshold": 0.5}).score == 1.0
     assert metric.evaluate(TOKYO).score == 0.0  # FLEXIBLE at the default 0.8
+
+
+def test_the_russian_explanation_is_russian(metric):
+    explanation = metric.evaluate(TPMJS, {"language": "ru"}).explanation
+    assert explanation.startswith("Точность 40.0% | Верно 1/2 | Неверно 1 | Пропущено 0 | Лишние 1")
+    assert "Accuracy" not in explanation

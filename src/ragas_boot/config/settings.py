@@ -221,7 +221,7 @@ class RetrySettings(_Section):
     )
     on_client_errors: bool = Field(default=False, description="Retry every other 4xx as well.")
     honor_retry_after: bool = Field(
-        default=True, description="Wait as long as a Retry-After header asks (capped by timeout)."
+        default=True, description="Wait as long as a Retry-After header asks (at most 300 s)."
     )
     backoff: BackoffSettings = Field(
         default_factory=BackoffSettings, description="Backoff between attempts."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import logging
 import time
 from abc import ABC, abstractmethod
@@ -52,6 +53,23 @@ def _run_without_loop(coro: Coroutine[Any, Any, T]) -> T:
         return stop.value  # type: ignore[no-any-return]
     coro.close()
     raise RuntimeError("a metric without judges awaited I/O; set uses_judges = True")
+
+
+def _section_error(
+    key: str, config_type: type[MetricConfig], error: ValidationError
+) -> ConfigError:
+    """One ConfigError for a metric's YAML section, naming each key, with a did-you-mean."""
+    items = error.errors()
+    paths = [f"{key}.{'.'.join(str(part) for part in item['loc'])}" for item in items]
+    hint = None
+    if items[0]["type"] == "extra_forbidden":
+        allowed = [name.replace("_", "-") for name in config_type.model_fields]
+        close = difflib.get_close_matches(str(items[0]["loc"][-1]), allowed, n=1)
+        hint = f"Did you mean '{close[0]}'?" if close else "Allowed: " + ", ".join(allowed)
+    if len(items) == 1:
+        return ConfigError(items[0]["msg"], key=paths[0], hint=hint)
+    listed = "; ".join(f"{path}: {item['msg']}" for path, item in zip(paths, items, strict=True))
+    return ConfigError(f"{len(items)} problems: {listed}", key=paths[0], hint=hint)
 
 
 def _lower(value: Any) -> Any:
@@ -175,12 +193,7 @@ class Metric(ABC, Generic[ConfigT]):
         try:
             defaults = cls.config_type.model_validate(section)
         except ValidationError as error:
-            problems = "; ".join(
-                f"{key}.{'.'.join(str(p) for p in item['loc'])}: {item['msg']}"
-                for item in error.errors()
-            )
-            first = error.errors()[0]["loc"]
-            raise ConfigError(problems, key=f"{key}.{'.'.join(str(p) for p in first)}") from None
+            raise _section_error(key, cls.config_type, error) from None
         return cls(
             executor=executor,
             defaults=defaults,  # type: ignore[arg-type]

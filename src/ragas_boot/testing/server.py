@@ -16,7 +16,8 @@ Example:
             # judge-a answers these in order, then falls back to its responder or the default
             server.script("judge-a", {"verdict": 1}, Reply.error(429, retry_after=2))
             # the first rule whose predicate is true answers (this one twice at most)
-            server.when(lambda r: "InferGoal" in r.prompt, {"goal": "book a flight"}, times=2)
+            asks_goal = lambda r: "goal" in (r.json_schema or {}).get("properties", {})
+            server.when(asks_goal, {"goal": "book a flight"}, times=2)
             # a function answers the requests of judge-b
             server.respond("judge-b", lambda r: {"verdict": int("refund" not in r.prompt)})
             server.inject_faults("judge-c", rate_429=0.2, rate_hang=0.05, seed=7)
@@ -649,7 +650,10 @@ class FakeOpenAIServer:
         Rules come before scripts and responders; the first matching rule wins.
 
         Args:
-            predicate: a test of the request, e.g. ``lambda r: "InferGoal" in r.prompt``.
+            predicate: a test of the request, e.g. ``lambda r: "refund" in r.prompt``; to
+                tell a metric's steps apart, test the output schema's properties
+                (``"topics" in (r.json_schema or {}).get("properties", {})``), which works in
+                every structured-output mode.
             reply: the answer, or a function of the request making it.
             model: only requests for this model (``None``: any model).
             times: answer this many requests, then drop the rule (``None``: no limit).

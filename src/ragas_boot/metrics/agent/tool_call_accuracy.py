@@ -142,8 +142,15 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
                 if key in ("correct", "incorrect", "missed", "extra", "summary")
             },
         }
+        summary = matching.summary
+        if language == "ru":
+            summary = (
+                f"Точность {matching.f1 * 100:.1f}% | Верно {matching.true_positives}/"
+                f"{len(reference)} | Неверно {len(matching.incorrect)} | "
+                f"Пропущено {len(matching.missed)} | Лишние {len(matching.extra)}"
+            )
         explanation = _TEXT["ru" if language == "ru" else "en"].format(
-            summary=matching.summary,
+            summary=summary,
             precision=matching.precision,
             recall=matching.recall,
             tp=matching.true_positives,
