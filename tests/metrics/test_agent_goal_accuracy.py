@@ -231,3 +231,32 @@ def test_result_records_prompts_answers_timings_and_tokens(make_container, opena
     assert result.usage.total_tokens == sum(c.usage.total_tokens for c in step.calls)
     assert result.metadata["reasons"]["judge-b"] == "judge-b says True"
     assert result.duration_s >= 0.05
+
+
+def test_a_custom_template_replaces_the_shipped_prompt(make_container, openai_server):
+    achieved(openai_server, [True])
+    template = "Did the agent reach: {reference}?\n\n{conversation}\n\nLiteral {braces} stay."
+    with pytest.raises(ValueError, match=r"unknown placeholder\(s\) \{braces\}"):
+        AgentGoalAccuracyConfig(prompts={"compare_outcome": template})
+    template = "Did the agent reach: {reference}?\n\n{conversation}"
+    metric = make_container(["judge-a"]).agent_goal_accuracy()
+    result = metric.evaluate(FLIGHT, AgentGoalAccuracyConfig(prompts={"compare-outcome": template}))
+    assert result.score == 1.0
+    prompt = openai_server.requests_for("judge-a")[0].request.prompt
+    assert prompt.startswith("Did the agent reach: Успешно забронировать")
+    with pytest.raises(ValueError, match="no prompt named 'compare'"):
+        AgentGoalAccuracyConfig(prompts={"compare": template})
+
+
+def test_custom_templates_can_come_from_yaml(make_container, openai_server):
+    achieved(openai_server, [True])
+    container = make_container(
+        ["judge-a"],
+        extra="""
+        spring.ai.ragas.metrics.agent-goal-accuracy:
+          prompts:
+            compare-outcome: "Outcome wanted: {reference}. Chat: {conversation}"
+        """,
+    )
+    container.agent_goal_accuracy().evaluate(FLIGHT)
+    assert openai_server.requests_for("judge-a")[0].request.prompt.startswith("Outcome wanted:")

@@ -10,7 +10,14 @@ from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
 
 from ragas_boot.chat.judge import JudgeModel, TokenUsage
 from ragas_boot.config.settings import Aggregation, Language, MetricsSettings
@@ -30,6 +37,7 @@ from ragas_boot.execution.listeners import (
     MetricListener,
 )
 from ragas_boot.execution.results import Exclusion, StepRecord
+from ragas_boot.metrics.prompting import check_template, load_prompt
 from ragas_boot.metrics.results import MetricResult
 from ragas_boot.samples import Sample
 
@@ -105,6 +113,25 @@ class MetricConfig(BaseModel):
     threshold: float = Field(
         default=0.5, ge=0.0, le=1.0, description="Pass mark used by assertions and reports."
     )
+    prompts: dict[str, str] = Field(
+        default_factory=dict,
+        description="Custom templates by prompt name (compare_outcome, ...); see docs.",
+    )
+
+    @field_validator("prompts", mode="before")
+    @classmethod
+    def _prompt_names(cls, value: Any) -> Any:
+        # YAML writes keys in kebab-case; templates are looked up by their snake_case name.
+        if isinstance(value, Mapping):
+            return {str(k).replace("-", "_"): v for k, v in value.items()}
+        return value
+
+    @field_validator("prompts")
+    @classmethod
+    def _prompts_are_valid(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, template in value.items():
+            check_template(name, template)
+        return value
 
 
 @dataclass
@@ -229,6 +256,10 @@ class Metric(ABC, Generic[ConfigT]):
 
     def _language(self, config: MetricConfig) -> str:
         return config.language or self._settings.language
+
+    def _template(self, config: MetricConfig, name: str) -> str:
+        """The config's custom template ``name``, else the shipped one in its language."""
+        return config.prompts.get(name) or load_prompt(name, self._language(config))
 
     def _aggregation(self, config: MetricConfig) -> Aggregation:
         return config.aggregation or self._settings.aggregation

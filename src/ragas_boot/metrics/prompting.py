@@ -13,21 +13,25 @@ from ragas_boot.samples import AIMessage, HumanMessage, ToolCall, ToolMessage
 
 __all__ = [
     "PROMPT_NAMES",
+    "PROMPT_PLACEHOLDERS",
     "bullet_list",
+    "check_template",
     "load_prompt",
     "render_conversation",
     "render_prompt",
     "tool_call_text",
 ]
 
-#: Templates shipped for each language; placeholders in braces are the public contract.
-PROMPT_NAMES = (
-    "classify_topics",
-    "compare_outcome",
-    "evaluate_outcome",
-    "extract_topics",
-    "infer_goal",
-)
+#: Templates shipped for each language, with the placeholders each may use (the public
+#: contract for custom templates).
+PROMPT_PLACEHOLDERS: dict[str, frozenset[str]] = {
+    "classify_topics": frozenset({"reference_topics", "extracted_topics", "count"}),
+    "compare_outcome": frozenset({"reference", "conversation"}),
+    "evaluate_outcome": frozenset({"goal", "conversation"}),
+    "extract_topics": frozenset({"conversation"}),
+    "infer_goal": frozenset({"conversation"}),
+}
+PROMPT_NAMES = tuple(sorted(PROMPT_PLACEHOLDERS))
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
@@ -44,6 +48,28 @@ def load_prompt(name: str, language: str = "en") -> str:
     folder = "ru" if language.lower() == "ru" else "en"
     path = resources.files("ragas_boot.metrics").joinpath("prompts", folder, f"{name}.txt")
     return path.read_text(encoding="utf-8")
+
+
+def check_template(name: str, template: str) -> None:
+    """Check a custom template: a known prompt, using only that prompt's placeholders.
+
+    Raises:
+        ValueError: unknown prompt name, unknown placeholder, or no ``{conversation}`` /
+            list placeholder at all (a template that ignores its input is a mistake).
+    """
+    if name not in PROMPT_PLACEHOLDERS:
+        raise ValueError(f"no prompt named '{name}'; known: {', '.join(PROMPT_NAMES)}")
+    allowed = PROMPT_PLACEHOLDERS[name]
+    used = set(_PLACEHOLDER.findall(template))
+    unknown = sorted(used - allowed)
+    may_use = ", ".join("{" + item + "}" for item in sorted(allowed))
+    if unknown:
+        listed = ", ".join("{" + item + "}" for item in unknown)
+        raise ValueError(
+            f"prompt '{name}' uses unknown placeholder(s) {listed}; it may use {may_use}"
+        )
+    if not used:
+        raise ValueError(f"prompt '{name}' uses none of its placeholders ({may_use})")
 
 
 def render_prompt(template: str, values: Mapping[str, Any]) -> str:

@@ -13,7 +13,7 @@ from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.errors import SampleValidationError
 from ragas_boot.execution.results import Exclusion
 from ragas_boot.metrics.base import Metric, MetricConfig, ScoringOutcome
-from ragas_boot.metrics.prompting import load_prompt, render_conversation, render_prompt
+from ragas_boot.metrics.prompting import render_conversation, render_prompt
 from ragas_boot.samples import Sample
 
 __all__ = [
@@ -127,7 +127,7 @@ class AgentGoalAccuracyMetric(Metric[AgentGoalAccuracyConfig]):
 
         if config.mode is AgentGoalMode.WITH_REFERENCE:
             prompt = render_prompt(
-                load_prompt("compare_outcome", language),
+                self._template(config, "compare_outcome"),
                 {"reference": sample.reference, "conversation": conversation},
             )
             verdict_step = await self.executor.run_step(
@@ -135,7 +135,7 @@ class AgentGoalAccuracyMetric(Metric[AgentGoalAccuracyConfig]):
             )
             steps.append(verdict_step)
         else:
-            infer_template = load_prompt("infer_goal", language)
+            infer_template = self._template(config, "infer_goal")
             infer = await self.executor.run_step(
                 "InferGoal",
                 judges,
@@ -162,7 +162,7 @@ class AgentGoalAccuracyMetric(Metric[AgentGoalAccuracyConfig]):
                     survivors.append(judge)
             if not survivors:
                 raise self._all_failed("InferGoal", steps, exclusions)
-            evaluate_template = load_prompt("evaluate_outcome", language)
+            evaluate_template = self._template(config, "evaluate_outcome")
             verdict_step = await self.executor.run_step(
                 "EvaluateOutcome",
                 survivors,

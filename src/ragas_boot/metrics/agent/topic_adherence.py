@@ -15,7 +15,6 @@ from ragas_boot.execution.results import Exclusion
 from ragas_boot.metrics.base import Metric, MetricConfig, ScoringOutcome
 from ragas_boot.metrics.prompting import (
     bullet_list,
-    load_prompt,
     render_conversation,
     render_prompt,
 )
@@ -165,7 +164,7 @@ class TopicAdherenceMetric(Metric[TopicAdherenceConfig]):
         extract = await self.executor.run_step(
             "ExtractTopics",
             judges,
-            render_prompt(load_prompt("extract_topics", language), {"conversation": conversation}),
+            render_prompt(self._template(config, "extract_topics"), {"conversation": conversation}),
             ExtractedTopics,
             index=0,
         )
@@ -180,7 +179,7 @@ class TopicAdherenceMetric(Metric[TopicAdherenceConfig]):
             raise self._all_failed("ExtractTopics", steps, exclusions)
 
         classify_judges = [judge for judge in judges if topics.get(judge.id)]
-        template = load_prompt("classify_topics", language)
+        template = self._template(config, "classify_topics")
         per_judge: dict[str, dict[str, Any]] = {}
         if classify_judges:
             classify = await self.executor.run_step(
