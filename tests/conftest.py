@@ -14,6 +14,10 @@ from ragas_boot.testing.fixtures import openai_server
 
 __all__ = ["openai_server"]
 
+# pytester drives the plugin's tests (tests/plugin); pytest accepts pytest_plugins only in the
+# top-level conftest, so it is enabled here rather than in that folder.
+pytest_plugins = ["pytester"]
+
 #: A recognisable fake key: tests assert it never shows in logs, reprs, errors or reports.
 SECRET_KEY = "sk-test-DO-NOT-LEAK-4f2a9c"
 

@@ -1,11 +1,15 @@
-"""Test helpers: a local OpenAI-compatible server with scripted answers and injected faults.
+"""Test helpers: score assertions, and a local OpenAI-compatible server with scripted answers
+and injected faults.
 
-Point a config's ``base-url`` at :attr:`FakeOpenAIServer.base_url` (or an OpenAI client's
-``base_url`` at :attr:`FakeOpenAIServer.url`) to test judges offline. The pytest fixture
-``openai_server`` lives in :mod:`ragas_boot.testing.fixtures` (it needs pytest).
+``assert_score(result, at_least=0.8)`` checks a score and, when it fails, says what every judge
+thought. Point a config's ``base-url`` at :attr:`FakeOpenAIServer.base_url` (or an OpenAI
+client's ``base_url`` at :attr:`FakeOpenAIServer.url`) to test judges offline. The pytest
+plugin offers the server as the ``ragas_openai_server`` fixture; a per-test ``openai_server``
+fixture lives in :mod:`ragas_boot.testing.fixtures` (it needs pytest).
 """
 
 from ragas_boot.testing._schema import minimal_instance
+from ragas_boot.testing.assertions import assert_score
 from ragas_boot.testing.server import (
     DEFAULT_MODEL,
     DEFAULT_TEXT,
@@ -32,5 +36,6 @@ __all__ = [
     "ReplyLike",
     "ReplySource",
     "Rule",
+    "assert_score",
     "minimal_instance",
 ]

@@ -1,0 +1,253 @@
+"""Evaluations seen during a test run, each tied to the test that ran it.
+
+The pytest plugin registers a :class:`ScoreRecorder` on every metric bean it hands out; the
+beans call it after each evaluation (from whichever thread ran the evaluation) and
+:func:`~ragas_boot.testing.assert_score` adds the thresholds it checked. The plugin renders
+the records as the terminal summary and the ``--ragas-report`` JSON file.
+
+Only the standard library is imported here, so the plugin can create a recorder at start-up
+without loading the engine.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ragas_boot.execution.listeners import EvaluationFinished, EvaluationStarted
+    from ragas_boot.metrics.results import MetricResult
+
+__all__ = [
+    "EvaluationRecord",
+    "ExclusionRecord",
+    "ScoreCheck",
+    "ScoreRecorder",
+    "active_recorder",
+    "recording",
+]
+
+#: Order among a bean's listeners: after the logging listener, like Java's Allure listener.
+RECORDER_ORDER = 100
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreCheck:
+    """A threshold :func:`assert_score` checked, and whether the score met it."""
+
+    at_least: float | None
+    at_most: float | None
+    passed: bool
+
+    def label(self) -> str:
+        """``>= 0.8``, ``<= 0.6`` or ``0.2..0.8``."""
+        if self.at_least is not None and self.at_most is not None:
+            return f"{self.at_least:g}..{self.at_most:g}"
+        if self.at_least is not None:
+            return f">= {self.at_least:g}"
+        return f"<= {self.at_most:g}"
+
+
+@dataclass(frozen=True, slots=True)
+class ExclusionRecord:
+    """A judge left out of an evaluation, and why."""
+
+    judge_id: str
+    step: str
+    kind: str
+    message: str
+
+
+@dataclass(slots=True)
+class EvaluationRecord:
+    """One evaluation of one metric, as the recorder saw it.
+
+    Attributes:
+        test: node id of the test that ran it (``None`` outside a test).
+        metric: metric name (``AgentGoalAccuracyMetric``).
+        score: the aggregated score; ``None`` when undefined or when every judge failed.
+        model_scores: judge id → that judge's score.
+        exclusions: judges left out, with step and reason.
+        reasons: judge id → the reason its verdict gave.
+        explanation: how the score came about (or the error, when it failed).
+        mode: the metric mode that ran.
+        duration_s: wall time of the evaluation.
+        error: why the evaluation failed, when it did.
+        result: the :class:`MetricResult`, when the evaluation produced one.
+        checks: thresholds checked on it by ``assert_score``.
+    """
+
+    test: str | None
+    metric: str
+    score: float | None
+    model_scores: dict[str, float]
+    exclusions: list[ExclusionRecord]
+    reasons: dict[str, str]
+    explanation: str
+    mode: str | None
+    duration_s: float
+    error: str | None = None
+    result: MetricResult | None = field(default=None, repr=False)
+    checks: list[ScoreCheck] = field(default_factory=list)
+
+    @classmethod
+    def from_result(cls, result: MetricResult, *, test: str | None) -> EvaluationRecord:
+        """The record of a finished evaluation."""
+        return cls(
+            test=test,
+            metric=result.metric,
+            score=result.score,
+            model_scores=dict(result.model_scores),
+            exclusions=_exclusions(result.exclusions),
+            reasons=result.reasons(),
+            explanation=result.explanation or (result.undefined_reason or ""),
+            mode=result.mode,
+            duration_s=result.duration_s,
+            result=result,
+        )
+
+    @classmethod
+    def from_event(cls, event: EvaluationFinished, *, test: str | None) -> EvaluationRecord:
+        """The record of a listener event (a failed evaluation has no result)."""
+        if event.result is not None:
+            return cls.from_result(event.result, test=test)
+        reasons = event.metadata.get("reasons")
+        return cls(
+            test=test,
+            metric=event.metric,
+            score=event.score,
+            model_scores=dict(event.model_scores),
+            exclusions=_exclusions(event.exclusions),
+            reasons=dict(reasons) if isinstance(reasons, Mapping) else {},
+            explanation=event.error or "",
+            mode=getattr(getattr(event.config, "mode", None), "value", None),
+            duration_s=event.duration_s,
+            error=event.error,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (no result object)."""
+        return {
+            "score": self.score,
+            "model_scores": dict(self.model_scores),
+            "exclusions": [
+                {"judge_id": e.judge_id, "step": e.step, "kind": e.kind, "message": e.message}
+                for e in self.exclusions
+            ],
+            "reasons": dict(self.reasons),
+            "explanation": self.explanation,
+            "mode": self.mode,
+            "duration_s": round(self.duration_s, 6),
+            "error": self.error,
+            "checks": [
+                {"at_least": c.at_least, "at_most": c.at_most, "passed": c.passed}
+                for c in self.checks
+            ],
+        }
+
+
+def _exclusions(items: Any) -> list[ExclusionRecord]:
+    return [
+        ExclusionRecord(
+            judge_id=item.judge_id, step=item.step, kind=item.kind, message=item.message
+        )
+        for item in items
+    ]
+
+
+class ScoreRecorder:
+    """A metric listener that keeps every evaluation, tagged with the current test.
+
+    Thread-safe: beans call it from the container's I/O thread as well as from test threads.
+
+    Args:
+        current_test: returns the node id of the running test (``None`` between tests).
+    """
+
+    order = RECORDER_ORDER
+
+    def __init__(self, *, current_test: Callable[[], str | None] = lambda: None) -> None:
+        self._current_test = current_test
+        self._lock = threading.Lock()
+        self._records: list[EvaluationRecord] = []
+
+    def __repr__(self) -> str:
+        return f"ScoreRecorder(records={len(self._records)})"
+
+    @property
+    def records(self) -> list[EvaluationRecord]:
+        """Every record, in the order the evaluations finished."""
+        with self._lock:
+            return list(self._records)
+
+    def before_evaluation(self, event: EvaluationStarted) -> None:
+        """Nothing to do before an evaluation."""
+
+    def after_evaluation(self, event: EvaluationFinished) -> None:
+        """Keep the finished evaluation."""
+        self._add(EvaluationRecord.from_event(event, test=self._current_test()))
+
+    def _add(self, record: EvaluationRecord) -> EvaluationRecord:
+        with self._lock:
+            self._records.append(record)
+        return record
+
+    def record_for(
+        self, result: MetricResult | float, *, metric: str | None = None
+    ) -> EvaluationRecord | None:
+        """The record of ``result``, or of the current test's latest evaluation scoring it.
+
+        A :class:`MetricResult` is found by identity; a bare score (what
+        ``multi_turn_score`` returns) by equality among the current test's evaluations,
+        latest first, optionally of one ``metric`` only.
+        """
+        test = self._current_test()
+        with self._lock:
+            for record in reversed(self._records):
+                if not isinstance(result, int | float):
+                    if record.result is result:
+                        return record
+                    continue
+                if record.test != test or record.score != result:
+                    continue
+                if metric is None or _same_metric(record.metric, metric):
+                    return record
+        return None
+
+    def check(self, result: MetricResult | float, check: ScoreCheck) -> EvaluationRecord | None:
+        """Attach ``check`` to the record of ``result``; keep a result not seen before."""
+        record = self.record_for(result)
+        if record is None and not isinstance(result, int | float):
+            record = self._add(EvaluationRecord.from_result(result, test=self._current_test()))
+        if record is not None:
+            with self._lock:
+                record.checks.append(check)
+        return record
+
+
+def _same_metric(name: str, wanted: str) -> bool:
+    def key(text: str) -> str:
+        return text.replace("_", "").replace("-", "").lower().removesuffix("metric")
+
+    return key(name) == key(wanted)
+
+
+_active: list[ScoreRecorder] = []
+
+
+def active_recorder() -> ScoreRecorder | None:
+    """The recorder of the innermost running pytest session with the plugin, if any."""
+    return _active[-1] if _active else None
+
+
+@contextmanager
+def recording(recorder: ScoreRecorder) -> Iterator[ScoreRecorder]:
+    """Make ``recorder`` the active one for the duration (nested sessions stack)."""
+    _active.append(recorder)
+    try:
+        yield recorder
+    finally:
+        _active.remove(recorder)

@@ -1,0 +1,90 @@
+"""With allure-pytest reporting, each evaluation attaches an HTML page to its Allure step.
+
+allure-pytest is not a dependency: this test skips when it is not installed. To run it:
+``pip install --target /tmp/allure allure-pytest`` and ``PYTHONPATH=/tmp/allure pytest ...``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("allure_pytest")
+
+
+def _results(folder):
+    results = [json.loads(path.read_text()) for path in folder.glob("*-result.json")]
+    return {result["name"]: result for result in results}
+
+
+def test_each_evaluation_attaches_a_page_to_the_step_that_ran_it(
+    write_tests, project, goal_verdicts
+):
+    goal_verdicts(b=False)
+    write_tests(
+        "test_allure",
+        """
+        import allure
+        import pytest
+        from ragas_boot import Sample, ToolCall
+
+        CALLS = [ToolCall("search_flights", {"to": "Paris"})]
+
+        def test_steps(agent_goal_accuracy, tool_call_accuracy):
+            with allure.step("judge the booking"):
+                agent_goal_accuracy.evaluate(SAMPLE)
+            with allure.step("check the calls"):
+                tool_call_accuracy.evaluate(Sample(tool_calls=CALLS, reference_tool_calls=CALLS))
+            agent_goal_accuracy.evaluate(SAMPLE)
+
+        @pytest.mark.asyncio
+        async def test_async(agent_goal_accuracy):
+            with allure.step("awaited"):
+                await agent_goal_accuracy.aevaluate(SAMPLE)
+
+        def test_not_scored():
+            pass
+        """,
+    )
+
+    result = project.runpytest("--alluredir", "allure-results")
+
+    result.assert_outcomes(passed=3)
+    folder = project.path / "allure-results"
+    tests = _results(folder)
+    steps = {step["name"]: step for step in tests["test_steps"]["steps"]}
+    (booking,) = steps["judge the booking"]["attachments"]
+    assert booking["name"] == "AgentGoalAccuracyMetric = 0.500"
+    assert booking["type"] == "text/html"
+    page = (folder / booking["source"]).read_text(encoding="utf-8")
+    for text in ("judge-a", "judge-b says not done", "CompareOutcome", "<svg", "Prompt"):
+        assert text in page
+    (calls,) = steps["check the calls"]["attachments"]
+    assert calls["name"] == "ToolCallAccuracyMetric = 1.000"
+    (outside,) = tests["test_steps"]["attachments"]
+    assert outside["name"] == "AgentGoalAccuracyMetric = 0.500"
+    (awaited,) = tests["test_async"]["steps"][0]["attachments"]
+    assert awaited["name"] == "AgentGoalAccuracyMetric = 0.500"
+    assert (
+        "attachments" not in tests["test_not_scored"] or not tests["test_not_scored"]["attachments"]
+    )
+
+
+def test_the_yaml_can_switch_the_pages_off(write_tests, project, goal_verdicts):
+    goal_verdicts()
+    (project.path / "application.yaml").write_text(
+        (project.path / "application.yaml").read_text()
+        + "\nspring.ai.ragas.allure.enabled: false\n"
+    )
+    write_tests(
+        "test_off",
+        """
+        def test_off(agent_goal_accuracy):
+            agent_goal_accuracy.evaluate(SAMPLE)
+        """,
+    )
+
+    project.runpytest("--alluredir", "allure-results").assert_outcomes(passed=1)
+
+    assert not _results(project.path / "allure-results")["test_off"].get("attachments")

@@ -1,0 +1,153 @@
+"""The end-of-session score table and the ``--ragas-report`` JSON file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ragas_boot.testing.server import Reply
+
+TESTS = """
+import pytest
+
+from ragas_boot import Sample, ToolCall
+from ragas_boot.testing import assert_score
+
+CALLS = [ToolCall("search_flights", {"to": "Paris"})]
+
+
+def test_goal(agent_goal_accuracy):
+    assert_score(agent_goal_accuracy.evaluate(SAMPLE), at_least=0.9)
+
+
+def test_tools(tool_call_accuracy):
+    sample = Sample(tool_calls=CALLS, reference_tool_calls=CALLS)
+    assert_score(tool_call_accuracy.single_turn_score(sample), at_least=0.99)
+
+
+def test_twice(agent_goal_accuracy, tool_call_accuracy):
+    agent_goal_accuracy.evaluate(SAMPLE)
+    agent_goal_accuracy.evaluate(SAMPLE)
+    tool_call_accuracy.evaluate(Sample(tool_calls=[], reference_tool_calls=CALLS))
+
+
+def test_not_scored():
+    pass
+"""
+
+
+@pytest.fixture
+def scored(write_tests, project, goal_verdicts, openai_server):
+    """The project above; judge-b is excluded from the second goal evaluation of test_twice."""
+    goal_verdicts(a=True, b=False)
+    write_tests("test_scored", TESTS)
+    answered = {"n": 0}
+
+    def judge_b(request):
+        answered["n"] += 1
+        if answered["n"] == 3:
+            return Reply.error(401, "key revoked")
+        return {"goal_achieved": False, "reason": "no"}
+
+    openai_server.respond("judge-b", judge_b)
+    return project
+
+
+def test_one_row_per_scored_test_and_metric_with_each_judges_score(scored):
+    result = scored.runpytest()
+
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*= ragas-boot scores =*",
+            "test * metric * score * check * judge-a * judge-b",
+            "test_scored.py::test_goal * AgentGoalAccuracy * 0.500 * FAIL >= 0.9 * 1.00 * 0.00",
+            "test_scored.py::test_tools * ToolCallAccuracy * 1.000 * ok >= 0.99 * - * -",
+            "test_scored.py::test_twice * AgentGoalAccuracy * 0.750 (x2) * 1.00 * 0.00[*]",
+            "test_scored.py::test_twice * ToolCallAccuracy * 0.000 * - * -",
+            "*: excluded from some of the row's evaluations",
+            "4 scored test x metric row(s), 5 evaluation(s), 1 failed check(s)",
+        ]
+    )
+    assert "test_not_scored" not in result.stdout.str().split("ragas-boot scores")[1]
+
+
+def test_the_report_holds_every_row_and_evaluation(scored):
+    result = scored.runpytest("--ragas-report", "out/scores.json")
+
+    result.stdout.fnmatch_lines(["ragas-boot report: */out/scores.json"])
+    report = json.loads((scored.path / "out" / "scores.json").read_text(encoding="utf-8"))
+    assert report["format"] == "ragas-boot.pytest/1"
+    assert report["config"]["files"] == [str(scored.path / "application.yaml")]
+    assert report["config"]["profiles"] == ["default"]
+    rows = {(row["test"], row["metric"]): row for row in report["rows"]}
+    assert list(rows) == [
+        ("test_scored.py::test_goal", "AgentGoalAccuracyMetric"),
+        ("test_scored.py::test_tools", "ToolCallAccuracyMetric"),
+        ("test_scored.py::test_twice", "AgentGoalAccuracyMetric"),
+        ("test_scored.py::test_twice", "ToolCallAccuracyMetric"),
+    ]
+    goal = rows["test_scored.py::test_goal", "AgentGoalAccuracyMetric"]
+    assert goal["score"] == 0.5
+    assert goal["model_scores"] == {"judge-a": 1.0, "judge-b": 0.0}
+    assert goal["passed"] is False
+    (evaluation,) = goal["evaluations"]
+    assert evaluation["checks"] == [{"at_least": 0.9, "at_most": None, "passed": False}]
+    assert evaluation["reasons"] == {"judge-a": "judge-a says done", "judge-b": "no"}
+    assert evaluation["mode"] == "WITH_REFERENCE"
+    assert evaluation["explanation"].startswith("Goal not achieved")
+    twice = rows["test_scored.py::test_twice", "AgentGoalAccuracyMetric"]
+    assert [e["score"] for e in twice["evaluations"]] == [0.5, 1.0]
+    assert twice["excluded"] == ["judge-b"]
+    assert twice["evaluations"][1]["exclusions"] == [
+        {
+            "judge_id": "judge-b",
+            "step": "CompareOutcome",
+            "kind": "auth",
+            "message": twice["evaluations"][1]["exclusions"][0]["message"],
+        }
+    ]
+    assert "key revoked" in twice["evaluations"][1]["exclusions"][0]["message"]
+    assert twice["passed"] is None
+    assert "sk-plugin-test-key" not in json.dumps(report)
+
+
+def test_the_report_path_may_come_from_the_ini_file(plain, write_ini):
+    write_ini("ragas_report = reports/ragas.json\n")
+    plain.makepyfile("def test_plain(): pass")
+
+    result = plain.runpytest()
+
+    result.assert_outcomes(passed=1)
+    report = json.loads((plain.path / "reports" / "ragas.json").read_text(encoding="utf-8"))
+    assert report == {
+        "format": "ragas-boot.pytest/1",
+        "config": {"files": [], "profiles": []},
+        "rows": [],
+    }
+    assert "ragas-boot scores" not in result.stdout.str()
+
+
+def test_an_evaluation_every_judge_failed_shows_as_an_error_row(
+    write_tests, project, openai_server
+):
+    openai_server.fail_always(None, Reply.error(401, "no key"))
+    write_tests(
+        "test_down",
+        """
+        import pytest
+        from ragas_boot import AllJudgesFailedError
+
+        def test_down(agent_goal_accuracy):
+            with pytest.raises(AllJudgesFailedError):
+                agent_goal_accuracy.evaluate(SAMPLE)
+        """,
+    )
+
+    result = project.runpytest()
+
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        ["test_down.py::test_down * AgentGoalAccuracy * error * excl * excl"]
+    )
