@@ -1,14 +1,17 @@
 """ragas-boot: agent metrics scored by several judge models, configured from application.yaml.
 
 The public surface is re-exported here; everything else lives in the layer packages
-(``config``, ``container``, ``chat``, ``execution``, ``samples``, ``metrics``).
+(``config``, ``container``, ``chat``, ``execution``, ``samples``, ``metrics``, ``runs``,
+``reporting``) and in ``datasets``.
 """
 
 from ragas_boot.config import RagasSettings, load_settings
 from ragas_boot.container import RagasContainer, create_container
+from ragas_boot.datasets import Dataset, load_dataset
 from ragas_boot.errors import (
     AllJudgesFailedError,
     ConfigError,
+    DatasetError,
     JudgeError,
     JudgeNotFoundError,
     MissingExtraError,
@@ -18,6 +21,7 @@ from ragas_boot.errors import (
     UndefinedScoreError,
 )
 from ragas_boot.metrics.results import MetricResult
+from ragas_boot.runs import RunResult, aevaluate_dataset, evaluate_dataset
 from ragas_boot.samples import AIMessage, HumanMessage, Sample, ToolCall, ToolMessage
 
 __version__ = "0.1.0"
@@ -26,6 +30,8 @@ __all__ = [
     "AIMessage",
     "AllJudgesFailedError",
     "ConfigError",
+    "Dataset",
+    "DatasetError",
     "HumanMessage",
     "JudgeError",
     "JudgeNotFoundError",
@@ -35,12 +41,16 @@ __all__ = [
     "RagasBootError",
     "RagasContainer",
     "RagasSettings",
+    "RunResult",
     "Sample",
     "SampleValidationError",
     "ToolCall",
     "ToolMessage",
     "UndefinedScoreError",
     "__version__",
+    "aevaluate_dataset",
     "create_container",
+    "evaluate_dataset",
+    "load_dataset",
     "load_settings",
 ]

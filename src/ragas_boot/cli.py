@@ -1,12 +1,792 @@
-"""The ``ragas-boot`` command."""
+"""The ``ragas-boot`` command: evaluate and compare on dataset files, inspect the configuration.
+
+Subcommands::
+
+    ragas-boot evaluate DATASET --metric NAME [...]   score a dataset; CI gate with --fail-under
+    ragas-boot compare DATASET [...]                  the judges side by side, and their agreement
+    ragas-boot config show | check [--ping]           the resolved YAML; validate (and reach) judges
+    ragas-boot schema dataset | report                JSON Schemas of dataset files and JSON reports
+
+Exit codes: 0 success; 1 a quality gate failed (``--fail-under``, a metric with no score at all,
+a judge that did not answer ``--ping``); 2 bad input (arguments, configuration or dataset),
+reported as one message without a traceback (``--debug`` shows it); 130 interrupted.
+
+Adding a subcommand
+-------------------
+Other packages add subcommands through :func:`register_command`::
+
+    import argparse
+
+    from ragas_boot.cli import add_config_arguments, register_command, settings_from_args, stdout
+
+    def configure(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("suite")
+        add_config_arguments(parser)            # --config / --profile, as the built-ins
+
+    def run(args: argparse.Namespace) -> int:
+        settings = settings_from_args(args)     # loads, and keeps its secrets out of output
+        stdout().print(f"running {args.suite}")
+        return 0
+
+    register_command("suite", configure, run, help="run a tool-evaluation suite")
+
+The module that registers must be imported before :func:`main` builds its parser: declare it
+as an entry point in the group ``ragas_boot.commands`` (the object is a function of no
+arguments that calls :func:`register_command`, or a module that does so when imported)::
+
+    [project.entry-points."ragas_boot.commands"]
+    suite = "ragas_boot.suites.cli:register"
+
+``run`` returns the exit code; a :class:`~ragas_boot.errors.RagasBootError` (or ``OSError``)
+it raises becomes exit code 2 with its message. Print through :func:`stdout` and
+:func:`stderr` (rich consoles that mask every secret of the loaded settings). Keep heavy
+imports inside ``run``: ``ragas-boot --help`` imports every registered module.
+"""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import io
+import json
+import logging
+import os
 import sys
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, TextIO, cast
+
+if TYPE_CHECKING:  # heavy modules are imported by the commands that use them
+    from rich.console import Console
+
+    from ragas_boot.config.settings import RagasSettings
+    from ragas_boot.runs import ProgressCallback, RunResult
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Command",
+    "UsageError",
+    "add_config_arguments",
+    "main",
+    "register_command",
+    "registered_commands",
+    "settings_from_args",
+    "stderr",
+    "stdout",
+    "unregister_command",
+]
+
+#: Entry-point group scanned for :func:`register_command` calls of other packages.
+ENTRY_POINT_GROUP = "ragas_boot.commands"
+
+EXIT_OK = 0
+EXIT_GATE_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+_REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".json": "json"}
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``ragas-boot`` (the subcommands are being built)."""
-    del argv
-    print("ragas-boot: no subcommands yet", file=sys.stderr)
-    return 2
+class UsageError(Exception):
+    """A bad argument value; reported like a configuration error (exit code 2)."""
+
+
+# --------------------------------------------------------------------------- registry
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A subcommand: how to declare its arguments and how to run it.
+
+    Attributes:
+        name: the word after ``ragas-boot``.
+        configure: adds the subcommand's arguments to its parser.
+        run: runs it and returns the exit code.
+        help: one line for ``ragas-boot --help``.
+    """
+
+    name: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+    help: str = ""
+
+
+_COMMANDS: dict[str, Command] = {}
+_plugins_loaded = False
+
+
+def register_command(
+    name: str,
+    configure: Callable[[argparse.ArgumentParser], None],
+    run: Callable[[argparse.Namespace], int],
+    *,
+    help: str = "",
+    replace: bool = False,
+) -> Command:
+    """Add a subcommand ``ragas-boot NAME`` (see the module docstring).
+
+    Raises:
+        ValueError: ``name`` is taken (pass ``replace=True`` to override it) or empty.
+    """
+    if not name or name.startswith("-") or " " in name:
+        raise ValueError(f"invalid command name {name!r}")
+    if name in _COMMANDS and not replace:
+        raise ValueError(f"the command {name!r} is already registered")
+    command = Command(name=name, configure=configure, run=run, help=help)
+    _COMMANDS[name] = command
+    return command
+
+
+def unregister_command(name: str) -> None:
+    """Remove a subcommand (no error when it is not registered)."""
+    _COMMANDS.pop(name, None)
+
+
+def registered_commands() -> list[Command]:
+    """The subcommands, in registration order (entry points loaded first)."""
+    _load_plugins()
+    return list(_COMMANDS.values())
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            loaded = entry.load()
+            if callable(loaded):
+                loaded()
+        except Exception as error:  # a broken plugin must not take the built-ins down
+            print(
+                f"ragas-boot: warning: command plugin {entry.name!r} ({entry.value}) failed "
+                f"to load: {error}",
+                file=sys.stderr,
+            )
+
+
+# --------------------------------------------------------------------------- output
+
+
+class _RedactingWriter(io.TextIOBase):
+    """A text stream that masks secrets on the way out."""
+
+    def __init__(self, target: TextIO, secrets: set[str]) -> None:
+        self._target = target
+        self._secrets = secrets
+
+    def write(self, text: str) -> int:
+        from ragas_boot.reporting.redaction import redact
+
+        self._target.write(redact(text, self._secrets) if self._secrets else text)
+        return len(text)
+
+    def flush(self) -> None:
+        self._target.flush()
+
+    def isatty(self) -> bool:
+        return bool(getattr(self._target, "isatty", lambda: False)())
+
+    def writable(self) -> bool:
+        return True
+
+
+@dataclass
+class _Session:
+    out: Console
+    err: Console
+    out_stream: _RedactingWriter
+    secrets: set[str] = field(default_factory=set)
+
+
+_SESSION: ContextVar[_Session] = ContextVar("ragas_boot_cli_session")
+
+
+def _width(stream: TextIO) -> int | None:
+    if getattr(stream, "isatty", lambda: False)():
+        return None
+    try:
+        return max(80, int(os.environ.get("COLUMNS", "")))
+    except ValueError:
+        return 120
+
+
+def _session() -> _Session:
+    try:
+        return _SESSION.get()
+    except LookupError:
+        raise RuntimeError("ragas-boot CLI output is only available while main() runs") from None
+
+
+def _open_session() -> _Session:
+    from rich.console import Console
+
+    secrets: set[str] = set()
+    out_stream = _RedactingWriter(sys.stdout, secrets)
+    err_stream = _RedactingWriter(sys.stderr, secrets)
+    out = Console(
+        file=cast(IO[str], out_stream), width=_width(sys.stdout), highlight=False, emoji=False
+    )
+    err = Console(
+        file=cast(IO[str], err_stream),
+        width=_width(sys.stderr),
+        highlight=False,
+        emoji=False,
+        soft_wrap=True,
+    )
+    return _Session(out=out, err=err, out_stream=out_stream, secrets=secrets)
+
+
+def stdout() -> Console:
+    """The console for results (stdout); secrets of loaded settings are masked."""
+    return _session().out
+
+
+def stderr() -> Console:
+    """The console for progress, logs and errors (stderr); secrets are masked."""
+    return _session().err
+
+
+def _write(text: str) -> None:
+    """Raw text to stdout (JSON, YAML), masked, without rich's wrapping."""
+    session = _session()
+    session.out_stream.write(text)
+    session.out_stream.flush()
+
+
+def _message(text: str, style: str = "") -> None:
+    from rich.text import Text
+
+    stderr().print(Text(text, style=style))
+
+
+class _QuietExecution(logging.Filter):
+    """Each judge failure is in the results; its log line is noise unless asked for."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.ERROR or not record.name.startswith("ragas_boot.execution")
+
+
+@contextlib.contextmanager
+def _logging(err: Console, *, verbose: bool, debug: bool) -> Iterator[None]:
+    from rich.logging import RichHandler
+
+    logger = logging.getLogger("ragas_boot")
+    level = logging.DEBUG if debug else logging.INFO if verbose else logging.WARNING
+    handler = RichHandler(
+        console=err, show_time=False, show_path=False, markup=False, rich_tracebacks=False
+    )
+    handler.setLevel(level)
+    if not (verbose or debug):
+        handler.addFilter(_QuietExecution())
+    saved = (logger.level, logger.propagate)
+    logger.addHandler(handler)
+    logger.setLevel(level)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(saved[0])
+        logger.propagate = saved[1]
+
+
+# --------------------------------------------------------------------------- shared arguments
+
+
+def add_config_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--config FILE`` and ``--profile NAME`` (repeatable, or comma-separated)."""
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="application.yaml to read (default: $RAGAS_CONFIG, else ./application.yaml)",
+    )
+    parser.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="Spring profile to activate; repeat or comma-separate for several",
+    )
+
+
+def settings_from_args(args: argparse.Namespace) -> RagasSettings:
+    """Load the settings named by ``--config`` / ``--profile``; mask their secrets in output.
+
+    Raises:
+        ConfigError: the configuration is invalid (exit code 2 when raised from a command).
+    """
+    from ragas_boot.config import load_settings
+    from ragas_boot.reporting.redaction import secret_values
+
+    profiles = [p.strip() for value in args.profile for p in value.split(",") if p.strip()]
+    settings = load_settings(args.config, profiles=profiles or None)
+    with contextlib.suppress(RuntimeError):  # outside main(): nothing to mask
+        _session().secrets.update(secret_values(settings))
+    return settings
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _unit_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {value}")
+    return value
+
+
+def _aggregation(text: str) -> str:
+    from ragas_boot.config.settings import Aggregation
+
+    try:
+        return Aggregation(text).value
+    except ValueError:
+        known = ", ".join(member.value.lower() for member in Aggregation)
+        raise argparse.ArgumentTypeError(
+            f"unknown aggregation {text!r}; use one of {known}"
+        ) from None
+
+
+# --------------------------------------------------------------------------- evaluate / compare
+
+
+def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) -> None:
+    parser.add_argument("dataset", metavar="DATASET", help="dataset file (.yaml, .json, .jsonl)")
+    parser.add_argument(
+        "--metric",
+        action="append",
+        default=[],
+        metavar="NAME",
+        required=metric_required,
+        help="metric to run (tool_call_accuracy, agent_goal_accuracy, topic_adherence); repeat"
+        + ("" if metric_required else "; default: every metric that uses judges"),
+    )
+    add_config_arguments(parser)
+    parser.add_argument(
+        "--models",
+        action="append",
+        default=[],
+        metavar="A,B",
+        help="only these judges (ids or aliases, comma-separated); default: all",
+    )
+    parser.add_argument(
+        "--aggregation",
+        type=_aggregation,
+        metavar="NAME",
+        help="how judges' scores combine: average, median, min, max, majority_voting, consensus",
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=_positive_int,
+        default=8,
+        metavar="N",
+        help="evaluations in flight at once (default: 8)",
+    )
+    parser.add_argument(
+        "--out",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="write a report: .html (self-contained) or .json; repeat for several",
+    )
+    parser.add_argument(
+        "--fail-under",
+        type=_unit_float,
+        metavar="X",
+        help="exit 1 when the mean score of any metric is under X (a CI gate)",
+    )
+    parser.add_argument(
+        "--no-progress", action="store_true", help="no live progress bar (auto off when piped)"
+    )
+
+
+def _report_paths(values: Sequence[str]) -> list[tuple[Path, str]]:
+    paths = []
+    for value in values:
+        path = Path(value)
+        kind = _REPORT_SUFFIXES.get(path.suffix.lower())
+        if kind is None:
+            raise UsageError(f"--out {value}: use a .html or .json file name")
+        if not path.parent.is_dir():
+            raise UsageError(f"--out {value}: the directory {path.parent} does not exist")
+        paths.append((path, kind))
+    return paths
+
+
+def _metric_names(names: Sequence[str]) -> list[str]:
+    from ragas_boot.metrics.registry import METRICS, metric_class
+
+    if not names:
+        return [name for name, cls in METRICS.items() if cls.uses_judges]
+    chosen: list[str] = []
+    for name in names:
+        try:
+            key = metric_class(name).settings_key
+        except KeyError as error:
+            raise UsageError(str(error.args[0])) from None
+        if key not in chosen:
+            chosen.append(key)
+    return chosen
+
+
+def _run_configs(args: argparse.Namespace, names: Sequence[str]) -> dict[str, dict[str, Any]]:
+    override: dict[str, Any] = {}
+    models = [m.strip() for value in args.models for m in value.split(",") if m.strip()]
+    if models:
+        override["models"] = models
+    if args.aggregation:
+        override["aggregation"] = args.aggregation
+    return {name: dict(override) for name in names} if override else {}
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool, total: int) -> Iterator[ProgressCallback | None]:
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
+
+    from ragas_boot.reporting import _format as fmt
+    from ragas_boot.runs import RunProgress
+
+    columns = (
+        SpinnerColumn(),
+        TextColumn("Evaluating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("samples · {task.fields[detail]}"),
+    )
+    with Progress(*columns, console=stderr(), transient=True) as bar:
+        task = bar.add_task("evaluate", total=total, detail="starting")
+
+        def update(state: RunProgress) -> None:
+            eta = fmt.seconds(state.eta_s) if state.eta_s is not None else "…"
+            detail = (
+                f"{state.judge_calls} judge calls ({state.failed_judge_calls} failed) · "
+                f"{state.failed_evaluations} failed evaluations · ETA {eta}"
+            )
+            bar.update(task, completed=state.samples_done, detail=detail)
+
+        yield update
+
+
+def _gate(run: RunResult, fail_under: float | None) -> list[str]:
+    from ragas_boot.reporting import _format as fmt
+
+    problems = []
+    for summary in run.metric_summaries:
+        if summary.mean is None and summary.failed:
+            problems.append(
+                f"{summary.metric}: no sample could be scored ({summary.failed} failed)"
+            )
+        elif fail_under is not None and (summary.mean is None or summary.mean < fail_under):
+            problems.append(
+                f"{summary.metric}: mean {fmt.score(summary.mean)} is under --fail-under "
+                f"{fail_under:g}"
+            )
+    return problems
+
+
+def _run_dataset(args: argparse.Namespace, view: str) -> int:
+    from ragas_boot.container import create_container
+    from ragas_boot.datasets import load_dataset
+    from ragas_boot.reporting import console_renderables, render_html, render_json
+    from ragas_boot.runs import evaluate_dataset
+
+    reports = _report_paths(args.out)
+    names = _metric_names(args.metric)
+    dataset = load_dataset(args.dataset)
+    settings = settings_from_args(args)
+    with create_container(settings) as container:
+        beans = {name: getattr(container, name)() for name in names}
+        enabled = not args.no_progress and stderr().is_terminal
+        with _progress(enabled, len(dataset)) as callback:
+            run = evaluate_dataset(
+                dataset,
+                beans,
+                configs=_run_configs(args, names),
+                concurrency=args.concurrency,
+                progress=callback,
+            )
+    console = stdout()
+    for part in console_renderables(run, "compare" if view == "compare" else "evaluate"):
+        console.print(part)
+    title = (
+        f"ragas-boot judge comparison: {dataset.name or args.dataset}"
+        if view == "compare"
+        else None
+    )
+    for path, kind in reports:
+        text = render_html(run, title=title) if kind == "html" else render_json(run)
+        path.write_text(_redact(text), encoding="utf-8")
+        _message(f"Report written: {path}")
+    problems = _gate(run, args.fail_under)
+    for problem in problems:
+        _message(f"FAILED {problem}", "bold red")
+    if problems:
+        return EXIT_GATE_FAILED
+    if args.fail_under is not None:
+        _message(f"PASSED every metric's mean is at least {args.fail_under:g}", "green")
+    return EXIT_OK
+
+
+def _redact(text: str) -> str:
+    from ragas_boot.reporting.redaction import redact
+
+    return redact(text, _session().secrets)
+
+
+def _configure_evaluate(parser: argparse.ArgumentParser) -> None:
+    _configure_run(parser, metric_required=True)
+
+
+def _configure_compare(parser: argparse.ArgumentParser) -> None:
+    _configure_run(parser, metric_required=False)
+
+
+# --------------------------------------------------------------------------- config
+
+
+def _configure_config(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="config_command", metavar="ACTION", required=True)
+    show = actions.add_parser(
+        "show", help="print the resolved YAML (secrets masked) with where each value came from"
+    )
+    check = actions.add_parser("check", help="validate the configuration and build the judges")
+    for action in (show, check):
+        _flags(action, top=False)
+        add_config_arguments(action)
+    check.add_argument("--ping", action="store_true", help="send one tiny request to each judge")
+    check.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="--ping: seconds to wait for each judge (default: 30)",
+    )
+
+
+def _run_config(args: argparse.Namespace) -> int:
+    if args.config_command == "show":
+        from ragas_boot.reporting import render_settings_yaml
+
+        _write(render_settings_yaml(settings_from_args(args)))
+        return EXIT_OK
+    return _config_check(args)
+
+
+def _config_check(args: argparse.Namespace) -> int:
+    from rich.table import Table
+    from rich.text import Text
+
+    from ragas_boot.container import create_container
+    from ragas_boot.metrics.registry import METRICS
+
+    settings = settings_from_args(args)
+    with create_container(settings) as container:
+        judges = container.judges()
+        if settings.metrics.enabled:
+            for name in METRICS:  # building the beans validates their YAML sections
+                getattr(container, name)()
+        table = Table(title="Judges", title_justify="left")
+        for column in ("Judge", "Provider", "Model", "Endpoint", "Output"):
+            table.add_column(column, overflow="fold")
+        for judge in judges:
+            spec = judge.spec
+            endpoint = spec.base_url.rstrip("/") + spec.completions_path
+            table.add_row(
+                Text(judge.id),
+                Text(judge.provider),
+                Text(spec.model),
+                Text(getattr(judge, "endpoint", endpoint)),
+                spec.structured_output.value,
+            )
+        stdout().print(table)
+        providers = len({judge.provider for judge in judges})
+        files = ", ".join(settings.source.files)
+        profiles = ", ".join(settings.source.active_profiles)
+        stdout().print(
+            Text(
+                f"Configuration OK: {len(judges)} judge(s) in {providers} provider(s) "
+                f"(files: {files}; profiles: {profiles})",
+                style="green",
+            )
+        )
+        if not judges:
+            _message("warning: no judge is configured; only tool_call_accuracy can run", "yellow")
+        if not args.ping:
+            return EXIT_OK
+        results = container.portal().call(_ping_all(judges, args.timeout))
+    ping = Table(title="Ping", title_justify="left")
+    for column in ("Judge", "Status", "Latency", "Detail"):
+        ping.add_column(column)
+    for judge_id, error, latency in results:
+        ping.add_row(
+            Text(judge_id),
+            Text("ok" if error is None else "failed", style="green" if error is None else "red"),
+            f"{latency * 1000:.0f} ms",
+            Text(error or ""),
+        )
+    stdout().print(ping)
+    failed = [judge_id for judge_id, error, _ in results if error is not None]
+    if failed:
+        _message(f"FAILED {len(failed)} judge(s) did not answer: {', '.join(failed)}", "bold red")
+        return EXIT_GATE_FAILED
+    return EXIT_OK
+
+
+async def _ping_all(judges: Sequence[Any], seconds: float) -> list[tuple[str, str | None, float]]:
+    import asyncio
+    import time
+
+    from pydantic import BaseModel, Field
+
+    class Ping(BaseModel):
+        """The answer to a health check."""
+
+        ok: bool = Field(description="Always true.")
+
+    prompt = 'This is a health check. Answer with the JSON object {"ok": true}.'
+
+    async def ping(judge: Any) -> tuple[str, str | None, float]:
+        started = time.perf_counter()
+        try:
+            judge.prepare()
+            async with asyncio.timeout(seconds):
+                await judge.ainvoke_structured(prompt, Ping)
+        except Exception as error:
+            kind = getattr(error, "kind_detail", None) or getattr(error, "kind", None)
+            detail = f"{kind or type(error).__name__}: {error or f'no answer in {seconds:g} s'}"
+            return judge.id, detail, time.perf_counter() - started
+        return judge.id, None, time.perf_counter() - started
+
+    return list(await asyncio.gather(*(ping(judge) for judge in judges)))
+
+
+# --------------------------------------------------------------------------- schema
+
+
+def _configure_schema(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "kind",
+        choices=("dataset", "report"),
+        help="dataset: a dataset file (for editors); report: the JSON report",
+    )
+
+
+def _run_schema(args: argparse.Namespace) -> int:
+    if args.kind == "dataset":
+        from ragas_boot.datasets import dataset_json_schema
+
+        schema = dataset_json_schema()
+    else:
+        from ragas_boot.reporting import report_json_schema
+
+        schema = report_json_schema()
+    _write(json.dumps(schema, indent=2, ensure_ascii=False) + "\n")
+    return EXIT_OK
+
+
+register_command(
+    "evaluate",
+    _configure_evaluate,
+    lambda args: _run_dataset(args, "evaluate"),
+    help="score every sample of a dataset with the given metrics",
+)
+register_command(
+    "compare",
+    _configure_compare,
+    lambda args: _run_dataset(args, "compare"),
+    help="compare the judges on a dataset: scores, latency, tokens, agreement",
+)
+register_command("config", _configure_config, _run_config, help="show or check the configuration")
+register_command("schema", _configure_schema, _run_schema, help="print a JSON Schema")
+
+
+# --------------------------------------------------------------------------- main
+
+
+def _flags(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    default: Any = False if top else argparse.SUPPRESS
+    parser.add_argument(
+        "--debug", action="store_true", default=default, help="show tracebacks and debug logs"
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", default=default, help="show info logs"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser, with every registered subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="ragas-boot",
+        description="Score AI agents with several LLM judges configured in application.yaml.",
+        epilog="Exit codes: 0 ok; 1 a quality gate failed; 2 bad arguments, configuration or "
+        "dataset; 130 interrupted.",
+    )
+    from ragas_boot import __version__
+
+    parser.add_argument("--version", action="version", version=f"ragas-boot {__version__}")
+    _flags(parser, top=True)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in registered_commands():
+        sub = commands.add_parser(command.name, help=command.help, description=command.help)
+        _flags(sub, top=False)
+        command.configure(sub)
+        sub.set_defaults(_run=command.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``ragas-boot`` with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else EXIT_BAD_INPUT
+    if getattr(args, "_run", None) is None:
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    session = _open_session()
+    token = _SESSION.set(session)
+    try:
+        with _logging(session.err, verbose=args.verbose, debug=args.debug):
+            return _dispatch(args)
+    finally:
+        _SESSION.reset(token)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    from ragas_boot.errors import RagasBootError
+
+    try:
+        code: int = args._run(args)
+        return code
+    except (RagasBootError, UsageError, OSError) as error:
+        if args.debug:
+            stderr().print(traceback.format_exc(), markup=False, highlight=False)
+        message = str(error) or type(error).__name__
+        _message(f"ragas-boot: error: {message}", "bold red")
+        if not args.debug:
+            _message("(run with --debug to see the traceback)", "dim")
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        _message("ragas-boot: interrupted", "bold red")
+        return EXIT_INTERRUPTED

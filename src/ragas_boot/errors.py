@@ -6,6 +6,8 @@ for callers that do not know this library::
     RagasBootError
     ├── ConfigError (ValueError)               a YAML key is wrong; names the key and the file
     ├── SampleValidationError (ValueError)     a sample lacks what a metric needs; names the field
+    │   └── DatasetError                       a dataset file is unreadable; names file and line
+    ├── SuiteError (ValueError)                a tool suite is invalid; names file, case and field
     ├── JudgeNotFoundError (LookupError)       a metric config names a judge id nobody declared
     ├── MissingExtraError (ImportError)        an optional extra is not installed; says what to run
     ├── JudgeError (RuntimeError)              one call to one judge failed
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 __all__ = [
     "AllJudgesFailedError",
     "ConfigError",
+    "DatasetError",
     "JudgeConnectionError",
     "JudgeError",
     "JudgeFailureSummary",
@@ -42,6 +45,7 @@ __all__ = [
     "RagasBootError",
     "RateLimitExceededError",
     "SampleValidationError",
+    "SuiteError",
     "UndefinedScoreError",
 ]
 
@@ -105,6 +109,73 @@ class SampleValidationError(RagasBootError, ValueError):
         where = f"{metric}" + (f" ({mode})" if mode else "") if metric else None
         prefix = f"{where}: " if where else ""
         super().__init__(f"{prefix}sample field '{field}': {message}")
+
+
+class DatasetError(SampleValidationError):
+    """A dataset file cannot be read, or one of its samples is invalid.
+
+    The message starts with ``file:line`` so editors and terminals can jump to it, then says
+    where in the file (``document 2, samples[3]``) and which sample field is wrong.
+
+    Attributes:
+        file: the dataset file.
+        line: 1-based line of the problem, when known.
+        location: the place in the file's structure (``samples[3]``), when known.
+        field: the sample field path (``reference_tool_calls[0].name``), or ``""`` when the
+            problem is not in one field (bad YAML, a missing file).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str,
+        line: int | None = None,
+        location: str | None = None,
+        field: str = "",
+    ) -> None:
+        self.file = file
+        self.line = line
+        self.location = location
+        self.field = field
+        self.metric = None
+        self.mode = None
+        where = file + (f":{line}" if line is not None else "")
+        if location:
+            where += f" ({location})"
+        detail = f"field '{field}': {message}" if field else message
+        # SampleValidationError's own prefix ("sample field ...") does not fit a file error.
+        RagasBootError.__init__(self, f"{where}: {detail}")
+
+
+class SuiteError(RagasBootError, ValueError):
+    """A tool-evaluation suite cannot be loaded or run as written.
+
+    Attributes:
+        file: the suite file, when the suite came from one.
+        case_id: the id of the case at fault (its position when it has no usable id), or
+            ``None`` when the problem is the suite as a whole.
+        field: the path of the offending field inside the case (or the suite), e.g.
+            ``expected_tool_calls[0].param_validators.days.range``; ``None`` for the file.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        case_id: str | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.file = file
+        self.case_id = case_id
+        self.field = field
+        where = [file] if file else []
+        if case_id is not None:
+            where.append(f"case {case_id}")
+        if field:
+            where.append(f"field '{field}'")
+        super().__init__(f"{': '.join(where)}: {message}" if where else message)
 
 
 class JudgeNotFoundError(RagasBootError, LookupError):

@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from ragas_boot.config.settings import Aggregation
 from ragas_boot.errors import NoConsensusError
 
-__all__ = ["DEFAULT_CONSENSUS_TOLERANCE", "Agreement", "aggregate", "agreement"]
+__all__ = ["DEFAULT_CONSENSUS_TOLERANCE", "VOTE_THRESHOLD", "Agreement", "aggregate", "agreement"]
 
 #: Spread allowed by CONSENSUS when no tolerance is configured.
 DEFAULT_CONSENSUS_TOLERANCE = 0.1
 
 #: A score at or above this counts as a "yes" vote (MAJORITY_VOTING, agreement).
-_VOTE_THRESHOLD = 0.5
+VOTE_THRESHOLD = 0.5
 
 
 def aggregate(
@@ -46,7 +46,7 @@ def aggregate(
     if method is Aggregation.MAX:
         return max(scores)
     if method is Aggregation.MAJORITY_VOTING:
-        yes = sum(1 for score in scores if score >= _VOTE_THRESHOLD)
+        yes = sum(1 for score in scores if score >= VOTE_THRESHOLD)
         return 1.0 if yes > len(scores) / 2 else 0.0
     low, high = min(scores), max(scores)
     if high - low > tolerance + 1e-12:
@@ -73,7 +73,7 @@ def agreement(scores: Sequence[float]) -> Agreement:
     """The judges' agreement; unanimous when there are fewer than two scores."""
     if len(scores) < 2:
         return Agreement(share=1.0, disagreement=False, spread=0.0)
-    yes = sum(1 for score in scores if score >= _VOTE_THRESHOLD)
+    yes = sum(1 for score in scores if score >= VOTE_THRESHOLD)
     majority = max(yes, len(scores) - yes)
     return Agreement(
         share=majority / len(scores),

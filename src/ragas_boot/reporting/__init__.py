@@ -1,0 +1,31 @@
+"""Renderers of results: each takes a result and returns a string (the caller does the I/O).
+
+* :func:`render_console` / :func:`console_renderables`: rich tables of a dataset run;
+* :func:`render_json`: the JSON report (``schema_version``; see ``docs/report-json.md``);
+* :func:`render_html`: one self-contained HTML page (inline CSS and SVG, no script);
+* :func:`render_settings_yaml`: the resolved configuration, secrets masked, with origins;
+* :func:`redact`: the last line of defence against a secret reaching an output.
+"""
+
+from ragas_boot.reporting.console import ConsoleView, console_renderables, render_console
+from ragas_boot.reporting.html_report import render_html
+from ragas_boot.reporting.json_report import (
+    REPORT_SCHEMA_VERSION,
+    render_json,
+    report_json_schema,
+)
+from ragas_boot.reporting.redaction import redact, secret_values
+from ragas_boot.reporting.settings_view import render_settings_yaml
+
+__all__ = [
+    "REPORT_SCHEMA_VERSION",
+    "ConsoleView",
+    "console_renderables",
+    "redact",
+    "render_console",
+    "render_html",
+    "render_json",
+    "render_settings_yaml",
+    "report_json_schema",
+    "secret_values",
+]

@@ -1,0 +1,62 @@
+"""Number and text formatting shared by the console and HTML renderers."""
+
+from __future__ import annotations
+
+from ragas_boot.runs.results import Evaluation
+
+__all__ = [
+    "MISSING",
+    "evaluation_label",
+    "kappa",
+    "percent",
+    "score",
+    "seconds",
+    "short",
+    "tokens",
+]
+
+#: Shown where a figure does not exist (no score, no items).
+MISSING = "—"
+
+
+def score(value: float | None) -> str:
+    """``0.750``, or the missing mark."""
+    return MISSING if value is None else f"{value:.3f}"
+
+
+def percent(value: float | None) -> str:
+    """``85.0%``, or the missing mark."""
+    return MISSING if value is None else f"{value * 100:.1f}%"
+
+
+def kappa(value: float | None) -> str:
+    """``0.62``; ``n/a`` when undefined."""
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def seconds(value: float | None) -> str:
+    """``850 ms`` under a second, else ``1.25 s``; or the missing mark."""
+    if value is None:
+        return MISSING
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def tokens(value: int) -> str:
+    """``12,345``."""
+    return f"{value:,}"
+
+
+def short(text: str, limit: int = 120) -> str:
+    """``text`` on one line, cut to ``limit`` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def evaluation_label(evaluation: Evaluation) -> str:
+    """``0.750 pass``, ``0.250 fail``, ``undefined`` or ``failed (kind)``."""
+    if evaluation.status == "failed":
+        kind = evaluation.error.kind if evaluation.error is not None else "error"
+        return f"failed ({kind.replace('_', ' ')})"
+    if evaluation.status == "undefined":
+        return "undefined"
+    return f"{score(evaluation.score)} {'pass' if evaluation.passed else 'fail'}"

@@ -1,0 +1,184 @@
+"""Console report: rich tables of a run (results, metrics, judges, agreement, failures).
+
+:func:`console_renderables` gives the tables for a rich console (the CLI prints them with
+colour); :func:`render_console` renders them to plain text.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Literal
+
+from rich.console import Console, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ragas_boot.reporting import _format as fmt
+from ragas_boot.runs.results import Evaluation, RunResult
+
+__all__ = ["ConsoleView", "console_renderables", "render_console"]
+
+#: ``evaluate``: a row per sample; ``compare``: a row per judge × metric, and agreement.
+ConsoleView = Literal["evaluate", "compare"]
+
+_MAX_FAILURE_ROWS = 20
+
+
+def _cell(evaluation: Evaluation) -> Text:
+    style = {"failed": "bold red", "undefined": "yellow"}.get(evaluation.status)
+    if style is None:
+        style = "green" if evaluation.passed else "red"
+    return Text(fmt.evaluation_label(evaluation), style=style)
+
+
+def results_table(run: RunResult) -> Table:
+    """One row per sample, one column per metric."""
+    table = Table(title=f"Results ({_dataset_label(run)})", title_justify="left")
+    table.add_column("Sample", no_wrap=True)
+    for metric in run.metrics:
+        table.add_column(metric.name, no_wrap=True)
+    for sample in run.samples:
+        table.add_row(Text(sample.sample_id), *(_cell(e) for e in sample.evaluations))
+    return table
+
+
+def metrics_table(run: RunResult) -> Table:
+    """One row per metric: mean, spread, pass rate and counts."""
+    table = Table(title="Metrics", title_justify="left")
+    for name in ("Metric", "Mean", "Min", "Max", "Pass rate", "Threshold"):
+        table.add_column(name, justify="left" if name == "Metric" else "right", no_wrap=True)
+    for name in ("Scored", "Undefined", "Failed"):
+        table.add_column(name, justify="right")
+    for summary in run.metric_summaries:
+        table.add_row(
+            summary.metric,
+            fmt.score(summary.mean),
+            fmt.score(summary.minimum),
+            fmt.score(summary.maximum),
+            fmt.percent(summary.pass_rate),
+            f"{summary.threshold:.2f}",
+            str(summary.scored),
+            str(summary.undefined),
+            Text(str(summary.failed), style="bold red" if summary.failed else ""),
+        )
+    return table
+
+
+def judges_table(run: RunResult) -> Table:
+    """One row per judge × metric: the judge's own scores, latency, tokens and failures."""
+    table = Table(title="Judges", title_justify="left")
+    table.add_column("Judge", no_wrap=True)
+    table.add_column("Metric", no_wrap=True)
+    for name in ("Mean", "Pass rate", "p50", "p95", "Tokens", "Failed calls", "Excluded"):
+        table.add_column(name, justify="right", no_wrap=True)
+    per_metric = [summary for summary in run.judge_summaries if summary.metric is not None]
+    for index, summary in enumerate(per_metric):
+        first = index == 0 or per_metric[index - 1].judge_id != summary.judge_id
+        last = index == len(per_metric) - 1 or per_metric[index + 1].judge_id != summary.judge_id
+        table.add_row(
+            Text(f"{summary.judge_id} ({summary.provider})" if first else ""),
+            summary.metric,
+            fmt.score(summary.mean),
+            fmt.percent(summary.pass_rate),
+            fmt.seconds(summary.latency_p50_s),
+            fmt.seconds(summary.latency_p95_s),
+            fmt.tokens(summary.usage.total_tokens),
+            Text(
+                f"{summary.failed_calls}/{summary.calls}",
+                style="bold red" if summary.failed_calls else "",
+            ),
+            Text(str(summary.excluded), style="bold red" if summary.excluded else ""),
+            end_section=last,
+        )
+    return table
+
+
+def agreement_table(run: RunResult) -> Table:
+    """Percent agreement and Cohen's kappa per pair of judges, per metric."""
+    table = Table(title="Judge agreement (verdict = score >= 0.5)", title_justify="left")
+    table.add_column("Metric", no_wrap=True)
+    table.add_column("Judges", no_wrap=True)
+    for name in ("Items", "Agreement", "Cohen κ"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for summary in run.agreement:
+        label = summary.metric or "all metrics"
+        for index, pair in enumerate(summary.pairs):
+            table.add_row(
+                label if index == 0 else "",
+                Text(f"{pair.judge_a} · {pair.judge_b}"),
+                str(pair.items),
+                fmt.percent(pair.percent_agreement),
+                fmt.kappa(pair.cohen_kappa),
+            )
+        table.add_row(
+            "",
+            Text("Fleiss κ, all judges", style="bold"),
+            str(summary.fleiss_items),
+            "",
+            Text(fmt.kappa(summary.fleiss_kappa), style="bold"),
+            end_section=True,
+        )
+    return table
+
+
+def failures_table(run: RunResult) -> Table | None:
+    """The failed evaluations (the first few), or None when there are none."""
+    failures = run.failures()
+    if not failures:
+        return None
+    table = Table(title=f"Failed evaluations ({len(failures)})", title_justify="left")
+    table.add_column("Sample", no_wrap=True)
+    table.add_column("Metric", no_wrap=True)
+    table.add_column("Error")
+    for sample_id, evaluation in failures[:_MAX_FAILURE_ROWS]:
+        error = evaluation.error
+        message = f"{error.kind}: {fmt.short(error.message, 160)}" if error else "failed"
+        table.add_row(Text(sample_id), evaluation.metric, Text(message, style="red"))
+    if len(failures) > _MAX_FAILURE_ROWS:
+        table.caption = f"… and {len(failures) - _MAX_FAILURE_ROWS} more (see the JSON or HTML)"
+    return table
+
+
+def _dataset_label(run: RunResult) -> str:
+    name = run.dataset.name or run.dataset.path or "samples"
+    return f"{name}: {run.dataset.size} samples × {len(run.metrics)} metrics"
+
+
+def run_line(run: RunResult) -> Text:
+    """One line: counts, judge calls, tokens and time of the run."""
+    totals = run.totals
+    return Text(
+        f"{run.dataset.size} samples × {len(run.metrics)} metrics: "
+        f"{totals.scored} scored, {totals.undefined} undefined, {totals.failed} failed · "
+        f"{totals.judge_calls} judge calls ({totals.failed_judge_calls} failed) · "
+        f"{fmt.tokens(totals.usage.total_tokens)} tokens · {run.duration_s:.1f} s "
+        f"(concurrency {run.concurrency})"
+    )
+
+
+def console_renderables(run: RunResult, view: ConsoleView = "evaluate") -> list[RenderableType]:
+    """The tables of ``view``, in print order."""
+    parts: list[RenderableType] = []
+    if view == "evaluate":
+        parts.append(results_table(run))
+    parts.append(metrics_table(run))
+    if view == "compare" and run.judges:
+        parts.append(judges_table(run))
+        if run.agreement:
+            parts.append(agreement_table(run))
+    failures = failures_table(run)
+    if failures is not None:
+        parts.append(failures)
+    parts.append(run_line(run))
+    return parts
+
+
+def render_console(run: RunResult, view: ConsoleView = "evaluate", *, width: int = 120) -> str:
+    """The console report as plain text (no colour)."""
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer, width=width, color_system=None, highlight=False, emoji=False, markup=False
+    )
+    for part in console_renderables(run, view):
+        console.print(part)
+    return buffer.getvalue()

@@ -1,0 +1,552 @@
+"""Self-contained HTML report of a run: inline CSS and SVG, no script, nothing fetched.
+
+Sections: metrics; judges (a bar chart of each judge's mean score per metric, a latency chart,
+and a judge × metric table); agreement; failures; then every sample with its conversation,
+expected outcome and each metric's result per judge with reasons. Prompts and raw answers sit
+behind ``<details>`` toggles. Everything user-supplied is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from html import escape
+from typing import Any
+
+from ragas_boot.execution.results import JudgeCall, StepRecord
+from ragas_boot.reporting import _format as fmt
+from ragas_boot.runs.results import Evaluation, JudgeSummary, MetricInfo, RunResult, SampleRun
+from ragas_boot.samples import AIMessage, HumanMessage, Sample, ToolCall, ToolMessage
+
+__all__ = ["render_html"]
+
+_PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1", "#edc948")
+
+_CSS = """
+:root { --fg: #1f2328; --muted: #656d76; --line: #d0d7de; --bg: #ffffff; --soft: #f6f8fa;
+  --pass: #1a7f37; --fail: #cf222e; --warn: #9a6700; --accent: #0969da; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.5 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif;
+  color: var(--fg); background: var(--soft); }
+main { max-width: 1180px; margin: 0 auto; padding: 24px; }
+header.top { background: var(--bg); border-bottom: 1px solid var(--line); }
+header.top div { max-width: 1180px; margin: 0 auto; padding: 20px 24px 12px; }
+h1 { font-size: 22px; margin: 0 0 4px; }
+h2 { font-size: 18px; margin: 0 0 12px; }
+h3 { font-size: 15px; margin: 16px 0 8px; }
+h4 { font-size: 14px; margin: 12px 0 6px; }
+nav a { margin-right: 16px; color: var(--accent); text-decoration: none; }
+.meta { color: var(--muted); margin: 0 0 8px; }
+section.card { background: var(--bg); border: 1px solid var(--line); border-radius: 8px;
+  padding: 16px 20px; margin: 0 0 20px; }
+table { border-collapse: collapse; width: 100%; margin: 4px 0 8px; }
+th, td { text-align: left; padding: 5px 10px; border-bottom: 1px solid var(--line);
+  vertical-align: top; }
+th { background: var(--soft); font-weight: 600; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.group-start td { border-top: 2px solid var(--line); }
+.badge { display: inline-block; padding: 0 8px; border-radius: 10px; font-size: 12px;
+  font-weight: 600; white-space: nowrap; border: 1px solid transparent; margin-right: 4px; }
+.badge.pass { color: var(--pass); border-color: var(--pass); background: #dafbe1; }
+.badge.fail { color: var(--fail); border-color: var(--fail); background: #ffebe9; }
+.badge.failed { color: #fff; background: var(--fail); }
+.badge.undefined { color: var(--warn); border-color: var(--warn); background: #fff8c5; }
+.muted { color: var(--muted); }
+.charts { display: flex; flex-wrap: wrap; gap: 24px; }
+.chart { flex: 1 1 520px; }
+svg text { font: 12px -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; fill: var(--fg); }
+svg .grid { stroke: var(--line); stroke-width: 1; }
+svg .axis { fill: var(--muted); }
+.legend span { display: inline-block; margin-right: 14px; font-size: 12px; }
+.legend i { display: inline-block; width: 10px; height: 10px; margin-right: 4px;
+  border-radius: 2px; vertical-align: middle; }
+details.sample { background: var(--bg); border: 1px solid var(--line); border-radius: 8px;
+  margin: 0 0 8px; }
+details.sample > summary { padding: 8px 14px; cursor: pointer; }
+details.sample[open] > summary { border-bottom: 1px solid var(--line); }
+.sample-body { padding: 8px 16px 12px; }
+.sid { font-weight: 600; margin-right: 8px; font-family: ui-monospace, Menlo, Consolas, monospace; }
+.cols { display: flex; flex-wrap: wrap; gap: 20px; }
+.cols > div { flex: 1 1 420px; min-width: 0; }
+.msg { border-left: 3px solid var(--line); padding: 2px 10px; margin: 4px 0; }
+.msg.human { border-color: var(--accent); }
+.msg.ai { border-color: var(--pass); }
+.msg.tool { border-color: var(--warn); background: var(--soft); }
+.role { font-size: 11px; font-weight: 700; text-transform: uppercase; color: var(--muted); }
+.text { white-space: pre-wrap; overflow-wrap: anywhere; }
+code, pre { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
+code.call { display: block; background: var(--soft); padding: 2px 6px; margin: 2px 0;
+  border-radius: 4px; overflow-wrap: anywhere; }
+pre { background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 8px;
+  white-space: pre-wrap; overflow-wrap: anywhere; max-height: 420px; overflow: auto;
+  margin: 4px 0; }
+.chip { display: inline-block; background: #ddf4ff; color: #0550ae; border-radius: 10px;
+  padding: 0 8px; margin: 0 4px 4px 0; font-size: 12px; }
+.evaluation { border-top: 1px dashed var(--line); margin-top: 10px; padding-top: 4px; }
+.error { color: var(--fail); }
+details.calls > summary, details.part > summary { cursor: pointer; color: var(--accent); }
+.call-box { border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px; margin: 6px 0; }
+footer { color: var(--muted); text-align: center; padding: 8px 0 24px; font-size: 12px; }
+"""
+
+
+def _e(value: Any) -> str:
+    return escape(str(value), quote=True)
+
+
+def _anchor(sample_id: str) -> str:
+    return "sample-" + "".join(c if c.isalnum() or c in "-_" else "_" for c in sample_id)
+
+
+def _badge(evaluation: Evaluation) -> str:
+    status = evaluation.status
+    css = status if status != "scored" else ("pass" if evaluation.passed else "fail")
+    return f'<span class="badge {css}">{_e(fmt.evaluation_label(evaluation))}</span>'
+
+
+def _table(headers: Sequence[str], rows: Iterable[str], numeric: Iterable[int] = ()) -> str:
+    right = set(numeric)
+    head = "".join(
+        f'<th class="num">{_e(h)}</th>' if i in right else f"<th>{_e(h)}</th>"
+        for i, h in enumerate(headers)
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _num(text: str) -> str:
+    return f'<td class="num">{_e(text)}</td>'
+
+
+# --------------------------------------------------------------------------- charts
+
+
+def _label(text: str, limit: int = 30) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _legend(metrics: Sequence[MetricInfo]) -> str:
+    items = "".join(
+        f'<span><i style="background:{_PALETTE[i % len(_PALETTE)]}"></i>{_e(m.name)}</span>'
+        for i, m in enumerate(metrics)
+    )
+    return f'<div class="legend">{items}</div>'
+
+
+def score_chart(run: RunResult) -> str:
+    """Horizontal bars: each judge's mean score on each metric that uses judges."""
+    metrics = [m for m in run.metrics if m.judge_ids]
+    if not metrics or not run.judges:
+        return ""
+    bar, gap, group_gap, left, plot = 14, 3, 14, 210, 330
+    group = len(metrics) * (bar + gap) + group_gap
+    height = 24 + group * len(run.judges)
+    parts = []
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        x = left + plot * tick
+        parts.append(f'<line class="grid" x1="{x:.1f}" y1="16" x2="{x:.1f}" y2="{height - 4}"/>')
+        parts.append(f'<text class="axis" x="{x:.1f}" y="12" text-anchor="middle">{tick:g}</text>')
+    for j, judge in enumerate(run.judges):
+        top = 24 + j * group
+        middle = top + (len(metrics) * (bar + gap)) / 2 + 4
+        parts.append(
+            f'<text x="{left - 8}" y="{middle:.1f}" text-anchor="end">'
+            f"<title>{_e(judge.id)}</title>{_e(_label(judge.id))}</text>"
+        )
+        for i, metric in enumerate(metrics):
+            y = top + i * (bar + gap)
+            summary = _judge_summary(run, judge.id, metric.name)
+            value = summary.mean if summary is not None else None
+            color = _PALETTE[i % len(_PALETTE)]
+            width = plot * (value or 0.0)
+            parts.append(
+                f'<rect x="{left}" y="{y}" width="{width:.1f}" height="{bar}" '
+                f'fill="{color}" rx="2">'
+                f"<title>{_e(judge.id)} · {_e(metric.name)}: {fmt.score(value)}</title></rect>"
+            )
+            parts.append(
+                f'<text x="{left + width + 4:.1f}" y="{y + bar - 3}">{fmt.score(value)}</text>'
+            )
+    svg = (
+        f'<svg role="img" aria-label="Mean score by judge" width="{left + plot + 60}" '
+        f'height="{height}" viewBox="0 0 {left + plot + 60} {height}">{"".join(parts)}</svg>'
+    )
+    return f"<h3>Mean score by judge</h3>{_legend(metrics)}{svg}"
+
+
+def latency_chart(run: RunResult) -> str:
+    """Horizontal bars: each judge's latency p50 (dark) and p95 (light), all metrics."""
+    overall = [s for s in run.judge_summaries if s.metric is None]
+    highest = max((s.latency_p95_s or s.latency_p50_s or 0.0 for s in overall), default=0.0)
+    if not overall or highest <= 0:
+        return ""
+    bar, row, left, plot = 16, 26, 210, 300
+    height = 24 + row * len(overall)
+    scale = plot / (highest * 1.05)
+    parts = []
+    for tick in (0.0, 0.5, 1.0):
+        x = left + plot * tick / 1.05
+        label = fmt.seconds(highest * tick)
+        parts.append(f'<line class="grid" x1="{x:.1f}" y1="16" x2="{x:.1f}" y2="{height - 4}"/>')
+        parts.append(f'<text class="axis" x="{x:.1f}" y="12" text-anchor="middle">{label}</text>')
+    for j, summary in enumerate(overall):
+        y = 24 + j * row
+        p50 = summary.latency_p50_s or 0.0
+        p95 = summary.latency_p95_s or p50
+        parts.append(
+            f'<text x="{left - 8}" y="{y + bar - 3}" text-anchor="end">'
+            f"<title>{_e(summary.judge_id)}</title>{_e(_label(summary.judge_id))}</text>"
+        )
+        parts.append(
+            f'<rect x="{left}" y="{y}" width="{p95 * scale:.1f}" height="{bar}" '
+            f'fill="#9ecae9" rx="2"><title>p95 {fmt.seconds(p95)}</title></rect>'
+        )
+        parts.append(
+            f'<rect x="{left}" y="{y + 3}" width="{p50 * scale:.1f}" height="{bar - 6}" '
+            f'fill="#2b6cb0" rx="2"><title>p50 {fmt.seconds(p50)}</title></rect>'
+        )
+        parts.append(
+            f'<text x="{left + p95 * scale + 4:.1f}" y="{y + bar - 3}">'
+            f"{fmt.seconds(p50)} / {fmt.seconds(p95)}</text>"
+        )
+    width = left + plot + 130
+    svg = (
+        f'<svg role="img" aria-label="Latency by judge" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}">{"".join(parts)}</svg>'
+    )
+    legend = (
+        '<div class="legend"><span><i style="background:#2b6cb0"></i>p50</span>'
+        '<span><i style="background:#9ecae9"></i>p95</span></div>'
+    )
+    return f"<h3>Latency of answered calls</h3>{legend}{svg}"
+
+
+def _judge_summary(run: RunResult, judge_id: str, metric: str | None) -> JudgeSummary | None:
+    try:
+        return run.judge_summary(judge_id, metric)
+    except KeyError:
+        return None
+
+
+# --------------------------------------------------------------------------- sections
+
+
+def _header(run: RunResult, title: str) -> str:
+    from ragas_boot import __version__
+
+    dataset = run.dataset
+    facts = [
+        f"{dataset.size} samples × {len(run.metrics)} metrics",
+        f"{len(run.judges)} judges",
+        f"started {run.started_at:%Y-%m-%d %H:%M:%S} UTC",
+        f"{run.duration_s:.1f} s",
+        f"concurrency {run.concurrency}",
+        f"ragas-boot {__version__}",
+    ]
+    if dataset.path:
+        facts.insert(0, f"dataset {dataset.path}")
+    nav = ["metrics", "judges", "agreement", "failures", "samples"]
+    shown = {
+        "judges": bool(run.judges),
+        "agreement": bool(run.agreement),
+        "failures": bool(run.failures()),
+    }
+    links = "".join(
+        f'<a href="#{name}">{name.title()}</a>' for name in nav if shown.get(name, True)
+    )
+    return (
+        f'<header class="top"><div><h1>{_e(title)}</h1>'
+        f'<p class="meta">{" · ".join(_e(f) for f in facts)}</p><nav>{links}</nav></div></header>'
+    )
+
+
+def _metrics_section(run: RunResult) -> str:
+    rows = []
+    for s in run.metric_summaries:
+        failed = f'<td class="num error">{s.failed}</td>' if s.failed else _num(str(s.failed))
+        rows.append(
+            f"<tr><td>{_e(s.metric)}</td>{_num(fmt.score(s.mean))}{_num(fmt.score(s.minimum))}"
+            f"{_num(fmt.score(s.maximum))}{_num(fmt.percent(s.pass_rate))}"
+            f"{_num(f'{s.threshold:.2f}')}{_num(str(s.scored))}{_num(str(s.undefined))}"
+            f"{failed}</tr>"
+        )
+    headers = ("Metric", "Mean", "Min", "Max", "Pass rate", "Threshold", "Scored", "Undefined")
+    table = _table((*headers, "Failed"), rows, numeric=range(1, 9))
+    totals = run.totals
+    line = (
+        f"{totals.judge_calls} judge calls ({totals.failed_judge_calls} failed) · "
+        f"{fmt.tokens(totals.usage.total_tokens)} tokens "
+        f"({fmt.tokens(totals.usage.input_tokens)} in, "
+        f"{fmt.tokens(totals.usage.output_tokens)} out)"
+    )
+    return (
+        f'<section class="card" id="metrics"><h2>Metrics</h2>{table}'
+        f'<p class="muted">{_e(line)}</p></section>'
+    )
+
+
+def _judges_section(run: RunResult) -> str:
+    if not run.judges:
+        return ""
+    rows = []
+    previous = None
+    for s in (s for s in run.judge_summaries if s.metric is not None):
+        first = s.judge_id != previous
+        previous = s.judge_id
+        judge = f"{_e(s.judge_id)} <span class='muted'>({_e(s.provider)})</span>" if first else ""
+        failed_calls = f"{s.failed_calls}/{s.calls}"
+        failed_cell = (
+            f'<td class="num error">{failed_calls}</td>' if s.failed_calls else _num(failed_calls)
+        )
+        excluded = f'<td class="num error">{s.excluded}</td>' if s.excluded else _num("0")
+        rows.append(
+            f'<tr class="{"group-start" if first else ""}"><td>{judge}</td><td>{_e(s.metric)}</td>'
+            f"{_num(fmt.score(s.mean))}{_num(fmt.percent(s.pass_rate))}"
+            f"{_num(fmt.seconds(s.latency_p50_s))}{_num(fmt.seconds(s.latency_p95_s))}"
+            f"{_num(fmt.tokens(s.usage.total_tokens))}{failed_cell}{excluded}</tr>"
+        )
+    headers = ("Judge", "Metric", "Mean", "Pass rate", "p50", "p95", "Tokens", "Failed calls")
+    table = _table((*headers, "Excluded"), rows, numeric=range(2, 9))
+    charts = "".join(
+        f'<div class="chart">{chart}</div>'
+        for chart in (score_chart(run), latency_chart(run))
+        if chart
+    )
+    return (
+        f'<section class="card" id="judges"><h2>Judges</h2><div class="charts">{charts}</div>'
+        f"{table}</section>"
+    )
+
+
+def _agreement_section(run: RunResult) -> str:
+    if not run.agreement:
+        return ""
+    rows = []
+    for summary in run.agreement:
+        label = _e(summary.metric or "all metrics")
+        for index, pair in enumerate(summary.pairs):
+            rows.append(
+                f'<tr class="{"group-start" if index == 0 else ""}">'
+                f"<td>{label if index == 0 else ''}</td>"
+                f"<td>{_e(pair.judge_a)} · {_e(pair.judge_b)}</td>{_num(str(pair.items))}"
+                f"{_num(fmt.percent(pair.percent_agreement))}{_num(fmt.kappa(pair.cohen_kappa))}</tr>"
+            )
+        rows.append(
+            f"<tr><td></td><td><b>Fleiss κ, all judges</b></td>{_num(str(summary.fleiss_items))}"
+            f"<td></td><td class='num'><b>{_e(fmt.kappa(summary.fleiss_kappa))}</b></td></tr>"
+        )
+    table = _table(("Metric", "Judges", "Items", "Agreement", "Cohen κ"), rows, numeric=(2, 3, 4))
+    note = (
+        "A judge's verdict is its score ≥ 0.5. Agreement and Cohen's κ per pair count the "
+        "evaluations both judges scored; Fleiss' κ counts those every judge scored."
+    )
+    return (
+        f'<section class="card" id="agreement"><h2>Agreement</h2>'
+        f'<p class="muted">{_e(note)}</p>{table}</section>'
+    )
+
+
+def _failures_section(run: RunResult) -> str:
+    failures = run.failures()
+    if not failures:
+        return ""
+    rows = []
+    for sample_id, evaluation in failures:
+        error = evaluation.error
+        message = f"{error.kind}: {error.message}" if error else "failed"
+        rows.append(
+            f'<tr><td><a href="#{_anchor(sample_id)}">{_e(sample_id)}</a></td>'
+            f'<td>{_e(evaluation.metric)}</td><td class="error">{_e(message)}</td></tr>'
+        )
+    table = _table(("Sample", "Metric", "Error"), rows)
+    return (
+        f'<section class="card" id="failures"><h2>Failed evaluations ({len(failures)})</h2>'
+        f"{table}</section>"
+    )
+
+
+# --------------------------------------------------------------------------- samples
+
+
+def _call_text(call: ToolCall) -> str:
+    arguments = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
+    return f'<code class="call">{_e(call.name)}({_e(arguments)})</code>'
+
+
+def _conversation(sample: Sample) -> str:
+    parts = []
+    if sample.user_input:
+        parts.append(
+            f'<div class="msg human"><div class="role">user input</div>'
+            f'<div class="text">{_e(sample.user_input)}</div></div>'
+        )
+    for message in sample.user_input_messages or []:
+        if isinstance(message, HumanMessage):
+            role, css, body = "user", "human", f'<div class="text">{_e(message.content)}</div>'
+        elif isinstance(message, ToolMessage):
+            name = f" · {message.name}" if message.name else ""
+            role, css, body = (
+                f"tool{name}",
+                "tool",
+                f'<div class="text">{_e(message.content)}</div>',
+            )
+        elif isinstance(message, AIMessage):
+            text = f'<div class="text">{_e(message.content)}</div>' if message.content else ""
+            role, css = "assistant", "ai"
+            body = text + "".join(_call_text(call) for call in message.tool_calls)
+        else:  # pragma: no cover - the message union is closed
+            continue
+        parts.append(f'<div class="msg {css}"><div class="role">{_e(role)}</div>{body}</div>')
+    if sample.response:
+        parts.append(
+            f'<div class="msg ai"><div class="role">response</div>'
+            f'<div class="text">{_e(sample.response)}</div></div>'
+        )
+    return "".join(parts) or '<p class="muted">No conversation.</p>'
+
+
+def _expected(sample: Sample) -> str:
+    parts = []
+    if sample.reference:
+        parts.append(f'<h4>Reference</h4><div class="text">{_e(sample.reference)}</div>')
+    if sample.reference_topics is not None:
+        chips = "".join(f'<span class="chip">{_e(t)}</span>' for t in sample.reference_topics)
+        parts.append(f"<h4>Reference topics</h4><div>{chips or '<i>none</i>'}</div>")
+    if sample.reference_tool_calls is not None:
+        calls = "".join(_call_text(call) for call in sample.reference_tool_calls)
+        parts.append(f"<h4>Reference tool calls</h4>{calls or '<i>none expected</i>'}")
+    if sample.metadata:
+        dumped = json.dumps(sample.metadata, ensure_ascii=False, indent=2, default=str)
+        parts.append(f"<h4>Metadata</h4><pre>{_e(dumped)}</pre>")
+    return "".join(parts) or '<p class="muted">Nothing expected.</p>'
+
+
+def _call_box(call: JudgeCall) -> str:
+    status = (
+        '<span class="badge pass">answered</span>'
+        if call.ok
+        else f'<span class="badge failed">{_e(call.error_kind or "failed")}</span>'
+    )
+    facts = (
+        f"{fmt.seconds(call.latency_s)} · waited {fmt.seconds(call.wait_s)} · "
+        f"{call.attempts} attempt(s) · {fmt.tokens(call.usage.total_tokens)} tokens"
+    )
+    error = f'<div class="error">{_e(call.error_message)}</div>' if call.error_message else ""
+    answers = call.raw_attempts or ([call.raw_text] if call.raw_text else [])
+    raw = "".join(
+        f'<details class="part"><summary>Raw answer'
+        f"{f' {i + 1} of {len(answers)}' if len(answers) > 1 else ''}</summary>"
+        f"<pre>{_e(text)}</pre></details>"
+        for i, text in enumerate(answers)
+    )
+    return (
+        f'<div class="call-box"><b>{_e(call.judge_id)}</b> {status} '
+        f'<span class="muted">{_e(facts)}</span>{error}'
+        f'<details class="part"><summary>Prompt</summary><pre>{_e(call.prompt)}</pre></details>'
+        f"{raw}</div>"
+    )
+
+
+def _calls(steps: Sequence[StepRecord]) -> str:
+    count = sum(len(step.calls) for step in steps)
+    if not count:
+        return ""
+    body = "".join(
+        f"<h4>{_e(step.name)} <span class='muted'>({fmt.seconds(step.duration_s)})</span></h4>"
+        + "".join(_call_box(call) for call in step.calls)
+        for step in steps
+        if step.calls
+    )
+    return (
+        f'<details class="calls"><summary>Prompts and raw answers ({count} calls)</summary>'
+        f"{body}</details>"
+    )
+
+
+def _evaluation(evaluation: Evaluation) -> str:
+    head = f"<h4>{_e(evaluation.metric)} {_badge(evaluation)}</h4>"
+    result, error = evaluation.result, evaluation.error
+    if result is None:
+        failures = "".join(
+            f"<li>{_e(f.judge_id)} at {_e(f.step)}: {_e(f.kind)}: {_e(f.message)}</li>"
+            for f in (error.failures if error else [])
+        )
+        message = _e(error.message) if error else "failed"
+        if error is not None and error.kind == "all_judges_failed" and failures:
+            # the full message repeats every judge's error; the list below says it once each
+            message = f"No judge answered at step {_e(error.step)}:"
+        listed = f"<ul>{failures}</ul>" if failures else ""
+        steps = _calls(error.steps) if error else ""
+        return f'<div class="evaluation">{head}<p class="error">{message}</p>{listed}{steps}</div>'
+    explanation = f"<p>{_e(result.explanation)}</p>" if result.explanation else ""
+    undefined = (
+        f'<p class="muted">Undefined: {_e(result.undefined_reason)}</p>'
+        if result.undefined_reason and result.score is None
+        else ""
+    )
+    rows = []
+    reasons = result.reasons()
+    threshold = float(result.config.get("threshold", 0.5))
+    for judge_id, value in result.model_scores.items():
+        verdict = "pass" if value >= threshold else "fail"
+        rows.append(
+            f"<tr><td>{_e(judge_id)}</td>{_num(fmt.score(value))}"
+            f'<td><span class="badge {verdict}">{verdict}</span></td>'
+            f'<td class="text">{_e(reasons.get(judge_id, ""))}</td></tr>'
+        )
+    for exclusion in result.exclusions:
+        rows.append(
+            f"<tr><td>{_e(exclusion.judge_id)}</td>{_num(fmt.MISSING)}"
+            f'<td><span class="badge failed">excluded</span></td>'
+            f'<td class="error">{_e(exclusion.step)}: {_e(exclusion.kind)}: '
+            f"{_e(exclusion.message)}</td></tr>"
+        )
+    judges = _table(("Judge", "Score", "Verdict", "Reason"), rows, numeric=(1,)) if rows else ""
+    agreement = (
+        f'<p class="muted">Aggregation {_e(result.aggregation)} · agreement '
+        f"{fmt.percent(result.agreement)}{' · judges disagree' if result.disagreement else ''}</p>"
+        if result.model_scores
+        else ""
+    )
+    return (
+        f'<div class="evaluation">{head}{explanation}{undefined}{agreement}{judges}'
+        f"{_calls(result.steps)}</div>"
+    )
+
+
+def _sample(run: SampleRun) -> str:
+    badges = "".join(_badge(e) for e in run.evaluations)
+    first = next(
+        (m.content for m in run.sample.user_input_messages or [] if isinstance(m, HumanMessage)),
+        run.sample.user_input or "",
+    )
+    preview = f'<span class="muted">{_e(fmt.short(first, 90))}</span>' if first else ""
+    evaluations = "".join(_evaluation(e) for e in run.evaluations)
+    return (
+        f'<details class="sample" id="{_anchor(run.sample_id)}">'
+        f'<summary><span class="sid">{_e(run.sample_id)}</span>{badges} {preview}</summary>'
+        f'<div class="sample-body"><div class="cols">'
+        f"<div><h4>Conversation</h4>{_conversation(run.sample)}</div>"
+        f"<div>{_expected(run.sample)}</div></div>{evaluations}</div></details>"
+    )
+
+
+def render_html(run: RunResult, *, title: str | None = None) -> str:
+    """The report as one HTML document (no script, no external resource)."""
+    heading = title or f"ragas-boot report: {run.dataset.name or run.dataset.path or 'samples'}"
+    samples = "".join(_sample(sample) for sample in run.samples)
+    body = (
+        _header(run, heading)
+        + "<main>"
+        + _metrics_section(run)
+        + _judges_section(run)
+        + _agreement_section(run)
+        + _failures_section(run)
+        + f'<section id="samples"><h2>Samples ({len(run.samples)})</h2>{samples}</section>'
+        + "</main><footer>Generated by ragas-boot. Click a sample to see its conversation, "
+        "each judge's verdict and reason, and the prompts and raw answers.</footer>"
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_e(heading)}</title><style>{_CSS}</style></head><body>{body}</body></html>\n"
+    )

@@ -1,0 +1,361 @@
+"""Run metric beans over a dataset: bounded concurrency, failures kept as data, progress.
+
+>>> with create_container(settings) as container:                    # doctest: +SKIP
+...     run = evaluate_dataset(
+...         load_dataset("dataset.yaml"),
+...         [container.agent_goal_accuracy(), container.tool_call_accuracy()],
+...         concurrency=8,
+...     )
+...     run.metric_summary("agent_goal_accuracy").mean
+
+Each (sample, metric) pair is one evaluation; ``concurrency`` of them are in flight at once
+(each one fans out to its judges, under the providers' own limits). An evaluation that fails
+(no judge answered, or the sample lacks a field the metric needs) is recorded as failed with
+its error: every sample appears in the result, in dataset order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from ragas_boot.chat.judge import JudgeModel
+from ragas_boot.datasets import Dataset, default_sample_id
+from ragas_boot.errors import AllJudgesFailedError, NoConsensusError, SampleValidationError
+from ragas_boot.execution.bridge import LoopPortal
+from ragas_boot.execution.results import Exclusion
+from ragas_boot.metrics.base import Metric, MetricConfig
+from ragas_boot.runs.results import (
+    DatasetInfo,
+    Evaluation,
+    EvaluationError,
+    JudgeInfo,
+    MetricInfo,
+    RunResult,
+    SampleRun,
+)
+from ragas_boot.runs.summaries import (
+    agreement_summaries,
+    judge_summaries,
+    metric_summaries,
+    run_totals,
+)
+from ragas_boot.samples import Sample
+
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "ProgressCallback",
+    "RunProgress",
+    "aevaluate_dataset",
+    "evaluate_dataset",
+]
+
+log = logging.getLogger(__name__)
+
+#: Evaluations in flight at once when the caller does not say.
+DEFAULT_CONCURRENCY = 8
+
+AnyMetric = Metric[Any]
+MetricsArgument = Sequence[AnyMetric] | Mapping[str, AnyMetric]
+ConfigsArgument = Mapping[str, MetricConfig | Mapping[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class RunProgress:
+    """Where a run stands; sent to the progress callback after each evaluation.
+
+    Attributes:
+        samples_total: samples in the run.
+        samples_done: samples whose every metric is done.
+        evaluations_total: samples × metrics.
+        evaluations_done: evaluations finished (scored, undefined or failed).
+        failed_evaluations: evaluations that failed.
+        judge_calls: judge calls made by the finished evaluations.
+        failed_judge_calls: of those, calls without a valid answer.
+        elapsed_s: seconds since the run started.
+    """
+
+    samples_total: int
+    samples_done: int
+    evaluations_total: int
+    evaluations_done: int
+    failed_evaluations: int
+    judge_calls: int
+    failed_judge_calls: int
+    elapsed_s: float
+
+    @property
+    def eta_s(self) -> float | None:
+        """Seconds left at the pace so far; None before the first evaluation ends."""
+        if self.evaluations_done == 0:
+            return None
+        left = self.evaluations_total - self.evaluations_done
+        return self.elapsed_s / self.evaluations_done * left
+
+
+#: Receives a :class:`RunProgress` after each evaluation (and once at the start).
+ProgressCallback = Callable[[RunProgress], None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    name: str
+    metric: AnyMetric
+    config: MetricConfig
+    judges: list[JudgeModel]
+
+    def info(self) -> MetricInfo:
+        return MetricInfo(
+            name=self.name,
+            metric=self.metric.name,
+            threshold=self.config.threshold,
+            judge_ids=[judge.id for judge in self.judges],
+            config=self.config.model_dump(mode="json"),
+        )
+
+
+def _plans(metrics: MetricsArgument, configs: ConfigsArgument | None) -> list[_Plan]:
+    named: list[tuple[str, AnyMetric]] = (
+        list(metrics.items())
+        if isinstance(metrics, Mapping)
+        else [(metric.settings_key, metric) for metric in metrics]
+    )
+    if not named:
+        raise ValueError("give at least one metric to run")
+    names = [name for name, _ in named]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ValueError(f"metric {duplicates[0]!r} is given twice")
+    unknown = sorted(set(configs or {}) - set(names))
+    if unknown:
+        raise ValueError(f"a config is given for {unknown[0]!r}, which is not run")
+    plans = []
+    for name, metric in named:
+        config = metric.resolve_config((configs or {}).get(name))
+        # Selecting now checks every judge id before any call is made.
+        judges = metric.executor.select(config.models) if metric.uses_judges else []
+        plans.append(_Plan(name=name, metric=metric, config=config, judges=judges))
+    return plans
+
+
+def _samples(dataset: Dataset | Sequence[Sample]) -> tuple[DatasetInfo, list[Sample]]:
+    if isinstance(dataset, Dataset):
+        info = DatasetInfo(name=dataset.name, path=dataset.path, size=len(dataset))
+        given = list(dataset.samples)
+    else:
+        given = list(dataset)
+        info = DatasetInfo(size=len(given))
+    samples = [
+        sample
+        if sample.id is not None
+        else sample.model_copy(update={"id": default_sample_id(index, len(given))})
+        for index, sample in enumerate(given)
+    ]
+    seen: set[str] = set()
+    for sample in samples:
+        if sample.id in seen:
+            raise ValueError(f"sample id {sample.id!r} is used twice; ids must be unique")
+        seen.add(sample.id or "")
+    return info, samples
+
+
+def _failure(error: Exception) -> EvaluationError:
+    kind = type(error).__name__
+    if isinstance(error, AllJudgesFailedError):
+        failures = getattr(error, "exclusions", None) or [
+            Exclusion(judge_id=item.judge_id, step=error.step, kind=item.kind, message=item.message)
+            for item in error.failures
+        ]
+        return EvaluationError(
+            kind="all_judges_failed",
+            type=kind,
+            message=str(error),
+            step=error.step,
+            failures=list(failures),
+            steps=list(getattr(error, "steps", [])),
+        )
+    if isinstance(error, SampleValidationError):
+        return EvaluationError(
+            kind="sample_validation", type=kind, message=str(error), field=error.field
+        )
+    if isinstance(error, NoConsensusError):
+        return EvaluationError(kind="no_consensus", type=kind, message=str(error))
+    return EvaluationError(kind="error", type=kind, message=str(error) or kind)
+
+
+async def _evaluate(plan: _Plan, sample: Sample) -> Evaluation:
+    started = time.perf_counter()
+    try:
+        result = await plan.metric.aevaluate(sample, plan.config)
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:
+        if not isinstance(error, AllJudgesFailedError | SampleValidationError | NoConsensusError):
+            log.exception("%s failed on sample %s with an unexpected error", plan.name, sample.id)
+        return Evaluation(
+            metric=plan.name,
+            status="failed",
+            error=_failure(error),
+            duration_s=time.perf_counter() - started,
+        )
+    scored = result.score is not None
+    return Evaluation(
+        metric=plan.name,
+        status="scored" if scored else "undefined",
+        score=result.score,
+        passed=result.score >= plan.config.threshold if result.score is not None else None,
+        result=result,
+        duration_s=time.perf_counter() - started,
+    )
+
+
+class _Tracker:
+    """Counts for progress; all updates happen on one loop."""
+
+    def __init__(self, samples: int, metrics: int, callback: ProgressCallback | None) -> None:
+        self._callback = callback
+        self._left = [metrics] * samples
+        self._started = time.perf_counter()
+        self.samples_done = 0
+        self.done = 0
+        self.failed = 0
+        self.calls = 0
+        self.failed_calls = 0
+        self.total = samples * metrics
+
+    def finished(self, sample_index: int, evaluation: Evaluation) -> None:
+        self.done += 1
+        self.failed += evaluation.status == "failed"
+        for step in evaluation.steps:
+            self.calls += len(step.calls)
+            self.failed_calls += len(step.failures)
+        self._left[sample_index] -= 1
+        self.samples_done += self._left[sample_index] == 0
+        self.notify()
+
+    def notify(self) -> None:
+        if self._callback is None:
+            return
+        progress = RunProgress(
+            samples_total=len(self._left),
+            samples_done=self.samples_done,
+            evaluations_total=self.total,
+            evaluations_done=self.done,
+            failed_evaluations=self.failed,
+            judge_calls=self.calls,
+            failed_judge_calls=self.failed_calls,
+            elapsed_s=time.perf_counter() - self._started,
+        )
+        try:
+            self._callback(progress)
+        except Exception:
+            log.exception("the progress callback failed; the run goes on")
+
+
+async def aevaluate_dataset(
+    dataset: Dataset | Sequence[Sample],
+    metrics: MetricsArgument,
+    *,
+    configs: ConfigsArgument | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    progress: ProgressCallback | None = None,
+) -> RunResult:
+    """Evaluate every sample with every metric and summarise.
+
+    Args:
+        dataset: a :class:`~ragas_boot.datasets.Dataset`, or samples (those without an id get
+            ``sample-NNN``).
+        metrics: metric beans (named by their bean name, e.g. ``agent_goal_accuracy``), or a
+            mapping of name → bean.
+        configs: name → config (or a mapping of config fields) overriding the bean's defaults
+            for this run, e.g. ``{"agent_goal_accuracy": {"models": ["a", "b"]}}``.
+        concurrency: evaluations in flight at once (at least 1).
+        progress: called after each evaluation with a :class:`RunProgress`.
+
+    Returns:
+        The run: every sample × metric, scored, undefined or failed, and the summaries.
+
+    Raises:
+        JudgeNotFoundError: a config names an unknown judge (before any call is made).
+        ValueError: no metric, a metric given twice, duplicate sample ids, bad concurrency.
+    """
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    plans = _plans(metrics, configs)
+    info, samples = _samples(dataset)
+    started_at = datetime.now(UTC)
+    started = time.perf_counter()
+    tracker = _Tracker(len(samples), len(plans), progress)
+    outcomes: dict[tuple[int, int], Evaluation] = {}
+    pending = iter([(s, m) for s in range(len(samples)) for m in range(len(plans))])
+
+    async def worker() -> None:
+        for sample_index, plan_index in pending:
+            evaluation = await _evaluate(plans[plan_index], samples[sample_index])
+            outcomes[sample_index, plan_index] = evaluation
+            tracker.finished(sample_index, evaluation)
+
+    tracker.notify()
+    await asyncio.gather(*(worker() for _ in range(min(concurrency, tracker.total) or 1)))
+
+    runs = [
+        SampleRun(
+            sample_id=sample.id or "",
+            sample=sample,
+            evaluations=[outcomes[index, plan_index] for plan_index in range(len(plans))],
+        )
+        for index, sample in enumerate(samples)
+    ]
+    metric_infos = [plan.info() for plan in plans]
+    judges: dict[str, JudgeInfo] = {}
+    for plan in plans:
+        for judge in plan.judges:
+            judges.setdefault(
+                judge.id, JudgeInfo(id=judge.id, provider=judge.provider, model=judge.spec.model)
+            )
+    judge_list = list(judges.values())
+    return RunResult(
+        dataset=info,
+        metrics=metric_infos,
+        judges=judge_list,
+        samples=runs,
+        metric_summaries=metric_summaries(metric_infos, runs),
+        judge_summaries=judge_summaries(judge_list, metric_infos, runs),
+        agreement=agreement_summaries(judge_list, metric_infos, runs),
+        totals=run_totals(runs),
+        concurrency=concurrency,
+        started_at=started_at,
+        duration_s=time.perf_counter() - started,
+    )
+
+
+def evaluate_dataset(
+    dataset: Dataset | Sequence[Sample],
+    metrics: MetricsArgument,
+    *,
+    configs: ConfigsArgument | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    progress: ProgressCallback | None = None,
+) -> RunResult:
+    """Sync twin of :func:`aevaluate_dataset`; the run happens on the judges' I/O loop.
+
+    ``progress`` is then called from that loop's thread.
+    """
+    beans = list(metrics.values()) if isinstance(metrics, Mapping) else list(metrics)
+    run = aevaluate_dataset(
+        dataset, metrics, configs=configs, concurrency=concurrency, progress=progress
+    )
+    portal = next((bean.executor.portal for bean in beans if bean.uses_judges), None)
+    if portal is not None:
+        return portal.call(run)
+    # No metric calls judges: a short-lived loop of our own runs the computation.
+    own = LoopPortal(name="ragas-boot-run")
+    try:
+        return own.call(run)
+    finally:
+        own.close()
