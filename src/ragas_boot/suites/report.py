@@ -1,0 +1,384 @@
+"""Renderers of suite results: console (rich), JSON, and one self-contained HTML page.
+
+Each renderer takes a :class:`~ragas_boot.suites.results.SuiteResult` (and optionally the
+gate's verdict) and returns a string; none of them prints or writes files.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ragas_boot.suites.analysis import FailureAnalysis, analyze_failures
+from ragas_boot.suites.results import CaseIssue, CaseResult, SuiteGate, SuiteResult
+
+__all__ = [
+    "case_explanation",
+    "render_console",
+    "render_html",
+    "render_json",
+    "report_data",
+]
+
+_ISSUES_SHOWN = 2
+"""Issues shown per case in the console (the seed's ``issues[:2]``)."""
+
+
+def _fraction(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def _latency(milliseconds: float | None) -> str:
+    if milliseconds is None:
+        return "–"
+    if milliseconds >= 10_000:
+        return f"{milliseconds / 1000:.1f} s"
+    return f"{milliseconds:.0f} ms"
+
+
+def _percent(fraction: float) -> str:
+    return f"{fraction * 100:.1f}%"
+
+
+def _gate_line(gate: SuiteGate) -> str:
+    if gate.passed:
+        return (
+            f"CI GATE PASSED: {_percent(gate.pass_rate)} >= {_percent(gate.min_pass_rate)} required"
+        )
+    return f"CI GATE FAILED: {_percent(gate.pass_rate)} < {_percent(gate.min_pass_rate)} required"
+
+
+_FIGURES = ("Score", "Precision", "Recall", "Params", "Output", "Latency", "Calls")
+"""Headers of the per-case figures, in both tables."""
+
+
+def _figures(case: CaseResult) -> tuple[str, ...]:
+    """A case's figures under :data:`_FIGURES`."""
+    return (
+        f"{case.score:.2f}",
+        _fraction(case.tool_precision),
+        _fraction(case.tool_recall),
+        _fraction(case.param_accuracy),
+        _fraction(case.output_score),
+        _latency(case.latency_ms),
+        f"{len(case.tool_calls)}/{case.max_tool_calls}",
+    )
+
+
+def _issue_line(issue: CaseIssue) -> str:
+    return f"{issue.kind.value}: {issue.message}"
+
+
+def case_explanation(result: CaseResult) -> str:
+    """A few lines saying how a case went: verdict, scores, and every issue.
+
+    Used as the failure message of a case in pytest.
+    """
+    verdict = "passed" if result.passed else "failed"
+    lines = [
+        f"case {result.case_id} {verdict}: score {result.score:.3f} "
+        f"(precision {_fraction(result.tool_precision)}, recall {_fraction(result.tool_recall)}, "
+        f"params {_fraction(result.param_accuracy)}, output {_fraction(result.output_score)}), "
+        f"latency {_latency(result.latency_ms)}, {len(result.tool_calls)} tool call(s)"
+    ]
+    lines += [f"  - {_issue_line(issue)}" for issue in result.issues]
+    calls = ", ".join(
+        f"{call.name}({json.dumps(call.arguments, ensure_ascii=False)})"
+        for call in result.tool_calls
+    )
+    if calls:
+        lines.append(f"  calls: {calls}")
+    if result.response:
+        lines.append(f"  answer: {result.response[:300]}")
+    return "\n".join(lines)
+
+
+# -- console ---------------------------------------------------------------------------------
+
+
+def render_console(
+    result: SuiteResult,
+    gate: SuiteGate | None = None,
+    *,
+    color: bool = False,
+    width: int = 110,
+) -> str:
+    """The report as console text: one row per case, first issues, totals, analysis, gate.
+
+    Args:
+        result: the suite's result.
+        gate: the gate's verdict, printed last when given.
+        color: include ANSI colour codes.
+        width: the width to lay the table out in.
+    """
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        width=width,
+        force_terminal=color,
+        color_system="standard" if color else None,
+        no_color=not color,
+        highlight=False,
+        emoji=False,
+    )
+    header = Text(f"Tool suite: {result.suite}", style="bold")
+    header.append(
+        f" — {result.total} case(s), agent {result.agent}, concurrency {result.concurrency}",
+        style="default",
+    )
+    console.print(header)
+    console.print(_table(result.cases))
+    with_issues = [case for case in result.cases if case.issues]
+    if with_issues:
+        console.print(Text("Issues", style="bold"))
+        console.print(_issues_grid(with_issues))
+    console.print()
+    console.print(
+        Text(
+            f"Results: {result.passed}/{result.total} passed ({_percent(result.pass_rate)})",
+            style="bold",
+        )
+    )
+    console.print(
+        Text(
+            f"  Avg score {_fraction(result.average_score)} | "
+            f"precision {_fraction(result.average_precision)} | "
+            f"recall {_fraction(result.average_recall)} | "
+            f"param accuracy {_fraction(result.average_param_accuracy)} | "
+            f"latency {_latency(result.average_latency_ms)} | "
+            f"run {result.duration_s:.2f} s"
+        )
+    )
+    analysis = analyze_failures(result)
+    if analysis.groups:
+        console.print()
+        console.print(Text("Failure analysis", style="bold"))
+        groups = Table.grid(padding=(0, 1))
+        groups.add_column(no_wrap=True)
+        groups.add_column(overflow="fold")
+        for group in analysis.groups:
+            count = len(group.case_ids)
+            groups.add_row(
+                Text(f"  {group.title}: {count} case{'s' * (count != 1)}"),
+                Text(f"({', '.join(group.case_ids)})"),
+            )
+        console.print(groups)
+        console.print(Text("Recommendations", style="bold"))
+        advice = Table.grid(padding=(0, 1))
+        advice.add_column(width=3, justify="right")
+        advice.add_column(overflow="fold")
+        for recommendation in analysis.recommendations:
+            advice.add_row("-", Text(recommendation))
+        console.print(advice)
+    if gate is not None:
+        console.print()
+        console.print(Text(_gate_line(gate), style="bold green" if gate.passed else "bold red"))
+    # Table cells are padded to their width; trailing blanks only get in the way of diffs.
+    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
+
+
+def _issues_grid(cases: Sequence[CaseResult]) -> Table:
+    """The first issues of each case, wrapped within their column."""
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for case in cases:
+        shown = case.issues[:_ISSUES_SHOWN]
+        for position, issue in enumerate(shown):
+            style = "yellow" if case.passed else "red"
+            grid.add_row(
+                Text(f"  {case.case_id}" if position == 0 else ""),
+                Text(_issue_line(issue), style=style),
+            )
+        hidden = len(case.issues) - len(shown)
+        if hidden:
+            grid.add_row(Text(""), Text(f"… and {hidden} more"))
+    return grid
+
+
+def _table(cases: Sequence[CaseResult]) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    table.add_column("Result")
+    table.add_column("Case", overflow="fold")
+    for name in _FIGURES:
+        table.add_column(name, justify="right")
+    for case in cases:
+        table.add_row(
+            Text("PASS", style="green") if case.passed else Text("FAIL", style="bold red"),
+            Text(case.case_id),
+            *_figures(case),
+        )
+    return table
+
+
+# -- JSON ------------------------------------------------------------------------------------
+
+
+def report_data(result: SuiteResult, gate: SuiteGate | None = None) -> dict[str, Any]:
+    """The report as JSON-ready data: the result, its failure analysis and the gate."""
+    data = result.model_dump(mode="json")
+    analysis = analyze_failures(result)
+    data["analysis"] = analysis.model_dump(mode="json")
+    data["analysis"]["recommendations"] = analysis.recommendations
+    data["gate"] = gate.model_dump(mode="json") if gate is not None else None
+    return data
+
+
+def render_json(result: SuiteResult, gate: SuiteGate | None = None, *, indent: int = 2) -> str:
+    """The report as a JSON document (see :func:`report_data`)."""
+    return json.dumps(report_data(result, gate), indent=indent, ensure_ascii=False)
+
+
+# -- HTML ------------------------------------------------------------------------------------
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem;color:#1f2328}
+h1{font-size:1.5rem;margin-bottom:.2rem}.muted{color:#656d76}
+.gate{padding:.7rem 1rem;border-radius:6px;font-weight:600;margin:1rem 0}
+.gate.ok{background:#dafbe1;color:#116329}.gate.ko{background:#ffebe9;color:#a40e26}
+.cards{display:flex;gap:1rem;flex-wrap:wrap;margin:1rem 0}
+.card{border:1px solid #d0d7de;border-radius:6px;padding:.6rem 1rem;min-width:7rem}
+.card b{display:block;font-size:1.3rem}
+table{border-collapse:collapse;width:100%;margin:.5rem 0}
+th,td{border-bottom:1px solid #d0d7de;padding:.35rem .5rem;text-align:left;vertical-align:top}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+.pass{color:#116329;font-weight:600}.fail{color:#a40e26;font-weight:600}
+details{margin:.3rem 0 1rem 0}summary{cursor:pointer}
+pre{background:#f6f8fa;padding:.5rem;border-radius:6px;white-space:pre-wrap;margin:.3rem 0}
+code{background:#f6f8fa;padding:0 .2rem;border-radius:3px}
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def render_html(result: SuiteResult, gate: SuiteGate | None = None) -> str:
+    """The report as one self-contained HTML page (inline CSS, no scripts, no links)."""
+    analysis = analyze_failures(result)
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>Tool suite: {_e(result.suite)}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>Tool suite: {_e(result.suite)}</h1>",
+        f'<div class="muted">agent {_e(result.agent)} · {result.total} case(s) · concurrency '
+        f"{result.concurrency} · started {_e(result.started_at.isoformat(timespec='seconds'))}"
+        f" · {result.duration_s:.2f} s</div>",
+    ]
+    if gate is not None:
+        css = "ok" if gate.passed else "ko"
+        parts.append(f'<div class="gate {css}">{_e(_gate_line(gate))}</div>')
+    parts.append(_cards(result))
+    parts.append(_cases_table(result.cases))
+    parts.append(_analysis_html(analysis))
+    parts.append("<h2>Cases</h2>")
+    parts += [_case_html(case) for case in result.cases]
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _cards(result: SuiteResult) -> str:
+    cards = [
+        ("Passed", f"{result.passed}/{result.total}"),
+        ("Pass rate", _percent(result.pass_rate)),
+        ("Avg score", _fraction(result.average_score)),
+        ("Precision", _fraction(result.average_precision)),
+        ("Recall", _fraction(result.average_recall)),
+        ("Param accuracy", _fraction(result.average_param_accuracy)),
+        ("Avg latency", _latency(result.average_latency_ms)),
+    ]
+    inner = "".join(
+        f'<div class="card"><span class="muted">{_e(label)}</span><b>{_e(value)}</b></div>'
+        for label, value in cards
+    )
+    return f'<div class="cards">{inner}</div>'
+
+
+def _verdict_html(case: CaseResult) -> str:
+    if case.passed:
+        return '<span class="pass">PASS</span>'
+    return '<span class="fail">FAIL</span>'
+
+
+def _cases_table(cases: Sequence[CaseResult]) -> str:
+    head = "".join(f'<th class="n">{name}</th>' for name in _FIGURES)
+    rows = []
+    for case in cases:
+        verdict = (
+            '<span class="pass">PASS</span>' if case.passed else '<span class="fail">FAIL</span>'
+        )
+        first = _e(_issue_line(case.issues[0])) if case.issues else ""
+        numbers = "".join(f'<td class="n">{_e(cell)}</td>' for cell in _figures(case))
+        rows.append(
+            f'<tr><td>{verdict}</td><td><a href="#case-{_e(case.case_id)}">{_e(case.case_id)}'
+            f"</a></td>{numbers}<td>{first}</td></tr>"
+        )
+    return (
+        f"<table><thead><tr><th>Result</th><th>Case</th>{head}<th>First issue</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _analysis_html(analysis: FailureAnalysis) -> str:
+    if not analysis.groups:
+        return "<h2>Failure analysis</h2><p>No failures.</p>"
+    rows = "".join(
+        f"<tr><td>{_e(group.title)}</td><td class='n'>{len(group.case_ids)}</td>"
+        f"<td>{_e(', '.join(group.case_ids))}</td><td>{_e(group.recommendation)}</td></tr>"
+        for group in analysis.groups
+    )
+    return (
+        "<h2>Failure analysis</h2><table><thead><tr><th>Failure</th><th class='n'>Cases</th>"
+        f"<th>Case ids</th><th>Recommendation</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def _case_html(case: CaseResult) -> str:
+    verdict = _verdict_html(case)
+    parts = [
+        f'<details id="case-{_e(case.case_id)}"{"" if case.passed else " open"}>',
+        f"<summary>{verdict} <b>{_e(case.case_id)}</b> — score {case.score:.2f}, latency "
+        f"{_e(_latency(case.latency_ms))}, {len(case.tool_calls)} call(s)</summary>",
+    ]
+    if case.description:
+        parts.append(f'<p class="muted">{_e(case.description)}</p>')
+    if case.issues:
+        rows = "".join(
+            f"<tr><td><code>{_e(issue.kind.value)}</code></td><td>{_e(issue.tool or '')}</td>"
+            f"<td>{_e(issue.param or '')}</td><td>{_e(_json_text(issue.expected))}</td>"
+            f"<td>{_e(_json_text(issue.actual))}</td><td>{_e(issue.message)}</td></tr>"
+            for issue in case.issues
+        )
+        parts.append(
+            "<table><thead><tr><th>Kind</th><th>Tool</th><th>Param</th><th>Expected</th>"
+            f"<th>Actual</th><th>Message</th></tr></thead><tbody>{rows}</tbody></table>"
+        )
+    if case.tool_calls:
+        calls = "\n".join(f"{call.name}({_json_text(call.arguments)})" for call in case.tool_calls)
+        parts.append(f"<div>Tool calls</div><pre>{_e(calls)}</pre>")
+    parts.append(f"<div>Answer</div><pre>{_e(case.response or '(none)')}</pre>")
+    conversation = "\n".join(_message_line(message) for message in case.messages)
+    parts.append(f"<div>Conversation</div><pre>{_e(conversation)}</pre>")
+    parts.append("</details>")
+    return "\n".join(parts)
+
+
+def _message_line(message: Any) -> str:
+    kind = getattr(message, "type", "?")
+    text = getattr(message, "content", "")
+    calls = getattr(message, "tool_calls", None) or []
+    suffix = "".join(f" → {call.name}({_json_text(call.arguments)})" for call in calls)
+    return f"[{kind}] {text}{suffix}"

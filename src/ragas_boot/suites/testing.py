@@ -1,0 +1,125 @@
+"""A suite in the user's pytest run: one test per case.
+
+.. code-block:: python
+
+    from pathlib import Path
+
+    import pytest
+
+    from ragas_boot.suites import SuiteCase, pytest_cases
+
+    SUITE = Path(__file__).with_name("suite.yaml")
+
+
+    @pytest.mark.parametrize("suite_case", pytest_cases(SUITE))
+    def test_tool_use(suite_case: SuiteCase) -> None:
+        suite_case.check()  # the suite's agent; fails with the case's issues
+
+
+    @pytest.mark.asyncio
+    @pytest.mark.parametrize("suite_case", pytest_cases(SUITE))
+    async def test_tool_use_async(suite_case: SuiteCase, my_agent) -> None:
+        await suite_case.acheck(my_agent)  # any agent, e.g. an OpenAIToolAgent fixture
+
+Each test is named after its case id (``test_tool_use[T001_current_weather]``). pytest is
+imported only when :func:`pytest_cases` is called.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ragas_boot.suites.openai_agent import OpenAIToolAgent
+from ragas_boot.suites.report import case_explanation
+from ragas_boot.suites.results import CaseResult
+from ragas_boot.suites.runner import Agent, arun_case, run_case
+from ragas_boot.suites.suite import AgentTestSuite, load_suite
+
+if TYPE_CHECKING:
+    from _pytest.mark.structures import ParameterSet
+
+    from ragas_boot.suites.expectations import AgentTestCase
+
+__all__ = ["SuiteCase", "pytest_cases"]
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteCase:
+    """One case of a suite, as a pytest parameter.
+
+    Attributes:
+        suite: the suite (its default agent, tools and scoring).
+        case: the case.
+    """
+
+    suite: AgentTestSuite
+    case: AgentTestCase
+
+    @property
+    def id(self) -> str:
+        """The case id."""
+        return self.case.id
+
+    def _agent(self, agent: Agent | None) -> Agent:
+        return self.suite.resolve_agent() if agent is None else agent
+
+    def run(self, agent: Agent | None = None) -> CaseResult:
+        """Run the case (the suite's agent when none is given) and score it."""
+        return run_case(self.case, self._agent(agent), scoring=self.suite.scoring)
+
+    async def arun(self, agent: Agent | None = None) -> CaseResult:
+        """Async twin of :meth:`run`, on the running loop (the test's).
+
+        A built-in :class:`~ragas_boot.suites.OpenAIToolAgent`'s client on this loop is closed
+        after the case (the agent stays usable), since each test may have its own loop.
+        """
+        chosen = self._agent(agent)
+        try:
+            return await arun_case(self.case, chosen, scoring=self.suite.scoring)
+        finally:
+            if isinstance(chosen, OpenAIToolAgent):
+                await chosen.aclose()
+
+    def check(self, agent: Agent | None = None) -> CaseResult:
+        """Run the case; fail the test with its issues when it does not pass.
+
+        Returns:
+            The result (passed).
+
+        Raises:
+            AssertionError: the case failed; the message lists its scores and issues.
+        """
+        __tracebackhide__ = True
+        result = self.run(agent)
+        if not result.passed:
+            raise AssertionError(case_explanation(result))
+        return result
+
+    async def acheck(self, agent: Agent | None = None) -> CaseResult:
+        """Async twin of :meth:`check`."""
+        __tracebackhide__ = True
+        result = await self.arun(agent)
+        if not result.passed:
+            raise AssertionError(case_explanation(result))
+        return result
+
+
+def pytest_cases(
+    suite: AgentTestSuite | str | os.PathLike[str], *, marks: Any = ()
+) -> list[ParameterSet]:
+    """The suite's cases as ``pytest.param`` values, each with its case id as the test id.
+
+    Args:
+        suite: a suite, or the path of a suite file (relative paths are read from the
+            working directory; ``Path(__file__).with_name(...)`` is safer).
+        marks: marks to put on every parameter (``pytest.mark.slow``, ...).
+
+    Raises:
+        SuiteError: the file cannot be loaded (pytest reports it as a collection error).
+    """
+    import pytest
+
+    loaded = suite if isinstance(suite, AgentTestSuite) else load_suite(suite)
+    return [pytest.param(SuiteCase(loaded, case), id=case.id, marks=marks) for case in loaded.cases]

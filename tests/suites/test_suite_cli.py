@@ -1,0 +1,259 @@
+"""``ragas-boot suite run``: the report, the gate's exit codes, one clear message for bad input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+from suite_helpers import AGENT_MODEL, DATA, WEATHER_SUITE
+
+from ragas_boot.suites.cli import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK, configure, run
+from ragas_boot.testing import FakeOpenAIServer
+
+FOUR_OF_FIVE = """
+from ragas_boot.samples import ToolCall
+
+def run(messages):
+    text = messages[-1].content
+    if "climate" in text:
+        return "Weather is today; climate is decades."
+    if "Hanoi" in text:
+        return "The weather in Hanoi: 31C.", [ToolCall("get_weather", {"city": "Hanoi"})]
+    if "5-day" in text:
+        return "ok", [ToolCall("get_forecast", {"city": "Ho Chi Minh City", "days": 5})]
+    if "Da Nang" in text:
+        return "ok", [ToolCall("get_weather", {"city": "Da Nang"})]
+    return "I don't know.", []
+"""
+
+
+def cli(*argv: str) -> int:
+    """The command as the main CLI will call it: parse with our configure, then run."""
+    parser = argparse.ArgumentParser(prog="ragas-boot suite")
+    configure(parser)
+    return run(parser.parse_args(list(argv)))
+
+
+@pytest.fixture
+def suite_dir(tmp_path: Path) -> Path:
+    """A copy of the weather suite and its modules, plus an agent passing 4 cases of 5."""
+    for name in ("weather_suite.yaml", "passing_agent.py", "weather_tools.py"):
+        shutil.copy(DATA / name, tmp_path / name)
+    (tmp_path / "four_of_five.py").write_text(FOUR_OF_FIVE, encoding="utf-8")
+    return tmp_path
+
+
+def _error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("ragas-boot suite run: error: ")
+    return lines[0]
+
+
+def test_a_passing_suite_exits_0_and_prints_the_report(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli("run", str(WEATHER_SUITE)) == EXIT_OK
+
+    out = capsys.readouterr().out
+    assert "Tool suite: Weather Agent Tests — 5 case(s), agent passing_agent:run" in out
+    assert "PASS     T001_current_weather" in out
+    assert "Results: 5/5 passed (100.0%)" in out
+    assert "CI GATE PASSED: 100.0% >= 90.0% required" in out
+    assert "\x1b[" not in out  # no colour codes when not on a terminal
+
+
+@pytest.mark.parametrize(
+    ("rate", "code"),
+    [("0.8", EXIT_OK), ("80%", EXIT_OK), ("0.81", EXIT_GATE_FAILED), ("0.9", EXIT_GATE_FAILED)],
+)
+def test_the_gate_decides_the_exit_code(
+    suite_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    rate: str,
+    code: int,
+) -> None:
+    monkeypatch.chdir(suite_dir)
+
+    assert (
+        cli("run", "weather_suite.yaml", "--agent", "four_of_five:run", "--min-pass-rate", rate)
+        == code
+    )
+
+    out = capsys.readouterr().out
+    assert "Results: 4/5 passed (80.0%)" in out
+    assert "FAIL     T005_over_calling" in out
+    assert ("CI GATE PASSED" if code == EXIT_OK else "CI GATE FAILED: 80.0% <") in out
+    assert "Tool not called: 1 case (T005_over_calling)" in out
+
+
+def test_the_suite_min_pass_rate_is_the_default(suite_dir: Path) -> None:
+    path = suite_dir / "weather_suite.yaml"
+    path.write_text("min_pass_rate: 0.8\n" + path.read_text(), encoding="utf-8")
+
+    assert cli("run", str(path), "--agent", "four_of_five:run") == EXIT_OK
+
+
+def test_reports_are_written(suite_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    html_path, json_path = suite_dir / "report.html", suite_dir / "out" / "report.JSON"
+    json_path.parent.mkdir()
+
+    code = cli(
+        "run",
+        str(suite_dir / "weather_suite.yaml"),
+        "--out",
+        str(html_path),
+        "--out",
+        str(json_path),
+        "--concurrency",
+        "1",
+        "--case",
+        "T001_current_weather",
+        "--case",
+        "T003_no_tool_needed",
+    )
+
+    assert code == EXIT_OK
+    data = json.loads(json_path.with_suffix(".json").read_text(encoding="utf-8"))
+    assert [case["case_id"] for case in data["cases"]] == [
+        "T001_current_weather",
+        "T003_no_tool_needed",
+    ]
+    assert data["gate"] == {"min_pass_rate": 0.9, "pass_rate": 1.0, "passed": True}
+    assert data["concurrency"] == 1
+    page = html_path.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    assert "T001_current_weather" in page
+    assert "Report written to" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "missing.yaml"], "suite file not found"),
+        (["run", "{suite}", "--out", "report.txt"], "must end in .html or .json"),
+        (["run", "{suite}", "--out", "no/such/dir/r.json"], "does not exist"),
+        (["run", "{suite}", "--agent", "no_such_module_abc:run"], "cannot import module"),
+        (["run", "{suite}", "--agent", "four_of_five:nothing"], "has no attribute"),
+        (["run", "{suite}", "--agent", "four_of_five:run", "--agent-model", "x"], "not both"),
+        (["run", "{suite}", "--agent-model", "gpt"], "needs a configuration"),
+        (["run", "{suite}", "--profile", "local"], "needs a configuration file"),
+        (["run", "{suite}", "--case", "T999"], "no case 'T999'"),
+        (["run", "{suite}", "--agent-model", "gpt", "--config", "{config}"], "unknown judge 'gpt'"),
+        (["run", "{suite}", "--agent-model", "gpt", "--config", "{broken}"], "UNSET_KEY"),
+        (["run", "{bad_suite}"], "case 'T1' (cases[0]): field 'max_tool_calls'"),
+    ],
+)
+def test_bad_input_exits_2_with_one_message(
+    suite_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    message: str,
+) -> None:
+    monkeypatch.chdir(suite_dir)
+    (suite_dir / "config.yaml").write_text("spring.ai.retry.max-attempts: 2\n", encoding="utf-8")
+    (suite_dir / "broken.yaml").write_text(
+        "spring.ai.ragas.providers.openai-compatible:\n"
+        "  - {name: p, base-url: 'http://127.0.0.1:9', api-key: '${UNSET_KEY}', "
+        "chat-models: [{id: gpt}]}\n",
+        encoding="utf-8",
+    )
+    (suite_dir / "bad.yaml").write_text(
+        "name: s\ncases:\n  - {id: T1, user_message: hi, max_tool_calls: many}\n", encoding="utf-8"
+    )
+    names = {
+        "suite": "weather_suite.yaml",
+        "config": "config.yaml",
+        "broken": "broken.yaml",
+        "bad_suite": "bad.yaml",
+    }
+
+    assert cli(*[part.format(**names) for part in argv]) == EXIT_BAD_INPUT
+
+    assert message in _error_line(capsys)
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--min-pass-rate", "2"), ("--min-pass-rate", "x"), ("--concurrency", "0")],
+)
+def test_invalid_option_values_are_argparse_errors(option: str, value: str) -> None:
+    with pytest.raises(SystemExit) as caught:
+        cli("run", str(WEATHER_SUITE), option, value)
+
+    assert caught.value.code == 2
+
+
+def _server_config(folder: Path, server: FakeOpenAIServer, name: str = "application.yaml") -> Path:
+    path = folder / name
+    path.write_text(
+        textwrap.dedent(
+            f"""
+            spring.ai.retry: {{max-attempts: 2, backoff: {{initial-interval: 10ms}}}}
+            spring.ai.ragas.providers.openai-compatible:
+              - name: test-server
+                base-url: {server.base_url}
+                api-key: test-key
+                chat-models: [{{id: {AGENT_MODEL}}}]
+            """
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_agent_model_runs_a_configured_model(
+    suite_dir: Path, weather_model: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _server_config(suite_dir, weather_model, "server.yaml")
+
+    code = cli(
+        "run",
+        str(suite_dir / "weather_suite.yaml"),
+        "--agent-model",
+        AGENT_MODEL,
+        "--config",
+        str(config),
+    )
+
+    assert code == EXIT_OK
+    assert f"agent model {AGENT_MODEL} (test-server)" in capsys.readouterr().out
+    assert weather_model.count(AGENT_MODEL) >= 5
+
+
+def test_the_suite_agent_model_is_used_when_the_configuration_declares_it(
+    suite_dir: Path, weather_model: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = suite_dir / "weather_suite.yaml"
+    path.write_text(f"agent_model: {AGENT_MODEL}\n" + path.read_text(), encoding="utf-8")
+
+    # no configuration beside the suite: its Python agent runs
+    assert cli("run", str(path)) == EXIT_OK
+    assert "agent passing_agent:run" in capsys.readouterr().out
+    assert weather_model.count() == 0
+
+    # a configuration declaring the model: the model runs
+    _server_config(suite_dir, weather_model)
+    assert cli("run", str(path)) == EXIT_OK
+    assert f"agent model {AGENT_MODEL}" in capsys.readouterr().out
+    assert weather_model.count(AGENT_MODEL) >= 5
+
+
+def test_the_command_registers_with_the_main_cli(capsys: pytest.CaptureFixture[str]) -> None:
+    from ragas_boot import cli as main_cli
+    from ragas_boot.suites.cli import register
+
+    register()
+    register()  # idempotent
+
+    assert main_cli.main(["suite", "run", str(WEATHER_SUITE), "--min-pass-rate", "100%"]) == 0
+    assert "CI GATE PASSED: 100.0% >= 100.0% required" in capsys.readouterr().out
+    assert main_cli.main(["suite", "run", "missing.yaml"]) == EXIT_BAD_INPUT
