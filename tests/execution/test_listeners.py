@@ -143,9 +143,7 @@ def test_every_line_of_the_box_has_the_same_width():
     assert {len(line) for line in lines} == {90}
 
 
-def test_no_consensus_is_raised_and_the_after_event_keeps_the_steps(
-    make_container, openai_server
-):
+def test_no_consensus_is_raised_and_the_after_event_keeps_the_steps(make_container, openai_server):
     from ragas_boot import NoConsensusError
 
     openai_server.respond("judge-a", {"goal_achieved": True, "reason": "yes"})
@@ -153,7 +151,7 @@ def test_no_consensus_is_raised_and_the_after_event_keeps_the_steps(
     metric = make_container(["judge-a", "judge-b"]).agent_goal_accuracy()
     recorder = Recorder()
     metric.listeners.add(recorder)
-    with pytest.raises(NoConsensusError, match="from 0.0000 to 1.0000"):
+    with pytest.raises(NoConsensusError, match=r"from 0\.0000 to 1\.0000"):
         metric.evaluate(SAMPLE, {"aggregation": "consensus", "consensus_tolerance": 0.2})
     _, after = recorder.events[-1]
     assert after.model_scores == {"judge-a": 1.0, "judge-b": 0.0}

@@ -222,10 +222,36 @@ class ToolCallMatching:
             "order": self.order.value,
             "comparison": self.comparison.value,
             "threshold": self.threshold,
-            "correct": [_plain(item) for item in self.correct],
-            "incorrect": [_plain(item) | {"details": item.details} for item in self.incorrect],
-            "missed": [_plain(item) for item in self.missed],
-            "extra": [_plain(item) for item in self.extra],
+            "correct": [
+                {
+                    "actual_index": item.actual_index,
+                    "reference_index": item.reference_index,
+                    "argument_score": item.argument_score,
+                    "actual": _call_data(item.actual),
+                    "reference": _call_data(item.reference),
+                }
+                for item in self.correct
+            ],
+            "incorrect": [
+                {
+                    "actual_index": item.actual_index,
+                    "reference_index": item.reference_index,
+                    "argument_score": item.argument_score,
+                    "actual": _call_data(item.actual),
+                    "reference": _call_data(item.reference),
+                    "missing_keys": list(item.missing_keys),
+                    "extra_keys": list(item.extra_keys),
+                    "different_keys": list(item.different_keys),
+                    "details": item.details,
+                }
+                for item in self.incorrect
+            ],
+            "missed": [
+                {"position": item.position, "call": _call_data(item.call)} for item in self.missed
+            ],
+            "extra": [
+                {"position": item.position, "call": _call_data(item.call)} for item in self.extra
+            ],
         }
 
     @property
@@ -238,11 +264,27 @@ class ToolCallMatching:
         )
 
 
-def _plain(item: CorrectCall | IncorrectCall | UnmatchedCall) -> dict[str, Any]:
-    return {
-        name: value.model_dump(mode="json") if isinstance(value, ToolCall) else value
-        for name, value in item._asdict().items()
-    }
+def _call_data(call: ToolCall) -> dict[str, Any]:
+    """``call.model_dump(mode="json")``, several times faster: a call's arguments are plain
+    JSON already (checked and copied when it was made), so a copy is all the dump does."""
+    return {"name": call.name, "arguments": _json_copy(call.arguments), "id": call.id}
+
+
+_COPIED_AS_IS = frozenset({str, int, bool, type(None)})
+
+
+def _json_copy(value: Any) -> Any:
+    kind = type(value)
+    if kind is dict:
+        return {
+            key: item if type(item) in _COPIED_AS_IS else _json_copy(item)
+            for key, item in value.items()
+        }
+    if kind is list:
+        return [item if type(item) in _COPIED_AS_IS else _json_copy(item) for item in value]
+    if kind is float and not math.isfinite(value):
+        return None  # as pydantic's JSON mode dumps NaN and infinities
+    return value
 
 
 def argument_score(
