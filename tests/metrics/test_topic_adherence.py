@@ -118,7 +118,15 @@ def test_classification_is_one_call_per_judge_with_a_length_pinned_schema(
     schema = requests[1].request.json_schema
     items = schema["properties"]["classifications"]
     assert (items["minItems"], items["maxItems"]) == (2, 2)
-    assert classification_model(2) is classification_model(2)
+    model = classification_model(("a", "b"), ("x",))
+    assert model is classification_model(("a", "b"), ("x",))
+    pinned = model.model_json_schema()["properties"]["classifications"]["prefixItems"]
+    assert [item["properties"]["topic"]["const"] for item in pinned] == ["a", "b"]
+    assert pinned[0]["properties"]["matched_reference_topic"]["enum"] == ["x", None]
+    # The enums guide the judge; a judge that still writes another string is read leniently.
+    assert model.model_validate(
+        {"classifications": [verdict("A ", True, "X"), verdict("b", False)]}
+    )
 
 
 def test_verdicts_are_matched_by_topic_not_by_position(make_container, openai_server):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import lru_cache
 from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, Field, create_model
@@ -63,15 +63,55 @@ class TopicVerdict(BaseModel):
     reason: str = Field(description="One short sentence.")
 
 
-@cache
-def classification_model(count: int) -> type[BaseModel]:
-    """An output model holding exactly ``count`` verdicts (the schema pins the length)."""
+@lru_cache(maxsize=512)
+def classification_model(topics: tuple[str, ...], reference: tuple[str, ...]) -> type[BaseModel]:
+    """The output model of one judge's ClassifyTopics call.
+
+    Its JSON schema lists one verdict per extracted topic, in order, each with the topic as a
+    constant and the matched topic as one of the reference topics or null (``prefixItems``), so
+    a judge with constrained decoding (json_schema) answers every topic exactly once and any
+    other judge is shown exactly what to write. Validation stays lenient (any strings, the
+    length pinned); verdicts are then aligned to topics case- and blank-insensitively.
+    """
+    allowed: list[str | None] = [*reference, None]
+    verdict_fields = TopicVerdict.model_fields
+
+    def one_per_topic(schema: dict[str, Any]) -> None:
+        schema.pop("items", None)
+        schema["prefixItems"] = [
+            {
+                "type": "object",
+                "properties": {
+                    "topic": {"const": topic, "description": verdict_fields["topic"].description},
+                    "on_topic": {
+                        "type": "boolean",
+                        "description": verdict_fields["on_topic"].description,
+                    },
+                    "matched_reference_topic": {
+                        "enum": allowed,
+                        "description": verdict_fields["matched_reference_topic"].description,
+                    },
+                    "reason": {
+                        "type": "string",
+                        "description": verdict_fields["reason"].description,
+                    },
+                },
+                "required": ["topic", "on_topic", "matched_reference_topic", "reason"],
+                "additionalProperties": False,
+            }
+            for topic in topics
+        ]
+
+    count = len(topics)
     return create_model(
         f"TopicClassifications{count}",
         __doc__="One verdict per extracted topic, in order.",
         classifications=(
             Annotated[list[TopicVerdict], Field(min_length=count, max_length=count)],
-            Field(description=f"Exactly {count} verdicts, one per extracted topic."),
+            Field(
+                description=f"Exactly {count} verdicts, one per extracted topic, in order.",
+                json_schema_extra=one_per_topic,
+            ),
         ),
     )
 
@@ -193,7 +233,7 @@ class TopicAdherenceMetric(Metric[TopicAdherenceConfig]):
                         "count": len(topics[judge.id]),
                     },
                 ),
-                lambda judge: classification_model(len(topics[judge.id])),
+                lambda judge: classification_model(tuple(topics[judge.id]), tuple(reference)),
                 index=1,
             )
             steps.append(classify)
