@@ -35,7 +35,14 @@ if TYPE_CHECKING:
     from langchain_openai import ChatOpenAI
     from openai import DefaultAioHttpClient
 
-__all__ = ["OpenAICompatibleJudge", "api_base_url"]
+__all__ = [
+    "LoopBoundChatModel",
+    "OpenAICompatibleJudge",
+    "api_base_url",
+    "scrub_secret",
+    "translate_error",
+    "usage_of",
+]
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +88,8 @@ def _retry_after_seconds(value: str | None) -> float | None:
     return max(0.0, parsed.timestamp() - time.time())
 
 
-def _usage(message: BaseMessage) -> TokenUsage:
+def usage_of(message: BaseMessage) -> TokenUsage:
+    """The token usage langchain-openai reports on a message (zeros when it reports none)."""
     metadata = getattr(message, "usage_metadata", None)
     if not metadata:
         return TokenUsage()
@@ -138,6 +146,46 @@ def _timed_out(error: BaseException) -> bool:
     )
 
 
+def scrub_secret(text: str, spec: JudgeSpec) -> str:
+    """``text`` with the spec's API key masked (providers sometimes echo it back)."""
+    secret = spec.api_key.get_secret_value()
+    if secret and len(secret) >= 4:
+        text = text.replace(secret, "**********")
+    return text
+
+
+def translate_error(error: BaseException, *, spec: JudgeSpec) -> BaseException:
+    """An OpenAI-client error as the judge error the retry policy understands.
+
+    Errors that are not the client's (a bug, a malformed body) are returned unchanged; so are
+    judge errors. Messages are scrubbed of the API key.
+    """
+    import openai
+
+    if isinstance(error, JudgeError):
+        return error
+    if isinstance(error, openai.APITimeoutError):
+        if not _timed_out(error):
+            return JudgeConnectionError(
+                scrub_secret(f"connection failed: {_root_cause(error)}", spec), judge_id=spec.id
+            )
+        return JudgeTimeoutError(
+            f"no answer within {spec.limits.call_timeout.total_seconds():g}s", judge_id=spec.id
+        )
+    if isinstance(error, openai.APIConnectionError):
+        return JudgeConnectionError(
+            scrub_secret(f"connection failed: {error}", spec), judge_id=spec.id
+        )
+    if isinstance(error, openai.APIStatusError):
+        return JudgeHTTPError(
+            scrub_secret(f"HTTP {error.status_code}: {error.message}", spec),
+            judge_id=spec.id,
+            status_code=error.status_code,
+            retry_after=_retry_after_seconds(error.response.headers.get("retry-after")),
+        )
+    return error
+
+
 class _LoopClient:
     """A ChatOpenAI and the HTTP client it uses, both bound to one event loop."""
 
@@ -146,6 +194,77 @@ class _LoopClient:
     def __init__(self, llm: ChatOpenAI, http: DefaultAioHttpClient) -> None:
         self.llm = llm
         self.http = http
+
+
+class LoopBoundChatModel:
+    """A ``ChatOpenAI`` for one spec, made per event loop with its own HTTP client.
+
+    An HTTP client bound to one loop must never be used from another (dependency-injector
+    issue #576), so each loop gets its own, lazily. ``max_retries=0``: retries belong to the
+    caller's policy (``spring.ai.retry``), so they count against rate limits. Judges and the
+    tool-suite agent share this.
+
+    Args:
+        spec: the model's settings.
+        api_base: the OpenAI client's base URL (see :func:`api_base_url`).
+    """
+
+    def __init__(self, *, spec: JudgeSpec, api_base: str) -> None:
+        self._spec = spec
+        self._api_base = api_base
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClient] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def get(self) -> ChatOpenAI:
+        """The running loop's model (made on first use, importing langchain-openai once)."""
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._make()
+            self._clients[loop] = client
+        return client.llm
+
+    def _make(self) -> _LoopClient:
+        # openai's aiohttp transport: some 2 ms less client CPU per call than an httpx client
+        # in a 200-call fan-out (benchmarks/README.md), and that CPU bounds its wall time.
+        from openai import DefaultAioHttpClient
+
+        from ragas_boot.chat._langchain import chat_openai_class
+
+        spec = self._spec
+        timeout = spec.limits.call_timeout.total_seconds() or None
+        http = DefaultAioHttpClient(
+            timeout=timeout,
+            limits=_connection_limits(spec.limits.max_concurrency),
+        )
+        llm = chat_openai_class()(
+            model=spec.model,
+            base_url=self._api_base,
+            api_key=spec.api_key,
+            temperature=spec.temperature,
+            max_tokens=spec.max_tokens,
+            top_p=spec.top_p,
+            max_retries=0,
+            timeout=timeout,
+            default_headers=spec.headers or None,
+            http_async_client=http,
+        )
+        return _LoopClient(llm, http)
+
+    async def aclose(self) -> None:
+        """Close the clients of the current loop (and of loops still running)."""
+        current = asyncio.get_running_loop()
+        clients = list(self._clients.items())
+        self._clients.clear()
+        for loop, client in clients:
+            if loop is current:
+                await client.http.aclose()
+            elif loop.is_running() and not loop.is_closed():
+                future = asyncio.run_coroutine_threadsafe(client.http.aclose(), loop)
+                await asyncio.wrap_future(future)
+            # A client whose loop is already closed cannot be closed any more; its sockets
+            # went with that loop.
 
 
 class OpenAICompatibleJudge:
@@ -162,9 +281,7 @@ class OpenAICompatibleJudge:
     def __init__(self, *, spec: JudgeSpec) -> None:
         self._spec = spec
         self._api_base = api_base_url(spec.base_url, spec.completions_path)
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClient] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._models = LoopBoundChatModel(spec=spec, api_base=self._api_base)
 
     def __repr__(self) -> str:
         return (
@@ -194,42 +311,7 @@ class OpenAICompatibleJudge:
 
     def prepare(self) -> None:
         """Create this loop's HTTP client now (importing langchain-openai on first use)."""
-        self._client()
-
-    def _client(self) -> _LoopClient:
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = self._make_client()
-            self._clients[loop] = client
-        return client
-
-    def _make_client(self) -> _LoopClient:
-        # openai's aiohttp transport: some 2 ms less client CPU per call than an httpx client
-        # in a 200-call fan-out (benchmarks/README.md), and that CPU bounds its wall time.
-        from openai import DefaultAioHttpClient
-
-        from ragas_boot.chat._langchain import chat_openai_class
-
-        spec = self._spec
-        timeout = spec.limits.call_timeout.total_seconds() or None
-        http = DefaultAioHttpClient(
-            timeout=timeout,
-            limits=_connection_limits(spec.limits.max_concurrency),
-        )
-        llm = chat_openai_class()(
-            model=spec.model,
-            base_url=self._api_base,
-            api_key=spec.api_key,
-            temperature=spec.temperature,
-            max_tokens=spec.max_tokens,
-            top_p=spec.top_p,
-            max_retries=0,
-            timeout=timeout,
-            default_headers=spec.headers or None,
-            http_async_client=http,
-        )
-        return _LoopClient(llm, http)
+        self._models.get()
 
     def _runnable(
         self, llm: ChatOpenAI, output_model: type[BaseModel]
@@ -280,8 +362,7 @@ class OpenAICompatibleJudge:
             JudgeConnectionError: the server could not be reached or dropped the connection.
             JudgeOutputError: empty, unparseable or schema-invalid answer (raw text kept).
         """
-        client = self._client()
-        runnable = self._runnable(client.llm, output_model)
+        runnable = self._runnable(self._models.get(), output_model)
         text = self._message_text(prompt, output_model)
         started = time.perf_counter()
         message = await self._send(runnable, text)
@@ -300,64 +381,35 @@ class OpenAICompatibleJudge:
             raw = self._scrub(raw)
         value = parse_structured(raw, output_model, judge_id=self.id)
         return JudgeAnswer(
-            value=value, raw_text=raw or "", usage=_usage(message), latency_s=latency
+            value=value, raw_text=raw or "", usage=usage_of(message), latency_s=latency
         )
 
     async def _send(self, runnable: Runnable[LanguageModelInput, BaseMessage], text: str) -> Any:
-        import openai
         from langchain_core.messages import HumanMessage
 
         try:
             return await runnable.ainvoke([HumanMessage(content=text)])
-        except JudgeError:
-            raise
-        except openai.APITimeoutError as error:
-            if not _timed_out(error):
-                raise JudgeConnectionError(
-                    self._scrub(f"connection failed: {_root_cause(error)}"), judge_id=self.id
-                ) from error
-            raise JudgeTimeoutError(
-                f"no answer within {self._spec.limits.call_timeout.total_seconds():g}s",
-                judge_id=self.id,
-            ) from error
-        except openai.APIConnectionError as error:
-            raise JudgeConnectionError(
-                self._scrub(f"connection failed: {error}"), judge_id=self.id
-            ) from error
-        except openai.APIStatusError as error:
-            raise JudgeHTTPError(
-                self._scrub(f"HTTP {error.status_code}: {error.message}"),
-                judge_id=self.id,
-                status_code=error.status_code,
-                retry_after=_retry_after_seconds(error.response.headers.get("retry-after")),
-            ) from error
         except asyncio.CancelledError:
             raise
         except Exception as error:
-            # The server answered 200 with something that is not a chat completion: that is
-            # this judge's failure to answer, not a bug of the caller.
-            raise JudgeOutputError(
-                self._scrub(f"malformed response from server ({type(error).__name__}: {error})"),
-                judge_id=self.id,
-                raw_text=None,
-            ) from error
+            translated = translate_error(error, spec=self._spec)
+            if translated is error and not isinstance(error, JudgeError):
+                # The server answered 200 with something that is not a chat completion: that
+                # is this judge's failure to answer, not a bug of the caller.
+                translated = JudgeOutputError(
+                    self._scrub(
+                        f"malformed response from server ({type(error).__name__}: {error})"
+                    ),
+                    judge_id=self.id,
+                    raw_text=None,
+                )
+            if translated is error:
+                raise
+            raise translated from error
 
     def _scrub(self, text: str) -> str:
-        secret = self._spec.api_key.get_secret_value()
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "**********")
-        return text
+        return scrub_secret(text, self._spec)
 
     async def aclose(self) -> None:
         """Close the HTTP clients made in the current loop (and those of loops still running)."""
-        current = asyncio.get_running_loop()
-        clients = list(self._clients.items())
-        self._clients.clear()
-        for loop, client in clients:
-            if loop is current:
-                await client.http.aclose()
-            elif loop.is_running() and not loop.is_closed():
-                future = asyncio.run_coroutine_threadsafe(client.http.aclose(), loop)
-                await asyncio.wrap_future(future)
-            # A client whose loop is already closed cannot be closed any more; its sockets
-            # went with that loop.
+        await self._models.aclose()

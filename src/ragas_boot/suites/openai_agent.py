@@ -22,12 +22,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragas_boot.chat.judge import JudgeSpec, TokenUsage
-from ragas_boot.chat.openai_judge import api_base_url
+from ragas_boot.chat.openai_judge import (
+    LoopBoundChatModel,
+    api_base_url,
+    translate_error,
+    usage_of,
+)
 from ragas_boot.config.settings import RetrySettings
 from ragas_boot.errors import (
-    JudgeConnectionError,
-    JudgeError,
-    JudgeHTTPError,
     JudgeTimeoutError,
 )
 from ragas_boot.execution.limits import ProviderGate
@@ -38,7 +40,6 @@ from ragas_boot.suites.results import AgentReply, StopReason
 from ragas_boot.suites.suite import AgentTestSuite, ToolSpec
 
 if TYPE_CHECKING:
-    import httpx
     from langchain_core.language_models import LanguageModelInput
     from langchain_core.messages import BaseMessage
     from langchain_core.runnables import Runnable
@@ -50,18 +51,16 @@ ToolFunction = Callable[..., Any]
 
 
 class _LoopState:
-    """The HTTP client, the model bound to the tools and the provider gate of one loop."""
+    """The model bound to the tools and the provider gate of one loop."""
 
-    __slots__ = ("gate", "http", "runnable")
+    __slots__ = ("gate", "runnable")
 
     def __init__(
         self,
         runnable: Runnable[LanguageModelInput, BaseMessage],
-        http: httpx.AsyncClient,
         gate: ProviderGate,
     ) -> None:
         self.runnable = runnable
-        self.http = http
         self.gate = gate
 
 
@@ -100,6 +99,7 @@ class OpenAIToolAgent:
             else RetryPolicy(settings=retry or RetrySettings())
         )
         self._api_base = api_base_url(base_url or spec.base_url, spec.completions_path)
+        self._models = LoopBoundChatModel(spec=spec, api_base=self._api_base)
         self._max_tool_calls = max_tool_calls
         self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
             weakref.WeakKeyDictionary()
@@ -180,7 +180,7 @@ class OpenAIToolAgent:
             answer, wait = await self._complete(state, chat)
             turns += 1
             waited += wait
-            usage = usage + _usage(answer)
+            usage = usage + usage_of(answer)
             text = _text(answer.content)
             turn, echo = _turn_calls(answer, turns)
             added.append(AIMessage(text, [call for call, _ in turn]))
@@ -249,34 +249,13 @@ class OpenAIToolAgent:
         return state
 
     def _make_state(self) -> _LoopState:
-        import httpx
-
-        from ragas_boot.chat._langchain import chat_openai_class
-
         spec = self._spec
-        timeout = spec.limits.call_timeout.total_seconds() or None
-        connections = spec.limits.max_concurrency + 8
-        http = httpx.AsyncClient(
-            timeout=timeout,
-            limits=httpx.Limits(max_connections=connections, max_keepalive_connections=connections),
-        )
-        llm = chat_openai_class()(
-            model=spec.model,
-            base_url=self._api_base,
-            api_key=spec.api_key,
-            temperature=spec.temperature,
-            max_tokens=spec.max_tokens,
-            top_p=spec.top_p,
-            max_retries=0,
-            timeout=timeout,
-            default_headers=spec.headers or None,
-            http_async_client=http,
-        )
+        llm = self._models.get()
         tools = [tool.openai_tool() for tool in self._tools.values()]
         runnable: Runnable[LanguageModelInput, BaseMessage] = (
             llm.bind_tools(tools) if tools else llm
         )
-        return _LoopState(runnable, http, ProviderGate(limits=spec.limits))
+        return _LoopState(runnable, ProviderGate(limits=spec.limits))
 
     async def _complete(self, state: _LoopState, chat: list[Any]) -> tuple[BaseMessage, float]:
         """One model turn, with retries; returns the answer and seconds spent waiting."""
@@ -298,62 +277,17 @@ class OpenAIToolAgent:
                     return answer, waited
         raise AssertionError("unreachable: tenacity re-raises the last error")  # pragma: no cover
 
-    def _translated(self, error: Exception) -> Exception:
+    def _translated(self, error: Exception) -> BaseException:
         """The OpenAI client's errors as judge errors, which the retry policy understands."""
-        import httpx
-        import openai
-
-        if isinstance(error, JudgeError):
-            return error
-        if isinstance(error, openai.APITimeoutError | httpx.TimeoutException):
-            return JudgeTimeoutError(f"timed out: {error}", judge_id=self.id)
-        if isinstance(error, openai.APIConnectionError | httpx.TransportError):
-            return JudgeConnectionError(
-                self._scrub(f"connection failed: {error}"), judge_id=self.id
-            )
-        if isinstance(error, openai.APIStatusError):
-            return JudgeHTTPError(
-                self._scrub(f"HTTP {error.status_code}: {error.message}"),
-                judge_id=self.id,
-                status_code=error.status_code,
-                retry_after=_seconds(error.response.headers.get("retry-after")),
-            )
-        return error
-
-    def _scrub(self, text: str) -> str:
-        secret = self._spec.api_key.get_secret_value()
-        return text.replace(secret, "**********") if len(secret) >= 4 else text
+        return translate_error(error, spec=self._spec)
 
     async def aclose(self) -> None:
         """Close the HTTP clients of this loop (and of loops still running).
 
         The agent stays usable: a later call opens a new client.
         """
-        current = asyncio.get_running_loop()
-        states = list(self._states.items())
         self._states.clear()
-        for loop, state in states:
-            if loop is current:
-                await state.http.aclose()
-            elif loop.is_running() and not loop.is_closed():
-                future = asyncio.run_coroutine_threadsafe(state.http.aclose(), loop)
-                await asyncio.wrap_future(future)
-
-
-def _seconds(value: str | None) -> float | None:
-    try:
-        return max(0.0, float(value)) if value else None
-    except ValueError:
-        return None
-
-
-def _usage(message: BaseMessage) -> TokenUsage:
-    metadata = getattr(message, "usage_metadata", None) or {}
-    return TokenUsage(
-        input_tokens=int(metadata.get("input_tokens", 0) or 0),
-        output_tokens=int(metadata.get("output_tokens", 0) or 0),
-        total_tokens=int(metadata.get("total_tokens", 0) or 0),
-    )
+        await self._models.aclose()
 
 
 def _text(content: Any) -> str:
