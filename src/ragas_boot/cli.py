@@ -71,11 +71,13 @@ __all__ = [
     "UsageError",
     "add_config_arguments",
     "main",
+    "positive_int",
     "register_command",
     "registered_commands",
     "settings_from_args",
     "stderr",
     "stdout",
+    "unit_float",
     "unregister_command",
 ]
 
@@ -332,7 +334,8 @@ def settings_from_args(args: argparse.Namespace) -> RagasSettings:
     return settings
 
 
-def _positive_int(text: str) -> int:
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number ≥ 1."""
     try:
         value = int(text)
     except ValueError:
@@ -342,9 +345,11 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _unit_float(text: str) -> float:
+def unit_float(text: str) -> float:
+    """An argparse type: a number in [0, 1], or a percentage such as ``90%``."""
+    raw = text.strip()
     try:
-        value = float(text)
+        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not 0.0 <= value <= 1.0:
@@ -394,7 +399,7 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
     )
     parser.add_argument(
         "--concurrency",
-        type=_positive_int,
+        type=positive_int,
         default=8,
         metavar="N",
         help="evaluations in flight at once (default: 8)",
@@ -408,7 +413,7 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
     )
     parser.add_argument(
         "--fail-under",
-        type=_unit_float,
+        type=unit_float,
         metavar="X",
         help="exit 1 when the mean score of any metric is under X (a CI gate)",
     )

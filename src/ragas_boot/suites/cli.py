@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragas_boot.chat.judge import JudgeModel, JudgeSpec
+from ragas_boot.cli import positive_int, unit_float
 from ragas_boot.config import load_settings
 from ragas_boot.config.loader import CONFIG_ENV_VAR, DEFAULT_FILES
 from ragas_boot.errors import RagasBootError, SuiteError
@@ -46,28 +47,6 @@ EXIT_BAD_INPUT = 2
 """The suite, the configuration, the agent or an option cannot be used."""
 
 _REPORT_SUFFIXES = (".html", ".json")
-
-
-def _rate(text: str) -> float:
-    """``0.9`` or ``90%``."""
-    raw = text.strip()
-    try:
-        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a fraction such as 0.9, got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be within 0 and 1 (or 0% and 100%), got {text!r}")
-    return value
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -105,13 +84,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     runner.add_argument(
         "--min-pass-rate",
         metavar="RATE",
-        type=_rate,
+        type=unit_float,
         help="pass rate the gate requires, 0.9 or 90%% (default: the suite's, else 0.9)",
     )
     runner.add_argument(
         "--concurrency",
         metavar="N",
-        type=_positive,
+        type=positive_int,
         help="cases run at once (default: the suite's, else 4)",
     )
     runner.add_argument(
