@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from ragas_boot import (
     create_container,
     load_settings,
 )
-from ragas_boot.testing import ChatRequest, FakeOpenAIServer
+from ragas_boot.testing import FakeOpenAIServer, asks_for
 
 HERE = Path(__file__).parent
 
@@ -51,11 +50,6 @@ SAMPLE = Sample(
         ToolCall("process_refund", {"order_id": "12345", "amount": 5500}),
     ],
 )
-
-
-def asks_for(field: str) -> Callable[[ChatRequest], bool]:
-    """A rule predicate: the request's output schema has ``field`` (any structured mode)."""
-    return lambda request: field in (request.json_schema or {}).get("properties", {})
 
 
 def scripted_judges(server: FakeOpenAIServer) -> None:

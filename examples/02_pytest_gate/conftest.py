@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from ragas_boot.testing import ChatRequest, FakeOpenAIServer
+from ragas_boot.testing import ChatRequest, FakeOpenAIServer, asks_for
 
 #: Extracted topic → (the allowed topic it falls under, or None when off-topic).
 TOPICS: dict[str, str | None] = {
@@ -29,11 +29,6 @@ TOPICS: dict[str, str | None] = {
     "футбольный матч": None,
     "финал чемпионата мира": None,
 }
-
-
-def asks_for(field: str) -> Any:
-    """A rule predicate: the judge must answer with ``field`` (which step is asking)."""
-    return lambda request: field in (request.json_schema or {}).get("properties", {})
 
 
 def extracted_topics(request: ChatRequest) -> dict[str, list[str]]:

@@ -59,10 +59,6 @@ def _first_user_message(sample: Sample) -> str:
     return sample.user_input or ""
 
 
-def _asks_for(request: ChatRequest, field: str) -> bool:
-    return field in (request.json_schema or {}).get("properties", {})
-
-
 def _section(prompt: str, title: str) -> list[str]:
     match = re.search(re.escape(title) + r"\s*\n((?:- .*\n?)+)", prompt)
     return [line[2:].strip() for line in match.group(1).splitlines()] if match else []
@@ -85,7 +81,7 @@ def responder(dataset: Dataset) -> Callable[[ChatRequest], dict[str, Any]]:
 
     def answer(request: ChatRequest) -> dict[str, Any]:
         model, prompt = request.model, request.prompt
-        if _asks_for(request, "goal_achieved"):
+        if request.asks_for("goal_achieved"):
             sample = find(prompt)
             achieved = bool(_labels(sample).get("goal_achieved"))
             if model == LENIENT and not achieved and _draw(model, sample) % 3 == 0:
@@ -98,7 +94,7 @@ def responder(dataset: Dataset) -> Callable[[ChatRequest], dict[str, Any]]:
                 else ("The expected outcome is not what happened in the conversation.")
             )
             return {"goal_achieved": achieved, "reason": reason}
-        if _asks_for(request, "topics"):
+        if request.asks_for("topics"):
             sample = find(prompt)
             labels = _labels(sample)
             topics = list(labels.get("on_topic", sample.reference_topics or []))
@@ -106,7 +102,7 @@ def responder(dataset: Dataset) -> Callable[[ChatRequest], dict[str, Any]]:
             if model == STRICT and _draw(model, sample, "topics") % 4 == 0:
                 topics.append("small talk")
             return {"topics": topics}
-        if _asks_for(request, "classifications"):
+        if request.asks_for("classifications"):
             allowed = _section(prompt, "Allowed (reference) topics:")
             found = _section(prompt, "Topics found in the conversation:")
             verdicts = []

@@ -22,6 +22,7 @@ from ragas_boot.testing.server import (
     ReplyLike,
     ReplySource,
     Rule,
+    asks_for,
 )
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "ReplyLike",
     "ReplySource",
     "Rule",
+    "asks_for",
     "assert_score",
     "minimal_instance",
 ]

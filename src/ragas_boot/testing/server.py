@@ -10,14 +10,13 @@ Example:
 
         import openai
 
-        from ragas_boot.testing import FakeOpenAIServer, Reply
+        from ragas_boot.testing import FakeOpenAIServer, Reply, asks_for
 
         with FakeOpenAIServer() as server:
             # judge-a answers these in order, then falls back to its responder or the default
             server.script("judge-a", {"verdict": 1}, Reply.error(429, retry_after=2))
             # the first rule whose predicate is true answers (this one twice at most)
-            asks_goal = lambda r: "goal" in (r.json_schema or {}).get("properties", {})
-            server.when(asks_goal, {"goal": "book a flight"}, times=2)
+            server.when(asks_for("goal"), {"goal": "book a flight"}, times=2)
             # a function answers the requests of judge-b
             server.respond("judge-b", lambda r: {"verdict": int("refund" not in r.prompt)})
             server.inject_faults("judge-c", rate_429=0.2, rate_hang=0.05, seed=7)
@@ -94,6 +93,7 @@ __all__ = [
     "ReplyLike",
     "ReplySource",
     "Rule",
+    "asks_for",
 ]
 
 DEFAULT_MODEL: Final = "fake-model"
@@ -164,6 +164,22 @@ class ChatRequest:
     def stream(self) -> bool:
         """Whether the client asked for a streamed answer."""
         return self.body.get("stream") is True
+
+    def asks_for(self, field_name: str) -> bool:
+        """Whether the answer's schema has the property ``field_name``.
+
+        It tells a metric's steps apart (``goal_achieved``, ``inferred_goal``, ``topics``,
+        ``classifications``) in every structured-output mode, prompt mode included.
+        """
+        return field_name in (self.json_schema or {}).get("properties", {})
+
+
+def asks_for(field_name: str) -> Callable[[ChatRequest], bool]:
+    """A rule predicate: the request's answer schema has the property ``field_name``.
+
+    Example: ``server.when(asks_for("goal_achieved"), {"goal_achieved": True, "reason": "ok"})``.
+    """
+    return lambda request: request.asks_for(field_name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -651,9 +667,8 @@ class FakeOpenAIServer:
 
         Args:
             predicate: a test of the request, e.g. ``lambda r: "refund" in r.prompt``; to
-                tell a metric's steps apart, test the output schema's properties
-                (``"topics" in (r.json_schema or {}).get("properties", {})``), which works in
-                every structured-output mode.
+                tell a metric's steps apart use :func:`asks_for` (``asks_for("topics")``),
+                which works in every structured-output mode.
             reply: the answer, or a function of the request making it.
             model: only requests for this model (``None``: any model).
             times: answer this many requests, then drop the rule (``None``: no limit).
