@@ -7,7 +7,6 @@ Tests override providers (``with container.judges.override(providers.Object([...
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 
 from dependency_injector import containers, providers
 
@@ -40,19 +39,15 @@ def _listeners(metrics: MetricsSettings) -> list[MetricListener]:
     return [LoggingListener(level=metrics.logging.level, width=metrics.logging.chart_width)]
 
 
-def _log_judges(judges: Sequence[JudgeModel]) -> Sequence[JudgeModel]:
-    providers_seen = {judge.provider for judge in judges}
+def _judges(settings: RagasSettings, local_models: LocalModelPool) -> list[JudgeModel]:
+    judges = list(build_judges(judge_specs(settings), local_models=local_models))
     log.info(
         "ragas-boot judges: %d in %d provider(s): %s",
         len(judges),
-        len(providers_seen),
+        len({judge.provider for judge in judges}),
         ", ".join(judge.id for judge in judges) or "none",
     )
     return judges
-
-
-def _judges(settings: RagasSettings, local_models: LocalModelPool) -> list[JudgeModel]:
-    return list(_log_judges(build_judges(judge_specs(settings), local_models=local_models)))
 
 
 class CoreContainer(containers.DeclarativeContainer):

@@ -6,6 +6,7 @@ from ragas_boot.execution.aggregation import (
     aggregate,
     agreement,
 )
+from ragas_boot.execution.attempts import CallTally, call_with_retries
 from ragas_boot.execution.bridge import LoopPortal
 from ragas_boot.execution.executor import MultiModelExecutor, PromptSource
 from ragas_boot.execution.gantt import render_gantt
@@ -23,6 +24,7 @@ from ragas_boot.execution.retry import RetryPolicy
 __all__ = [
     "DEFAULT_CONSENSUS_TOLERANCE",
     "Agreement",
+    "CallTally",
     "EvaluationFinished",
     "EvaluationStarted",
     "Exclusion",
@@ -38,5 +40,6 @@ __all__ = [
     "StepRecord",
     "aggregate",
     "agreement",
+    "call_with_retries",
     "render_gantt",
 ]

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -17,8 +18,8 @@ from ragas_boot.errors import (
     JudgeHTTPError,
     JudgeNotFoundError,
     JudgeOutputError,
-    JudgeTimeoutError,
 )
+from ragas_boot.execution.attempts import CallTally, call_with_retries
 from ragas_boot.execution.bridge import LoopPortal
 from ragas_boot.execution.limits import ProviderGate
 from ragas_boot.execution.results import JudgeCall, StepRecord
@@ -52,17 +53,12 @@ def _output_model(source: OutputSource[OutputT], judge: JudgeModel) -> type[Base
     return source(judge)
 
 
-class _Attempts:
+@dataclass
+class _Attempts(CallTally):
     """Mutable tally of one judge call (kept apart from the frozen JudgeCall it becomes)."""
 
-    __slots__ = ("attempts", "latency", "raw", "usage", "wait")
-
-    def __init__(self) -> None:
-        self.attempts = 0
-        self.latency = 0.0
-        self.wait = 0.0
-        self.raw: list[str] = []
-        self.usage = TokenUsage()
+    raw: list[str] = field(default_factory=list)
+    usage: TokenUsage = field(default_factory=TokenUsage)
 
 
 class MultiModelExecutor:
@@ -240,8 +236,8 @@ class MultiModelExecutor:
                 raw_text=answer.raw_text,
                 raw_attempts=tally.raw,
                 attempts=tally.attempts,
-                latency_s=tally.latency,
-                wait_s=tally.wait,
+                latency_s=tally.latency_s,
+                wait_s=tally.wait_s,
                 started_s=started_s,
                 usage=tally.usage,
             )
@@ -261,8 +257,8 @@ class MultiModelExecutor:
                 error_kind=kind,
                 error_message=str(error) or type(error).__name__,
                 attempts=tally.attempts,
-                latency_s=tally.latency,
-                wait_s=tally.wait,
+                latency_s=tally.latency_s,
+                wait_s=tally.wait_s,
                 started_s=started_s,
                 usage=tally.usage,
             )
@@ -274,26 +270,14 @@ class MultiModelExecutor:
         output_model: type[OutputT],
         tally: _Attempts,
     ) -> JudgeAnswer[OutputT]:
-        gate = self._gate(judge)
-        timeout = judge.spec.limits.call_timeout.total_seconds() or None
-        async for attempt in self._retry.retrying():
-            with attempt:
-                async with gate.slot(judge.id) as waited:
-                    tally.wait += waited
-                    tally.attempts += 1
-                    began = time.perf_counter()
-                    try:
-                        async with asyncio.timeout(timeout):
-                            return await judge.ainvoke_structured(prompt, output_model)
-                    except JudgeError:
-                        raise
-                    except TimeoutError:
-                        raise JudgeTimeoutError(
-                            f"no answer within {timeout:g}s", judge_id=judge.id
-                        ) from None
-                    finally:
-                        tally.latency += time.perf_counter() - began
-        raise AssertionError("unreachable: tenacity re-raises the last error")  # pragma: no cover
+        return await call_with_retries(
+            lambda: judge.ainvoke_structured(prompt, output_model),
+            judge_id=judge.id,
+            gate=self._gate(judge),
+            policy=self._retry,
+            timeout_s=judge.spec.limits.call_timeout.total_seconds() or None,
+            tally=tally,
+        )
 
     async def aclose(self) -> None:
         """Close every judge's HTTP clients (and the private portal, if any)."""

@@ -29,9 +29,7 @@ from ragas_boot.chat.openai_judge import (
     usage_of,
 )
 from ragas_boot.config.settings import RetrySettings
-from ragas_boot.errors import (
-    JudgeTimeoutError,
-)
+from ragas_boot.execution.attempts import CallTally, call_with_retries
 from ragas_boot.execution.limits import ProviderGate
 from ragas_boot.execution.retry import RetryPolicy
 from ragas_boot.samples import AIMessage, HumanMessage, Message, ToolCall, ToolMessage
@@ -259,23 +257,26 @@ class OpenAIToolAgent:
 
     async def _complete(self, state: _LoopState, chat: list[Any]) -> tuple[BaseMessage, float]:
         """One model turn, with retries; returns the answer and seconds spent waiting."""
-        waited = 0.0
-        timeout = self._spec.limits.call_timeout.total_seconds() or None
-        async for attempt in self._retry.retrying():
-            with attempt:
-                async with state.gate.slot(self.id) as wait:
-                    waited += wait
-                    try:
-                        async with asyncio.timeout(timeout):
-                            answer = await state.runnable.ainvoke(chat)
-                    except TimeoutError:
-                        raise JudgeTimeoutError(
-                            f"no answer within {timeout:g}s", judge_id=self.id
-                        ) from None
-                    except Exception as error:
-                        raise self._translated(error) from error
-                    return answer, waited
-        raise AssertionError("unreachable: tenacity re-raises the last error")  # pragma: no cover
+        tally = CallTally()
+
+        async def turn() -> BaseMessage:
+            try:
+                return await state.runnable.ainvoke(chat)
+            except Exception as error:
+                translated = self._translated(error)
+                if translated is error:
+                    raise
+                raise translated from error
+
+        answer = await call_with_retries(
+            turn,
+            judge_id=self.id,
+            gate=state.gate,
+            policy=self._retry,
+            timeout_s=self._spec.limits.call_timeout.total_seconds() or None,
+            tally=tally,
+        )
+        return answer, tally.wait_s
 
     def _translated(self, error: Exception) -> BaseException:
         """The OpenAI client's errors as judge errors, which the retry policy understands."""
