@@ -111,3 +111,15 @@ def test_the_russian_explanation_is_russian(metric):
     explanation = metric.evaluate(TPMJS, {"language": "ru"}).explanation
     assert explanation.startswith("Точность 40.0% | Верно 1/2 | Неверно 1 | Пропущено 0 | Лишние 1")
     assert "Accuracy" not in explanation
+
+
+def test_match_exposes_the_matching_behind_the_score(metric):
+    matching = metric.match(TPMJS)
+    assert matching.f1 == pytest.approx(metric.evaluate(TPMJS).score)
+    assert [item.call.name for item in matching.extra] == ["translateText"]
+    flexible = metric.match(
+        TOKYO, ToolCallAccuracyConfig(mode="flexible", argument_match_threshold=0.5)
+    )
+    assert flexible.true_positives == 1
+    with pytest.raises(SampleValidationError, match="reference_tool_calls"):
+        metric.match(Sample(tool_calls=[]))

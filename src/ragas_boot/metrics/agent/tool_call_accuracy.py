@@ -43,6 +43,17 @@ class ToolCallAccuracyConfig(MetricConfig):
     )
 
 
+def _matching(sample: Sample, config: ToolCallAccuracyConfig) -> ToolCallMatching:
+    return match_tool_calls(
+        sample.actual_tool_calls(),
+        sample.reference_tool_calls or [],
+        mode=config.mode,
+        threshold=config.argument_match_threshold,
+        order=config.order,
+        comparison=config.value_comparison,
+    )
+
+
 _TEXT = {
     "en": "{summary}. Precision {precision:.2f} (TP {tp} / {actual} calls made), "
     "recall {recall:.2f} (TP {tp} / {reference} expected), mode {mode}, order {order}",
@@ -96,14 +107,7 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
         """The matching behind the score (sync, no I/O)."""
         effective = self.resolve_config(config)
         self.check_sample(sample, effective)
-        return match_tool_calls(
-            sample.actual_tool_calls(),
-            sample.reference_tool_calls or [],
-            mode=effective.mode,
-            threshold=effective.argument_match_threshold,
-            order=effective.order,
-            comparison=effective.value_comparison,
-        )
+        return _matching(sample, effective)
 
     async def _score(
         self,
@@ -112,16 +116,8 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
         judges: Sequence[JudgeModel],
     ) -> ScoringOutcome:
         started = time.perf_counter()
-        actual = sample.actual_tool_calls()
-        reference = sample.reference_tool_calls or []
-        matching = match_tool_calls(
-            actual,
-            reference,
-            mode=config.mode,
-            threshold=config.argument_match_threshold,
-            order=config.order,
-            comparison=config.value_comparison,
-        )
+        matching = _matching(sample, config)
+        actual, reference = matching.actual, matching.reference
         elapsed = time.perf_counter() - started
         language = self._language(config)
         metadata: dict[str, Any] = {
