@@ -380,7 +380,7 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
         default=[],
         metavar="NAME",
         required=metric_required,
-        help="metric to run (tool_call_accuracy, agent_goal_accuracy, topic_adherence); repeat"
+        help=f"metric to run: {_metric_choices()}; repeat"
         + ("" if metric_required else "; default: every metric that uses judges"),
     )
     add_config_arguments(parser)
@@ -435,15 +435,23 @@ def _report_paths(values: Sequence[str]) -> list[tuple[Path, str]]:
     return paths
 
 
+def _metric_choices() -> str:
+    """The registered metrics for ``--metric``'s help (importing no LLM client)."""
+    from ragas_boot.metrics.registry import METRICS
+
+    return ", ".join(METRICS)
+
+
 def _metric_names(names: Sequence[str]) -> list[str]:
+    from ragas_boot.metrics.base import Need
     from ragas_boot.metrics.registry import METRICS, metric_class
 
     if not names:
-        return [name for name, cls in METRICS.items() if cls.uses_judges]
+        return [name for name, cls in METRICS.items() if cls.uses(Need.JUDGES)]
     chosen: list[str] = []
     for name in names:
         try:
-            key = metric_class(name).settings_key
+            key = metric_class(name).bean_name
         except KeyError as error:
             raise UsageError(str(error.args[0])) from None
         if key not in chosen:

@@ -20,7 +20,9 @@ Fixtures:
 - ``ragas_container`` (session): the :class:`~ragas_boot.RagasContainer`, closed at the end of
   the session. Its I/O runs on its own loop, so sync tests and async tests on any event loop
   (pytest-asyncio, any ``loop_scope``) share it safely.
-- ``tool_call_accuracy``, ``agent_goal_accuracy``, ``topic_adherence``: the metric beans.
+- one fixture per registered metric, named by its bean name (``tool_call_accuracy``,
+  ``agent_goal_accuracy``, ``topic_adherence``, ..., and the metrics of installed packages):
+  the metric beans.
 - ``ragas_metric``: ``ragas_metric("topic-adherence")`` gives a bean by bean name, Java class
   name (``TopicAdherenceMetric``) or kebab-case name; any other provider of the container
   (a plugin's metric) by its name.
@@ -62,6 +64,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Generator, Iterator
 from contextlib import ExitStack
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -78,30 +81,51 @@ from ragas_boot.testing.assertions import assert_score
 if TYPE_CHECKING:
     from ragas_boot.config.settings import RagasSettings
     from ragas_boot.container import RagasContainer
-    from ragas_boot.metrics import (
-        AgentGoalAccuracyMetric,
-        ToolCallAccuracyMetric,
-        TopicAdherenceMetric,
-    )
+    from ragas_boot.metrics.base import Metric
     from ragas_boot.testing import FakeOpenAIServer
 
 __all__ = [
-    "agent_goal_accuracy",
     "assert_score",
     "ragas_container",
     "ragas_inject",
     "ragas_metric",
     "ragas_openai_server",
     "ragas_settings",
-    "tool_call_accuracy",
-    "topic_adherence",
 ]
+
+#: Name under which the fixtures of the registered metrics are registered as a plugin.
+METRIC_FIXTURES_PLUGIN = "ragas_boot.metric_fixtures"
 
 
 def _metric_bean_names() -> list[str]:
     from ragas_boot.metrics.registry import METRICS
 
     return list(METRICS)
+
+
+def _metric_fixture(bean: str, metric: type[Metric[Any]]) -> Any:
+    def fixture(request: pytest.FixtureRequest, ragas_container: RagasContainer) -> Any:
+        return _bean(request, ragas_container, bean)
+
+    fixture.__name__ = bean
+    fixture.__qualname__ = bean
+    fixture.__doc__ = f"The ``{metric.name}`` bean: {metric.description}."
+    return pytest.fixture(name=bean)(fixture)
+
+
+def _metric_fixtures() -> ModuleType:
+    """One fixture per registered metric (built-in, entry point, ``register_metric``)."""
+    from ragas_boot.errors import RagasBootError
+    from ragas_boot.metrics.registry import METRICS
+
+    holder = ModuleType(METRIC_FIXTURES_PLUGIN, "Fixtures of the registered metric beans.")
+    try:
+        metrics = dict(METRICS.items())
+    except RagasBootError as error:
+        raise pytest.UsageError(f"ragas-boot: {error}") from None
+    for bean, metric in metrics.items():
+        setattr(holder, bean, _metric_fixture(bean, metric))
+    return holder
 
 
 # --------------------------------------------------------------------------- hooks
@@ -115,6 +139,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Declare the marker and make this run's score recorder the active one."""
     config.addinivalue_line("markers", LIVE_MARKER_HELP)
+    if not config.pluginmanager.has_plugin(METRIC_FIXTURES_PLUGIN):
+        config.pluginmanager.register(_metric_fixtures(), METRIC_FIXTURES_PLUGIN)
     state = plugin_state(config)
     stack = ExitStack()
     stack.enter_context(recording(state.recorder))
@@ -287,33 +313,6 @@ def ragas_container(
 
 def _bean(request: pytest.FixtureRequest, container: Any, name: str) -> Any:
     return _state(request).adopt(getattr(container, name)())
-
-
-@pytest.fixture
-def tool_call_accuracy(
-    request: pytest.FixtureRequest, ragas_container: RagasContainer
-) -> ToolCallAccuracyMetric:
-    """The ``ToolCallAccuracyMetric`` bean (computed, no judge is called)."""
-    bean: ToolCallAccuracyMetric = _bean(request, ragas_container, "tool_call_accuracy")
-    return bean
-
-
-@pytest.fixture
-def agent_goal_accuracy(
-    request: pytest.FixtureRequest, ragas_container: RagasContainer
-) -> AgentGoalAccuracyMetric:
-    """The ``AgentGoalAccuracyMetric`` bean."""
-    bean: AgentGoalAccuracyMetric = _bean(request, ragas_container, "agent_goal_accuracy")
-    return bean
-
-
-@pytest.fixture
-def topic_adherence(
-    request: pytest.FixtureRequest, ragas_container: RagasContainer
-) -> TopicAdherenceMetric:
-    """The ``TopicAdherenceMetric`` bean."""
-    bean: TopicAdherenceMetric = _bean(request, ragas_container, "topic_adherence")
-    return bean
 
 
 @pytest.fixture

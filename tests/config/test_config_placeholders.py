@@ -238,14 +238,14 @@ def test_placeholders_inside_free_form_maps_are_resolved(write_yaml):
               headers: { X-Title: "${TITLE:ragas}" }
           metrics.tool-call-accuracy:
             mode: ${TCA_MODE}
-            nested: ["${TCA_MODE}"]
+            models: ["${TCA_MODE}"]
         """
     )
 
     settings = load_settings(path, environ={"TCA_MODE": "flexible"})
 
     assert settings.providers.openai_compatible[0].headers == {"X-Title": "ragas"}
-    assert settings.metrics.tool_call_accuracy == {"mode": "flexible", "nested": ["flexible"]}
+    assert settings.metrics.tool_call_accuracy == {"mode": "flexible", "models": ["flexible"]}
 
 
 def test_placeholders_that_refer_to_each_other_are_an_error(write_yaml):

@@ -63,11 +63,18 @@ def unknown_key(path: KeyPath, allowed: Iterable[str], origins: Origins) -> Prob
     return Problem(format_path(path), "unknown key", origins.of(path), hint)
 
 
-def from_validation_error(error: ValidationError, origins: Origins) -> list[Problem]:
-    """Translate pydantic's errors into problems named by their full YAML path."""
+def from_validation_error(
+    error: ValidationError, origins: Origins, *, prefix: tuple[str, ...] = ()
+) -> list[Problem]:
+    """Translate pydantic's errors into problems named by their full YAML path.
+
+    Args:
+        prefix: location of the validated model under :class:`RagasSettings` (e.g.
+            ``("metrics", "tool-call-accuracy")`` for a metric's section).
+    """
     problems = []
     for detail in error.errors(include_url=False):
-        path = _yaml_path(detail["loc"])
+        path = _yaml_path((*prefix, *detail["loc"]))
         if detail["type"] == "extra_forbidden":
             parent = _schema.node_at(path[:-1])
             problems.append(unknown_key(path, parent.fields if parent else (), origins))

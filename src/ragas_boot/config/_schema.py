@@ -17,7 +17,14 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, SecretStr
 
 from ragas_boot.config._tree import KeyPath, Segment, Tree, uniform
-from ragas_boot.config.settings import ROOT_PREFIXES, RagasSettings, _kebab, _snake_key
+from ragas_boot.config.settings import (
+    ROOT_PREFIXES,
+    RagasSettings,
+    _kebab,
+    _snake_key,
+    metric_sections,
+    on_metric_sections_changed,
+)
 
 Kind = Literal["object", "list", "map", "scalar", "any"]
 
@@ -75,8 +82,32 @@ def root() -> Node:
             if child is None:
                 child = node.fields[part] = Node("object")
             node = child
-        node.fields[last] = _node_for(RagasSettings.model_fields[name].annotation)
+        section = _node_for(RagasSettings.model_fields[name].annotation)
+        if name == "metrics":
+            # One section per registered metric, read off the metric's own config model.
+            section = Node("object", fields=dict(section.fields))
+            for bean, model in metric_sections().items():
+                section.fields[kebab(bean)] = _model_node(model)
+        node.fields[last] = section
     return top
+
+
+def node_at_in(top: Node, path: KeyPath) -> Node | None:
+    """The node describing ``path`` under ``top``."""
+    node: Node | None = top
+    for segment in path:
+        node = child_node(node, segment) if node is not None else None
+    return node
+
+
+def metric_section_keys() -> frozenset[str]:
+    """YAML keys of ``spring.ai.ragas.metrics`` that are not metric sections."""
+    from ragas_boot.config.settings import MetricsSettings
+
+    return frozenset(info.alias or name for name, info in MetricsSettings.model_fields.items())
+
+
+on_metric_sections_changed(root.cache_clear)
 
 
 def consumed_prefixes() -> tuple[str, ...]:
@@ -92,10 +123,7 @@ def consumed_prefixes() -> tuple[str, ...]:
 
 def node_at(path: KeyPath) -> Node | None:
     """The node describing ``path``, or ``None`` when the path is not a consumed key."""
-    node: Node | None = root()
-    for segment in path:
-        node = child_node(node, segment) if node is not None else None
-    return node
+    return node_at_in(root(), path)
 
 
 def child_node(node: Node, segment: Segment) -> Node | None:

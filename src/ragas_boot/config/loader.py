@@ -34,7 +34,12 @@ from ragas_boot.config._problems import (
     unknown_key,
 )
 from ragas_boot.config._tree import KeyPath, Origins, Tree, find, format_path, merge, split_key
-from ragas_boot.config.settings import ROOT_PREFIXES, RagasSettings, SettingsSource
+from ragas_boot.config.settings import (
+    ROOT_PREFIXES,
+    RagasSettings,
+    SettingsSource,
+    metric_sections,
+)
 from ragas_boot.errors import ConfigError
 
 __all__ = ["CONFIG_ENV_VAR", "DEFAULT_FILES", "PROFILES_ENV_VAR", "load_settings"]
@@ -272,4 +277,29 @@ def _root_data(tree: Tree, origins: Origins) -> tuple[dict[str, Any], list[Probl
         problems.append(
             Problem(_schema.OWNED_PREFIX, "expected a mapping of keys", origins.of(owned))
         )
+    problems.extend(_metric_section_problems(tree, origins))
     return data, problems
+
+
+def _metric_section_problems(tree: Tree, origins: Origins) -> list[Problem]:
+    """Each metric's section validated by its config model; unknown metric names."""
+    path: KeyPath = tuple(ROOT_PREFIXES["metrics"].split("."))
+    present, metrics = find(tree, path)
+    node = _schema.node_at(path)
+    if not present or not isinstance(metrics, dict) or node is None:
+        return []
+    own = _schema.metric_section_keys()
+    models = {_schema.kebab(bean): model for bean, model in metric_sections().items()}
+    problems: list[Problem] = []
+    for key, section in metrics.items():
+        if key in own:
+            continue
+        model = models.get(key)
+        if model is None:
+            problems.append(unknown_key((*path, key), node.fields, origins))
+        elif isinstance(section, dict):
+            try:
+                model.model_validate(section)
+            except ValidationError as error:
+                problems.extend(from_validation_error(error, origins, prefix=("metrics", key)))
+    return problems

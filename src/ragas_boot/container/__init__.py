@@ -5,21 +5,21 @@ This package is the only importer of ``dependency_injector``.
 
 from ragas_boot.container.application import RagasContainer, create_container
 from ragas_boot.container.containers import (
-    BEAN_NAMES,
+    CORE_BEANS,
     ApplicationContainer,
     ChatContainer,
     CoreContainer,
     ExecutionContainer,
-    MetricsContainer,
+    bean_names,
 )
 
 __all__ = [
-    "BEAN_NAMES",
+    "CORE_BEANS",
     "ApplicationContainer",
     "ChatContainer",
     "CoreContainer",
     "ExecutionContainer",
-    "MetricsContainer",
     "RagasContainer",
+    "bean_names",
     "create_container",
 ]

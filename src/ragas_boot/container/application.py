@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from ragas_boot.config.settings import RagasSettings
-from ragas_boot.container.containers import BEAN_NAMES, ApplicationContainer
+from ragas_boot.container.containers import application_container, bean_names
+from ragas_boot.errors import ConfigError
+from ragas_boot.metrics.base import Metric
+from ragas_boot.metrics.registry import METRICS, check_metric_sections
+
+M = TypeVar("M", bound=Metric[Any])
 
 __all__ = ["RagasContainer", "create_container"]
 
@@ -34,7 +39,37 @@ class RagasContainer:
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else "open"
-        return f"RagasContainer({state}, beans={list(BEAN_NAMES)})"
+        return f"RagasContainer({state}, beans={bean_names()})"
+
+    @overload
+    def metric(self, metric: type[M]) -> M: ...
+
+    @overload
+    def metric(self, metric: str) -> Metric[Any]: ...
+
+    def metric(self, metric: type[M] | str) -> M | Metric[Any]:
+        """The bean of a metric, typed by its class: ``container.metric(FaithfulnessMetric)``.
+
+        Args:
+            metric: the metric class, or a bean name, Java class name or kebab-case name.
+
+        Raises:
+            KeyError: no registered metric answers to ``metric`` (the message lists them).
+            ConfigError: the bean cannot be built (metrics switched off, bad YAML section).
+        """
+        cls = METRICS.lookup(metric) if isinstance(metric, str) else metric
+        if METRICS.get(cls.bean_name) is not cls:
+            raise KeyError(
+                f"{cls.__qualname__} is not a registered metric; register it with "
+                "ragas_boot.metrics.register_metric before creating the container"
+            )
+        if cls.bean_name not in self._di.providers:
+            raise ConfigError(
+                f"{cls.name} was registered after this container was created",
+                hint="Register metrics before create_container()",
+            )
+        bean: M | Metric[Any] = getattr(self._di, cls.bean_name)()
+        return bean
 
     @property
     def di(self) -> Any:
@@ -113,6 +148,7 @@ def create_container(settings: RagasSettings) -> RagasContainer:
     Raises:
         ConfigError: the judges cannot be built from the settings.
     """
-    di = ApplicationContainer(settings=settings)
+    check_metric_sections(settings)
+    di = application_container()(settings=settings)
     di.judges()
     return RagasContainer(di)

@@ -1,12 +1,18 @@
 """dependency-injector containers, one per layer, composed by :class:`ApplicationContainer`.
 
+The metric beans come from the metric registry: :func:`add_metric_beans` gives the
+application container one provider per registered metric (built-in, entry point or
+:func:`~ragas_boot.metrics.register_metric`), wired by what the metric needs.
+
 Settings enter once, as one typed object; every other provider reads its own typed section.
 Tests override providers (``with container.judges.override(providers.Object([...])):``).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+from typing import Any
 
 from dependency_injector import containers, providers
 
@@ -18,16 +24,18 @@ from ragas_boot.execution.bridge import LoopPortal
 from ragas_boot.execution.executor import MultiModelExecutor
 from ragas_boot.execution.listeners import LoggingListener, MetricListener
 from ragas_boot.execution.retry import RetryPolicy
-from ragas_boot.metrics.agent.agent_goal_accuracy import AgentGoalAccuracyMetric
-from ragas_boot.metrics.agent.tool_call_accuracy import ToolCallAccuracyMetric
-from ragas_boot.metrics.agent.topic_adherence import TopicAdherenceMetric
+from ragas_boot.metrics.base import Metric, Need
+from ragas_boot.metrics.registry import METRICS
 
 __all__ = [
+    "CORE_BEANS",
     "ApplicationContainer",
     "ChatContainer",
     "CoreContainer",
     "ExecutionContainer",
-    "MetricsContainer",
+    "application_container",
+    "bean_names",
+    "metric_provider",
 ]
 
 log = logging.getLogger("ragas_boot.container")
@@ -85,29 +93,18 @@ class ExecutionContainer(containers.DeclarativeContainer):
     )
 
 
-class MetricsContainer(containers.DeclarativeContainer):
-    """The metric beans, configured from ``spring.ai.ragas.metrics``."""
-
-    core = providers.DependenciesContainer()
-    execution = providers.DependenciesContainer()
-    tool_call_accuracy = providers.Singleton(
-        ToolCallAccuracyMetric.from_settings,
-        settings=core.settings.provided.metrics,
-        listeners=execution.listeners,
-        portal=core.portal,
-    )
-    agent_goal_accuracy = providers.Singleton(
-        AgentGoalAccuracyMetric.from_settings,
-        settings=core.settings.provided.metrics,
-        executor=execution.executor,
-        listeners=execution.listeners,
-    )
-    topic_adherence = providers.Singleton(
-        TopicAdherenceMetric.from_settings,
-        settings=core.settings.provided.metrics,
-        executor=execution.executor,
-        listeners=execution.listeners,
-    )
+def metric_provider(
+    metric: type[Metric[Any]], *, core: Any, execution: Any
+) -> providers.Singleton[Metric[Any]]:
+    """The bean provider of one metric class, wired by what the class says it needs."""
+    kwargs: dict[str, Any] = {
+        "settings": core.settings.provided.metrics,
+        "listeners": execution.listeners,
+        "portal": core.portal,
+    }
+    if metric.uses(Need.JUDGES):
+        kwargs["executor"] = execution.executor
+    return providers.Singleton(metric.from_settings, **kwargs)
 
 
 class ApplicationContainer(containers.DeclarativeContainer):
@@ -117,22 +114,44 @@ class ApplicationContainer(containers.DeclarativeContainer):
     core = providers.Container(CoreContainer, settings=settings)
     chat = providers.Container(ChatContainer, core=core)
     execution = providers.Container(ExecutionContainer, core=core, chat=chat)
-    metrics = providers.Container(MetricsContainer, core=core, execution=execution)
 
     portal = core.portal
     judges = chat.judges
     executor = execution.executor
-    tool_call_accuracy = metrics.tool_call_accuracy
-    agent_goal_accuracy = metrics.agent_goal_accuracy
-    topic_adherence = metrics.topic_adherence
 
 
-#: Bean names users can resolve (``container.<name>()``, ``Provide["<name>"]``).
-BEAN_NAMES: tuple[str, ...] = (
-    "agent_goal_accuracy",
-    "executor",
-    "judges",
-    "settings",
-    "tool_call_accuracy",
-    "topic_adherence",
-)
+def application_container() -> type[ApplicationContainer]:
+    """The application container class with one provider per registered metric.
+
+    The providers are class attributes (not set on an instance) so that dependency-injector's
+    wiring, which maps an instance's providers to its class's, resolves ``Provide["<bean>"]``.
+    One class is made per set of registered metrics.
+    """
+    return _application_container(tuple(METRICS.items()))
+
+
+@functools.cache
+def _application_container(
+    metrics: tuple[tuple[str, type[Metric[Any]]], ...],
+) -> type[ApplicationContainer]:
+    beans = {
+        bean: metric_provider(
+            metric, core=ApplicationContainer.core, execution=ApplicationContainer.execution
+        )
+        for bean, metric in metrics
+    }
+    made: type[ApplicationContainer] = type(
+        "ApplicationContainer",
+        (ApplicationContainer,),
+        {"__module__": __name__, "__doc__": ApplicationContainer.__doc__, **beans},
+    )
+    return made
+
+
+#: Beans of every application container besides the metrics.
+CORE_BEANS: tuple[str, ...] = ("executor", "judges", "settings")
+
+
+def bean_names() -> list[str]:
+    """Bean names users can resolve (``container.<name>()``, ``Provide["<name>"]``)."""
+    return sorted([*CORE_BEANS, *METRICS])

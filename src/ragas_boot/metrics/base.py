@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import enum
 import logging
 import time
 from abc import ABC, abstractmethod
@@ -44,6 +45,7 @@ from ragas_boot.samples import Sample
 __all__ = [
     "Metric",
     "MetricConfig",
+    "Need",
     "ScoringOutcome",
 ]
 
@@ -60,7 +62,7 @@ def _run_without_loop(coro: Coroutine[Any, Any, T]) -> T:
     except StopIteration as stop:
         return stop.value  # type: ignore[no-any-return]
     coro.close()
-    raise RuntimeError("a metric without judges awaited I/O; set uses_judges = True")
+    raise RuntimeError("a metric that needs nothing awaited I/O; declare what it needs")
 
 
 def _section_error(
@@ -78,6 +80,15 @@ def _section_error(
         return ConfigError(items[0]["msg"], key=paths[0], hint=hint)
     listed = "; ".join(f"{path}: {item['msg']}" for path, item in zip(paths, items, strict=True))
     return ConfigError(f"{len(items)} problems: {listed}", key=paths[0], hint=hint)
+
+
+class Need(enum.Enum):
+    """What a metric needs from the container besides its config."""
+
+    JUDGES = "judges"
+    """Chat models (the multi-model executor)."""
+    EMBEDDINGS = "embeddings"
+    """Embedding models."""
 
 
 def _lower(value: Any) -> Any:
@@ -166,14 +177,34 @@ class Metric(ABC, Generic[ConfigT]):
         portal: the loop that owns I/O; the executor's when there is one.
     """
 
+    # A metric declares itself with these class attributes; the registry reads them to make
+    # the container's bean, the pytest fixture, the CLI's --metric choice, the typed YAML
+    # section and the docs table. Nothing else lists metrics.
+
+    #: Bean name: ``container.<bean>()``, the fixture, ``--metric``, the YAML section (kebab).
+    bean_name: ClassVar[str]
     #: Metric name, the Java class name (shows in logs, reports, listener events).
     name: ClassVar[str]
+    #: One line on what the metric measures (CLI help, docs table).
+    description: ClassVar[str]
     #: The config model of this metric.
     config_type: ClassVar[type[MetricConfig]]
-    #: Key of the per-metric section under ``spring.ai.ragas.metrics``.
-    settings_key: ClassVar[str]
-    #: Whether the metric calls judges; a metric that does not runs on the caller's thread.
-    uses_judges: ClassVar[bool] = True
+    #: What the metric needs: judges, embedding models, both or nothing.
+    needs: ClassVar[frozenset[Need]] = frozenset({Need.JUDGES})
+    #: Sample fields read, by mode value (``"*"``: every mode); ``a|b`` means either.
+    reads: ClassVar[Mapping[str, tuple[str, ...]]]
+    #: Whether a lower score is better (a threshold is then a maximum).
+    lower_is_better: ClassVar[bool] = False
+
+    @classmethod
+    def uses(cls, need: Need) -> bool:
+        """Whether the metric needs ``need``."""
+        return need in cls.needs
+
+    @property
+    def uses_judges(self) -> bool:
+        """Whether the metric calls judges; one that does not runs on the caller's thread."""
+        return Need.JUDGES in self.needs
 
     def __init__(
         self,
@@ -215,8 +246,8 @@ class Metric(ABC, Generic[ConfigT]):
                 key="spring.ai.ragas.metrics.enabled",
                 hint="Remove the key or set it to true",
             )
-        section = getattr(settings, cls.settings_key)
-        key = f"spring.ai.ragas.metrics.{cls.settings_key.replace('_', '-')}"
+        section = settings.section(cls.bean_name)
+        key = f"spring.ai.ragas.metrics.{cls.bean_name.replace('_', '-')}"
         try:
             defaults = cls.config_type.model_validate(section)
         except ValidationError as error:
@@ -276,6 +307,11 @@ class Metric(ABC, Generic[ConfigT]):
         return self.executor.select(config.models)
 
     @property
+    def portal(self) -> LoopPortal:
+        """The loop that owns this bean's I/O (the executor's when it has one)."""
+        return self._portal
+
+    @property
     def executor(self) -> MultiModelExecutor:
         """The executor (only for metrics that use judges)."""
         if self._executor is None:
@@ -296,7 +332,7 @@ class Metric(ABC, Generic[ConfigT]):
             NoConsensusError: CONSENSUS aggregation and the judges disagree too much.
         """
         effective = self.resolve_config(config)
-        if not self.uses_judges:
+        if not self.needs:
             return await self._evaluate(sample, effective)
         return await self._portal.run(self._evaluate(sample, effective))
 
@@ -304,7 +340,7 @@ class Metric(ABC, Generic[ConfigT]):
         self, sample: Sample, config: ConfigT | Mapping[str, Any] | None = None
     ) -> MetricResult:
         """Sync twin of :meth:`aevaluate`."""
-        if not self.uses_judges:
+        if not self.needs:
             return _run_without_loop(self._evaluate(sample, self.resolve_config(config)))
         return self._portal.call(self.aevaluate(sample, config))
 

@@ -123,7 +123,7 @@ def _plans(metrics: MetricsArgument, configs: ConfigsArgument | None) -> list[_P
     named: list[tuple[str, AnyMetric]] = (
         list(metrics.items())
         if isinstance(metrics, Mapping)
-        else [(metric.settings_key, metric) for metric in metrics]
+        else [(metric.bean_name, metric) for metric in metrics]
     )
     if not named:
         raise ValueError("give at least one metric to run")
@@ -350,7 +350,7 @@ def evaluate_dataset(
     run = aevaluate_dataset(
         dataset, metrics, configs=configs, concurrency=concurrency, progress=progress
     )
-    portal = next((bean.executor.portal for bean in beans if bean.uses_judges), None)
+    portal = next((bean.portal for bean in beans if bean.needs), None)
     if portal is not None:
         return portal.call(run)
     # No metric calls judges: a short-lived loop of our own runs the computation.

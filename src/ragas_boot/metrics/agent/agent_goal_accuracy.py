@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
@@ -87,9 +87,14 @@ class AgentGoalAccuracyMetric(Metric[AgentGoalAccuracyConfig]):
     the Java library used the first judge's goal for everyone. Every inferred goal is recorded.
     """
 
+    bean_name: ClassVar[str] = "agent_goal_accuracy"
     name: ClassVar[str] = "AgentGoalAccuracyMetric"
+    description: ClassVar[str] = "Whether the agent achieved the user's goal"
     config_type: ClassVar[type[MetricConfig]] = AgentGoalAccuracyConfig
-    settings_key: ClassVar[str] = "agent_goal_accuracy"
+    reads: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "WITH_REFERENCE": ("user_input_messages", "reference"),
+        "WITHOUT_REFERENCE": ("user_input_messages",),
+    }
 
     def check_sample(
         self, sample: Sample, config: AgentGoalAccuracyConfig

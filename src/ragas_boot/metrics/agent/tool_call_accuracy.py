@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from pydantic import Field
@@ -18,7 +18,7 @@ from ragas_boot.metrics.agent.tool_matching import (
     ValueComparison,
     match_tool_calls,
 )
-from ragas_boot.metrics.base import Metric, MetricConfig, ScoringOutcome
+from ragas_boot.metrics.base import Metric, MetricConfig, Need, ScoringOutcome
 from ragas_boot.samples import Sample
 
 __all__ = ["ToolCallAccuracyConfig", "ToolCallAccuracyMetric"]
@@ -71,10 +71,16 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
     called; ``model_scores`` is empty and the aggregation is ``NONE``.
     """
 
+    bean_name: ClassVar[str] = "tool_call_accuracy"
     name: ClassVar[str] = "ToolCallAccuracyMetric"
+    description: ClassVar[str] = (
+        "F1 of the tool calls made against the expected calls (optimal matching)"
+    )
     config_type: ClassVar[type[MetricConfig]] = ToolCallAccuracyConfig
-    settings_key: ClassVar[str] = "tool_call_accuracy"
-    uses_judges: ClassVar[bool] = False
+    needs: ClassVar[frozenset[Need]] = frozenset()
+    reads: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "*": ("reference_tool_calls", "tool_calls|user_input_messages")
+    }
 
     def check_sample(
         self, sample: Sample, config: ToolCallAccuracyConfig

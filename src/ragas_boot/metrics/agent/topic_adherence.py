@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Annotated, Any, ClassVar
 
@@ -163,9 +163,13 @@ class TopicAdherenceMetric(Metric[TopicAdherenceConfig]):
     result says so; ``multi_turn_score`` raises :class:`UndefinedScoreError` in PRECISION).
     """
 
+    bean_name: ClassVar[str] = "topic_adherence"
     name: ClassVar[str] = "TopicAdherenceMetric"
+    description: ClassVar[str] = "Whether the conversation stays within the allowed topics"
     config_type: ClassVar[type[MetricConfig]] = TopicAdherenceConfig
-    settings_key: ClassVar[str] = "topic_adherence"
+    reads: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "*": ("user_input_messages", "reference_topics")
+    }
 
     def check_sample(self, sample: Sample, config: TopicAdherenceConfig) -> TopicAdherenceConfig:
         """Needs ``user_input_messages`` and ``reference_topics``."""
