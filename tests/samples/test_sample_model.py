@@ -17,6 +17,8 @@ FIELDS = [
     "response",
     "reference",
     "retrieved_contexts",
+    "reference_contexts",
+    "rubrics",
     "user_input_messages",
     "reference_topics",
     "tool_calls",
@@ -54,7 +56,7 @@ def test_java_era_json_loads_with_camel_case_names() -> None:
         "referenceTopics": ["flights"],
         "toolCalls": [{"name": "search_flights", "arguments": {"destination": "Париж"}}],
         "referenceToolCalls": [{"name": "search_flights", "arguments": None}],
-        "rubric": None,
+        "rubric": {"score1_description": "wrong", "score5_description": "exact"},
         "metadata": {"source": "java"},
     }
     sample = Sample.model_validate(java)
@@ -66,7 +68,8 @@ def test_java_era_json_loads_with_camel_case_names() -> None:
     assert sample.tool_calls == [ToolCall("search_flights", {"destination": "Париж"})]
     assert sample.reference_tool_calls == [ToolCall("search_flights")]
     dumped = json.loads(sample.model_dump_json())
-    assert set(dumped) == set(FIELDS)  # serialised by field name; Java's rubric dropped
+    assert sample.rubrics == {"score1_description": "wrong", "score5_description": "exact"}
+    assert set(dumped) == set(FIELDS)  # serialised by field name; Java's rubric as rubrics
     assert Sample.model_validate(dumped) == sample
 
 

@@ -5,15 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic import AliasChoices, Field, field_validator
 
 from ragas_boot.samples._base import SampleModel, plain_init
 from ragas_boot.samples.messages import AIMessage, Message, ToolCall
 
 __all__ = ["Sample"]
-
-_JAVA_ONLY_KEYS = ("rubric",)
-"""Keys of the Java ``Sample`` that no metric reads; dropped so Java-era JSON loads."""
 
 
 class Sample(SampleModel):
@@ -23,8 +20,8 @@ class Sample(SampleModel):
     empty): a metric that needs a field says whether it is missing or empty. Field names are
     snake_case; the Java library's camelCase names (``userInputMessages``,
     ``referenceToolCalls``, ...) are accepted on input so Java-era JSON loads, and output
-    uses the snake_case names. The Java ``rubric`` key, which no metric reads, is accepted and
-    dropped; any other unknown key is an error (put free-form data in ``metadata``).
+    uses the snake_case names. The Java ``rubric`` key is read as ``rubrics``; any other unknown
+    key is an error (put free-form data in ``metadata``).
 
     Example:
         >>> sample = Sample(
@@ -47,6 +44,17 @@ class Sample(SampleModel):
         default=None,
         validation_alias=AliasChoices("retrieved_contexts", "retrievedContexts"),
         description="Passages retrieved for the answer (RAG metrics).",
+    )
+    reference_contexts: list[str] | None = Field(
+        default=None,
+        validation_alias=AliasChoices("reference_contexts", "referenceContexts"),
+        description="Passages that should have been retrieved (context recall metrics).",
+    )
+    rubrics: dict[str, str] | None = Field(
+        default=None,
+        validation_alias=AliasChoices("rubrics", "rubric"),
+        description="Score levels of this sample's rubric (RubricsScore), e.g. "
+        "{'score1_description': '...', ...}; the Java key 'rubric' is accepted.",
     )
     user_input_messages: list[Message] | None = Field(
         default=None,
@@ -81,6 +89,8 @@ class Sample(SampleModel):
         response: str | None = None,
         reference: str | None = None,
         retrieved_contexts: Sequence[str] | None = None,
+        reference_contexts: Sequence[str] | None = None,
+        rubrics: Mapping[str, str] | None = None,
         user_input_messages: Sequence[Message | Mapping[str, Any]] | None = None,
         reference_topics: Sequence[str] | None = None,
         tool_calls: Sequence[ToolCall | Mapping[str, Any]] | None = None,
@@ -94,6 +104,8 @@ class Sample(SampleModel):
             "response": response,
             "reference": reference,
             "retrieved_contexts": retrieved_contexts,
+            "reference_contexts": reference_contexts,
+            "rubrics": rubrics,
             "user_input_messages": user_input_messages,
             "reference_topics": reference_topics,
             "tool_calls": tool_calls,
@@ -105,13 +117,6 @@ class Sample(SampleModel):
         # camelCase spelling in ``camel_case`` through without a "given twice" error.
         data = {key: value for key, value in named.items() if value is not None}
         self._validated_init(data | camel_case)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _drop_java_only_keys(cls, data: Any) -> Any:
-        if isinstance(data, Mapping) and any(key in data for key in _JAVA_ONLY_KEYS):
-            return {key: value for key, value in data.items() if key not in _JAVA_ONLY_KEYS}
-        return data
 
     @field_validator("metadata", mode="before")
     @classmethod
