@@ -56,12 +56,22 @@ def test_spring_boot_test_config_uses_its_default_profile_openrouter(java, caplo
     assert settings.openai.chat.options.model == "google/gemini-2.5-flash"
     assert settings.allure.enabled is True
     assert_java_retry(settings.retry)
-    assert settings.source.unsupported_keys == [
-        "spring.ai.openai.embedding",
-        "spring.ai.chat",
-        "spring.threads",
-        "spring.ai.ragas.providers.embedding-default-options",
-        "spring.ai.ragas.providers.openai-compatible[0].embedding-models",
+    assert settings.source.unsupported_keys == ["spring.ai.chat", "spring.threads"]
+    assert [model.id for model in provider.embedding_models] == [
+        "openai/text-embedding-3-large",
+        "qwen/qwen3-embedding-8b",
+        "qwen/qwen3-embedding-4b",
+        "google/gemini-embedding-001",
+        "baai/bge-m3",
+        "baai/bge-base-en-v1.5",
+    ]
+    assert [model.dimensions for model in provider.embedding_models] == [
+        3072,
+        1024,
+        1024,
+        768,
+        1024,
+        768,
     ]
     assert FAKE_OPENROUTER not in caplog.text
 
@@ -113,6 +123,16 @@ def test_multi_model_config_gives_twelve_judges_in_three_providers(java):
     assert providers[2].base_url == "https://foundation-models.api.cloud.ru"
     assert_java_retry(settings.retry)
     assert settings.source.active_profiles == ["default"]
+    # The embedding keys load (no warning for them) and list the two embedding models.
+    assert settings.source.unsupported_keys == ["spring.ai.model", "spring.threads"]
+    assert [[(m.id, m.dimensions) for m in p.embedding_models] for p in providers] == [
+        [("openai/text-embedding-3-large", 3072)],
+        [("openai/text-embedding-3-small", 1536)],
+        [],
+    ]
+    assert settings.providers.embedding_default_options.dimensions == 1024
+    assert settings.openai.embedding.options.model == "openai/text-embedding-3-small"
+    assert settings.openai.embedding.api_key.get_secret_value() == FAKE_OPENROUTER
 
 
 def test_gigachat_demo_loads_with_only_warnings(java, caplog):

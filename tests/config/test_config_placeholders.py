@@ -204,12 +204,26 @@ def test_placeholders_outside_the_consumed_keys_are_not_resolved(write_yaml):
         """\
         spring.application.name: ${APP_NAME}
         spring.ai.gigachat.auth.bearer.api-key: ${GIGACHAT_API_KEY}
-        spring.ai.openai.embedding.api-key: ${EMBEDDING_KEY}
         spring.ai.openai.organization: ${ORGANIZATION}
         spring.ai.ragas.providers:
-          embedding-default-options: { dimensions: "${DIMENSIONS}" }
           external-starters:
             gigachat: { chat-models: ["${GIGACHAT_MODEL}"] }
+        """
+    )
+
+    settings = load_settings(path, environ={})
+
+    assert settings.providers.external_starters == {
+        "gigachat": {"chat-models": ["${GIGACHAT_MODEL}"]}
+    }
+
+
+def test_placeholders_in_the_embedding_keys_are_resolved(write_yaml):
+    path = write_yaml(
+        """\
+        spring.ai.openai.embedding.api-key: ${EMBEDDING_KEY}
+        spring.ai.ragas.providers:
+          embedding-default-options: { dimensions: "${DIMENSIONS}" }
           openai-compatible:
             - name: p
               base-url: http://p
@@ -217,14 +231,16 @@ def test_placeholders_outside_the_consumed_keys_are_not_resolved(write_yaml):
               embedding-models: [{ id: "${EMBEDDING_MODEL}" }]
         """
     )
+    environ = {"EMBEDDING_KEY": "ek", "DIMENSIONS": "256", "EMBEDDING_MODEL": "e5"}
 
-    settings = load_settings(path, environ={})
+    settings = load_settings(path, environ=environ)
 
-    provider = settings.providers.openai_compatible[0]
-    assert provider.embedding_models == [{"id": "${EMBEDDING_MODEL}"}]
-    assert settings.providers.external_starters == {
-        "gigachat": {"chat-models": ["${GIGACHAT_MODEL}"]}
-    }
+    assert settings.providers.openai_compatible[0].embedding_models[0].id == "e5"
+    assert settings.providers.embedding_default_options.dimensions == 256
+    assert settings.openai.embedding.api_key.get_secret_value() == "ek"
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path, environ={"EMBEDDING_KEY": "ek", "DIMENSIONS": "256"})
+    assert "EMBEDDING_MODEL" in str(caught.value)
 
 
 def test_placeholders_inside_free_form_maps_are_resolved(write_yaml):

@@ -31,21 +31,11 @@ def config_warnings(caplog):
     ("yaml_text", "key"),
     [
         (
-            "spring.ai.ragas.providers.embedding-default-options.dimensions: 1024\n",
-            "spring.ai.ragas.providers.embedding-default-options",
-        ),
-        (
             "spring.ai.ragas.providers:\n  auto-detect-beans: false\n"
             "  external-starters.gigachat.chat-models: [GigaChat-2-Max]\n",
             "spring.ai.ragas.providers.external-starters",
         ),
-        (
-            "spring.ai.ragas.providers.openai-compatible:\n"
-            "  - { name: p, base-url: http://p, api-key: k, embedding-models: [{ id: e }] }\n",
-            "spring.ai.ragas.providers.openai-compatible[0].embedding-models",
-        ),
         ("spring.ai.gigachat.chat.options.model: GigaChat-2-Max\n", "spring.ai.gigachat"),
-        ("spring.ai.openai.embedding.options.model: e\n", "spring.ai.openai.embedding"),
         ("spring.ai.chat.client.enabled: false\n", "spring.ai.chat"),
         ("spring.ai.model.chat: openai\n", "spring.ai.model"),
         ("spring.main.web-application-type: none\n", "spring.main"),
@@ -93,9 +83,6 @@ def test_auto_detect_beans_alone_is_not_reported(write_yaml, config_warnings):
     "yaml_text",
     [
         "spring.ai.ragas.providers.external-starters: {}\n",
-        "spring.ai.ragas.providers.openai-compatible:\n"
-        "  - { name: p, base-url: http://p, api-key: k, embedding-models: [] }\n",
-        "spring.ai.ragas.providers.embedding-default-options: {}\n",
     ],
 )
 def test_empty_unsupported_keys_are_not_reported(write_yaml, config_warnings, yaml_text):
@@ -142,7 +129,7 @@ def test_a_typo_under_spring_ai_ragas_is_still_an_error(write_yaml, config_warni
         """\
         spring.ai.gigachat.chat.options.model: GigaChat-2-Max
         spring.ai.ragas.providers:
-          embedding-default-options.dimensions: 1024
+          external-starters.gigachat.chat-models: [GigaChat-2-Max]
           externl-starters: {}
         """
     )
@@ -159,7 +146,7 @@ def test_unsupported_values_are_not_logged(write_yaml, caplog):
     path = write_yaml(
         """\
         spring.ai.gigachat.auth.bearer.client-secret: gigachat-value-7f3a
-        spring.ai.ragas.providers.embedding-default-options.dimensions: 98765
+        spring.threads.virtual.enabled: 98765
         """
     )
 

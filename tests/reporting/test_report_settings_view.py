@@ -24,7 +24,7 @@ def test_the_java_multi_provider_config_renders_with_origins_and_no_secret(secre
     )
     text = render_settings_yaml(settings)
     assert secret not in text
-    assert "# not supported, ignored: " in text  # the Java embedding keys
+    assert "# not supported, ignored: " in text  # spring.ai.model, spring.threads
     lines = text.splitlines()
     assert "      max-attempts: 3  # env:SPRING_AI_RETRY_MAX_ATTEMPTS" in lines
     assert any(line.endswith(f"api-key: '**********'  # {file}") for line in lines)

@@ -7,7 +7,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from langchain_openai import ChatOpenAI
+    from langchain_openai import ChatOpenAI, OpenAIEmbeddings
 
 
 @cache
@@ -25,3 +25,12 @@ def chat_openai_class() -> type[ChatOpenAI]:
 
     gc.freeze()
     return ChatOpenAI
+
+
+@cache
+def openai_embeddings_class() -> type[OpenAIEmbeddings]:
+    """Import ``OpenAIEmbeddings`` on first use (after ``ChatOpenAI``, for the same reason)."""
+    chat_openai_class()
+    from langchain_openai import OpenAIEmbeddings
+
+    return OpenAIEmbeddings

@@ -8,11 +8,11 @@ import json
 import logging
 import time
 import weakref
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretStr
 
-from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, TokenUsage
+from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, ProviderLimits, TokenUsage
 from ragas_boot.chat.structured import (
     format_instructions,
     output_schema,
@@ -39,6 +39,8 @@ __all__ = [
     "LoopBoundChatModel",
     "OpenAICompatibleJudge",
     "api_base_url",
+    "close_loop_clients",
+    "connection_limits",
     "scrub_secret",
     "translate_error",
     "usage_of",
@@ -52,20 +54,27 @@ _CHAT_SUFFIX = "/chat/completions"
 _logged_v1_bases: set[str] = set()
 
 
-def api_base_url(base_url: str, completions_path: str) -> str:
+def api_base_url(
+    base_url: str,
+    completions_path: str,
+    *,
+    suffix: str = _CHAT_SUFFIX,
+    key: str = "completions-path",
+) -> str:
     """The base URL to give the OpenAI client so that it posts to ``base_url + completions_path``.
 
     Spring AI's ``base-url`` has no ``/v1`` (``https://openrouter.ai/api``); the OpenAI client
-    appends ``/chat/completions`` to its own base, so the ``/v1`` moves over from the path.
-    A ``base-url`` that already ends in ``/v1`` is taken as it is.
+    appends ``/chat/completions`` (``suffix``; ``/embeddings`` for embedding calls) to its own
+    base, so the ``/v1`` moves over from the path. A ``base-url`` that already ends in ``/v1``
+    is taken as it is.
 
     Raises:
-        ValueError: ``completions_path`` does not end in ``/chat/completions``.
+        ValueError: ``completions_path`` does not end in ``suffix`` (the message names ``key``).
     """
     base = base_url.rstrip("/")
-    if not completions_path.endswith(_CHAT_SUFFIX):
-        raise ValueError(f"completions-path must end with {_CHAT_SUFFIX}, got '{completions_path}'")
-    prefix = completions_path[: -len(_CHAT_SUFFIX)]
+    if not completions_path.endswith(suffix):
+        raise ValueError(f"{key} must end with {suffix}, got '{completions_path}'")
+    prefix = completions_path[: -len(suffix)]
     if prefix and base.endswith(prefix):
         if base not in _logged_v1_bases:
             _logged_v1_bases.add(base)
@@ -113,7 +122,7 @@ def _tool_call_arguments(message: BaseMessage) -> str | None:
     return None
 
 
-def _connection_limits(max_concurrency: int) -> Any:
+def connection_limits(max_concurrency: int) -> Any:
     from openai import DEFAULT_CONNECTION_LIMITS
 
     # The Limits class of whichever httpx flavour this openai version is built on.
@@ -146,7 +155,20 @@ def _timed_out(error: BaseException) -> bool:
     )
 
 
-def scrub_secret(text: str, spec: JudgeSpec) -> str:
+class _CallSpec(Protocol):
+    """What error translation reads of a judge's or an embedding model's spec."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def api_key(self) -> SecretStr: ...
+
+    @property
+    def limits(self) -> ProviderLimits: ...
+
+
+def scrub_secret(text: str, spec: _CallSpec) -> str:
     """``text`` with the spec's API key masked (providers sometimes echo it back)."""
     secret = spec.api_key.get_secret_value()
     if secret and len(secret) >= 4:
@@ -154,7 +176,7 @@ def scrub_secret(text: str, spec: JudgeSpec) -> str:
     return text
 
 
-def translate_error(error: BaseException, *, spec: JudgeSpec) -> BaseException:
+def translate_error(error: BaseException, *, spec: _CallSpec) -> BaseException:
     """An OpenAI-client error as the judge error the retry policy understands.
 
     Errors that are not the client's (a bug, a malformed body) are returned unchanged; so are
@@ -236,7 +258,7 @@ class LoopBoundChatModel:
         timeout = spec.limits.call_timeout.total_seconds() or None
         http = DefaultAioHttpClient(
             timeout=timeout,
-            limits=_connection_limits(spec.limits.max_concurrency),
+            limits=connection_limits(spec.limits.max_concurrency),
         )
         llm = chat_openai_class()(
             model=spec.model,
@@ -254,17 +276,22 @@ class LoopBoundChatModel:
 
     async def aclose(self) -> None:
         """Close the clients of the current loop (and of loops still running)."""
-        current = asyncio.get_running_loop()
-        clients = list(self._clients.items())
+        clients = [(loop, client.http) for loop, client in self._clients.items()]
         self._clients.clear()
-        for loop, client in clients:
-            if loop is current:
-                await client.http.aclose()
-            elif loop.is_running() and not loop.is_closed():
-                future = asyncio.run_coroutine_threadsafe(client.http.aclose(), loop)
-                await asyncio.wrap_future(future)
-            # A client whose loop is already closed cannot be closed any more; its sockets
-            # went with that loop.
+        await close_loop_clients(clients)
+
+
+async def close_loop_clients(clients: list[tuple[asyncio.AbstractEventLoop, Any]]) -> None:
+    """Close HTTP clients each bound to its loop: on the current loop, or on its own if running."""
+    current = asyncio.get_running_loop()
+    for loop, http in clients:
+        if loop is current:
+            await http.aclose()
+        elif loop.is_running() and not loop.is_closed():
+            future = asyncio.run_coroutine_threadsafe(http.aclose(), loop)
+            await asyncio.wrap_future(future)
+        # A client whose loop is already closed cannot be closed any more; its sockets went
+        # with that loop.
 
 
 class OpenAICompatibleJudge:

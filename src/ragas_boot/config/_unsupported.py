@@ -14,16 +14,11 @@ from ragas_boot.config._tree import KeyPath, Tree, find
 
 #: Keys inside the consumed subtrees: the models keep their values, nothing uses them, and no
 #: placeholder inside them is resolved. ``[]`` stands for any list index.
-UNSUPPORTED_FIELDS = (
-    "spring.ai.ragas.providers.embedding-default-options",
-    "spring.ai.ragas.providers.external-starters",
-    "spring.ai.ragas.providers.openai-compatible[].embedding-models",
-)
+UNSUPPORTED_FIELDS = ("spring.ai.ragas.providers.external-starters",)
 
 #: Sections outside them that Java apps carry for starters ragas-boot has no counterpart of.
 UNSUPPORTED_SECTIONS = (
     "spring.ai.gigachat",
-    "spring.ai.openai.embedding",
     "spring.ai.chat",
     "spring.ai.model",
     "spring.main",

@@ -48,9 +48,12 @@ __all__ = [
     "DefaultOptions",
     "DefaultProviderSettings",
     "Duration",
+    "EmbeddingDefaultOptions",
+    "EmbeddingModelSettings",
     "GlobalRateLimitSettings",
     "Language",
     "LocalChatModelSettings",
+    "LocalEmbeddingModelSettings",
     "LocalProviderSettings",
     "LoggingLevel",
     "MetricsLoggingSettings",
@@ -58,6 +61,8 @@ __all__ = [
     "OpenAIChatOptions",
     "OpenAIChatSettings",
     "OpenAICompatibleProviderSettings",
+    "OpenAIEmbeddingOptions",
+    "OpenAIEmbeddingSettings",
     "OpenAISettings",
     "ProvidersSettings",
     "RagasSettings",
@@ -255,6 +260,39 @@ class OpenAIChatSettings(_Section):
     completions_path: str | None = Field(default=None, description="Path of chat completions.")
 
 
+class OpenAIEmbeddingOptions(_Section):
+    """``spring.ai.openai.embedding.options``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    model: str | None = Field(default=None, description="Embedding model id.")
+    dimensions: int | None = Field(
+        default=None, ge=1, description="Vector size to ask for (the OpenAI `dimensions` option)."
+    )
+
+
+class OpenAIEmbeddingSettings(_Section):
+    """``spring.ai.openai.embedding``: an embedding model on the plain OpenAI connection.
+
+    Used only when no provider declares ``embedding-models`` (the Java library never used it).
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    base_url: str | None = Field(
+        default=None, description="Base URL, without /v1; default spring.ai.openai.base-url."
+    )
+    api_key: SecretStr | None = Field(
+        default=None, description="API key; default spring.ai.openai.api-key."
+    )
+    embeddings_path: str | None = Field(
+        default=None, description="Path of embeddings; default /v1/embeddings."
+    )
+    options: OpenAIEmbeddingOptions = Field(
+        default_factory=OpenAIEmbeddingOptions, description="Model and dimensions."
+    )
+
+
 class OpenAISettings(_Section):
     """``spring.ai.openai``: the plain OpenAI connection used by ``default-provider``.
 
@@ -267,6 +305,10 @@ class OpenAISettings(_Section):
     api_key: SecretStr | None = Field(default=None, description="API key.")
     chat: OpenAIChatSettings = Field(
         default_factory=OpenAIChatSettings, description="Chat model defaults."
+    )
+    embedding: OpenAIEmbeddingSettings = Field(
+        default_factory=OpenAIEmbeddingSettings,
+        description="Embedding model used when no provider declares embedding-models.",
     )
 
 
@@ -302,6 +344,36 @@ class ChatModelSettings(_Section):
     def judge_id(self) -> str:
         """The id metrics and reports know this judge by: the alias, else the model id."""
         return self.alias or self.id
+
+
+class EmbeddingModelSettings(_Section):
+    """One embedding model of a provider (SemanticSimilarity, ResponseRelevancy, ...)."""
+
+    id: str = Field(min_length=1, description="Model id sent to the provider.")
+    alias: str | None = Field(
+        default=None, min_length=1, description="Id to use instead of the model id."
+    )
+    dimensions: int | None = Field(
+        default=None,
+        ge=1,
+        description="Vector size to ask for; default embedding-default-options.dimensions.",
+    )
+
+    @property
+    def embedding_id(self) -> str:
+        """The id results and reports know this embedding model by: the alias, else the id."""
+        return self.alias or self.id
+
+
+class EmbeddingDefaultOptions(_Section):
+    """``spring.ai.ragas.providers.embedding-default-options``."""
+
+    dimensions: int | None = Field(
+        default=None,
+        ge=1,
+        description="Vector size asked of models that set none; unset: the model's own "
+        "(Java sent 1024, which models with a fixed size reject).",
+    )
 
 
 class RateLimitSettings(_Section):
@@ -340,8 +412,11 @@ class OpenAICompatibleProviderSettings(_Section):
     chat_models: list[ChatModelSettings] = Field(
         default_factory=list, description="Chat models; each becomes a judge."
     )
-    embedding_models: list[dict[str, Any]] = Field(
-        default_factory=list, description="Recognised from the Java config; not supported yet."
+    embeddings_path: str = Field(
+        default="/v1/embeddings", description="Appended to base-url for embedding calls."
+    )
+    embedding_models: list[EmbeddingModelSettings] = Field(
+        default_factory=list, description="Embedding models of this provider."
     )
     rate_limit: RateLimitSettings | None = Field(default=None, description="Rate limit.")
     max_concurrency: int | None = Field(
@@ -359,7 +434,7 @@ class OpenAICompatibleProviderSettings(_Section):
         default_factory=dict, repr=False, description="Extra HTTP headers sent with every call."
     )
 
-    @field_validator("completions_path")
+    @field_validator("completions_path", "embeddings_path")
     @classmethod
     def _leading_slash(cls, value: str) -> str:
         return value if value.startswith("/") else "/" + value
@@ -381,6 +456,24 @@ class LocalChatModelSettings(ChatModelSettings):
     model_path: str | None = Field(
         default=None, description="GGUF file of this judge; default: the provider's model-path."
     )
+
+
+class LocalEmbeddingModelSettings(_Section):
+    """One embedding model of the embedded local provider (run in-process on the CPU)."""
+
+    id: str = Field(
+        default="use-multilingual-v3",
+        min_length=1,
+        description="Which bundled model: use-multilingual-v3 (the only one so far).",
+    )
+    alias: str | None = Field(
+        default=None, min_length=1, description="Id to use instead of the model id."
+    )
+
+    @property
+    def embedding_id(self) -> str:
+        """The id results and reports know this embedding model by."""
+        return self.alias or self.id
 
 
 class LocalProviderSettings(_Section):
@@ -425,6 +518,10 @@ class LocalProviderSettings(_Section):
         default_factory=list,
         description="Judge ids served by the local model(s); empty: one default judge.",
     )
+    embedding_models: list[LocalEmbeddingModelSettings] = Field(
+        default_factory=list,
+        description="Local embedding models; empty: the bundled use-multilingual-v3.",
+    )
     structured_output: StructuredOutputMode = Field(
         default=StructuredOutputMode.JSON_SCHEMA,
         description="How JSON is asked for (grammar-constrained with json_schema).",
@@ -453,8 +550,9 @@ class ProvidersSettings(_Section):
     default_options: DefaultOptions = Field(
         default_factory=DefaultOptions, description="Options every judge starts from."
     )
-    embedding_default_options: dict[str, Any] = Field(
-        default_factory=dict, description="Recognised from the Java config; not supported yet."
+    embedding_default_options: EmbeddingDefaultOptions = Field(
+        default_factory=EmbeddingDefaultOptions,
+        description="Options every embedding model starts from.",
     )
     external_starters: dict[str, Any] = Field(
         default_factory=dict, description="Recognised from the Java config; not supported yet."

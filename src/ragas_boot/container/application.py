@@ -82,8 +82,8 @@ class RagasContainer:
         return self._closed
 
     async def _close_judges(self) -> None:
-        judges = self._di.judges()
-        await asyncio.gather(*(judge.aclose() for judge in judges), return_exceptions=True)
+        clients = [*self._di.judges(), *self._di.embedding_models()]
+        await asyncio.gather(*(client.aclose() for client in clients), return_exceptions=True)
 
     async def aclose(self) -> None:
         """Close judges' HTTP clients, stop local model servers and the I/O loop.
@@ -140,15 +140,17 @@ class RagasContainer:
 
 
 def create_container(settings: RagasSettings) -> RagasContainer:
-    """Build the application container from settings; judges are checked here.
+    """Build the application container from settings; judges and embedding models are checked.
 
-    Building the judges validates them (duplicate ids, unreachable completions paths) so a
-    bad config fails at start-up, but no network traffic happens until the first call.
+    Building the judges and embedding models validates them (duplicate ids, unreachable
+    paths) so a bad config fails at start-up, but no network traffic happens until the first
+    call.
 
     Raises:
-        ConfigError: the judges cannot be built from the settings.
+        ConfigError: the judges or embedding models cannot be built from the settings.
     """
     check_metric_sections(settings)
     di = application_container()(settings=settings)
     di.judges()
+    di.embedding_models()
     return RagasContainer(di)

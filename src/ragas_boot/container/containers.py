@@ -16,12 +16,15 @@ from typing import Any
 
 from dependency_injector import containers, providers
 
+from ragas_boot.chat.embeddings import EmbeddingModel, build_embedding_models, embedding_specs
 from ragas_boot.chat.factory import build_judges, judge_specs
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.chat.local import LocalModelPool
 from ragas_boot.config.settings import MetricsSettings, RagasSettings
 from ragas_boot.execution.bridge import LoopPortal
+from ragas_boot.execution.embeddings import EmbeddingExecutor
 from ragas_boot.execution.executor import MultiModelExecutor
+from ragas_boot.execution.limits import ProviderGates
 from ragas_boot.execution.listeners import LoggingListener, MetricListener
 from ragas_boot.execution.retry import RetryPolicy
 from ragas_boot.metrics.base import Metric, Need
@@ -58,6 +61,17 @@ def _judges(settings: RagasSettings, local_models: LocalModelPool) -> list[Judge
     return judges
 
 
+def _embedding_models(settings: RagasSettings) -> list[EmbeddingModel]:
+    models = build_embedding_models(embedding_specs(settings))
+    if models:
+        log.info(
+            "ragas-boot embedding models: %d: %s",
+            len(models),
+            ", ".join(model.id for model in models),
+        )
+    return models
+
+
 class CoreContainer(containers.DeclarativeContainer):
     """The settings and the event loop that owns all I/O."""
 
@@ -66,7 +80,7 @@ class CoreContainer(containers.DeclarativeContainer):
 
 
 class ChatContainer(containers.DeclarativeContainer):
-    """The judges: one per (provider, chat model) of the settings.
+    """The judges, one per (provider, chat model), and the embedding models.
 
     ``local_models`` owns the embedded local model servers (started by the local judges on
     first use, stopped when the application container closes).
@@ -75,21 +89,32 @@ class ChatContainer(containers.DeclarativeContainer):
     core = providers.DependenciesContainer()
     local_models = providers.Singleton(LocalModelPool)
     judges = providers.Singleton(_judges, core.settings, local_models)
+    embedding_models = providers.Singleton(_embedding_models, core.settings)
 
 
 class ExecutionContainer(containers.DeclarativeContainer):
-    """Retry policy, listeners and the multi-model executor."""
+    """Retry policy, listeners, provider gates and the judges' and embeddings' executors."""
 
     core = providers.DependenciesContainer()
     chat = providers.DependenciesContainer()
     retry_policy = providers.Singleton(RetryPolicy, settings=core.settings.provided.retry)
     listeners = providers.Singleton(_listeners, core.settings.provided.metrics)
+    gates = providers.Singleton(ProviderGates)
     executor = providers.Singleton(
         MultiModelExecutor,
         judges=chat.judges,
         retry=retry_policy,
         output_retries=core.settings.provided.providers.output_retries,
         portal=core.portal,
+        gates=gates,
+    )
+    embedding_executor = providers.Singleton(
+        EmbeddingExecutor,
+        models=chat.embedding_models,
+        retry=retry_policy,
+        output_retries=core.settings.provided.providers.output_retries,
+        portal=core.portal,
+        gates=gates,
     )
 
 
@@ -104,6 +129,8 @@ def metric_provider(
     }
     if metric.uses(Need.JUDGES):
         kwargs["executor"] = execution.executor
+    if metric.uses(Need.EMBEDDINGS):
+        kwargs["embeddings"] = execution.embedding_executor
     return providers.Singleton(metric.from_settings, **kwargs)
 
 
@@ -117,7 +144,9 @@ class ApplicationContainer(containers.DeclarativeContainer):
 
     portal = core.portal
     judges = chat.judges
+    embedding_models = chat.embedding_models
     executor = execution.executor
+    embedding_executor = execution.embedding_executor
 
 
 def application_container() -> type[ApplicationContainer]:
@@ -149,7 +178,13 @@ def _application_container(
 
 
 #: Beans of every application container besides the metrics.
-CORE_BEANS: tuple[str, ...] = ("executor", "judges", "settings")
+CORE_BEANS: tuple[str, ...] = (
+    "embedding_executor",
+    "embedding_models",
+    "executor",
+    "judges",
+    "settings",
+)
 
 
 def bean_names() -> list[str]:

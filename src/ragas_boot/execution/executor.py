@@ -21,7 +21,7 @@ from ragas_boot.errors import (
 )
 from ragas_boot.execution.attempts import CallTally, call_with_retries
 from ragas_boot.execution.bridge import LoopPortal
-from ragas_boot.execution.limits import ProviderGate
+from ragas_boot.execution.limits import ProviderGate, ProviderGates
 from ragas_boot.execution.results import JudgeCall, StepRecord
 from ragas_boot.execution.retry import RetryPolicy
 
@@ -76,6 +76,8 @@ class MultiModelExecutor:
         output_retries: re-asks after an invalid answer, counted apart from transport retries.
         portal: the loop that owns the I/O; a private one is made (and closed by
             :meth:`aclose`) when not given.
+        gates: per-provider admission shared with other executors (embedding calls); a
+            private set is made when not given.
     """
 
     def __init__(
@@ -85,6 +87,7 @@ class MultiModelExecutor:
         retry: RetrySettings | RetryPolicy | None = None,
         output_retries: int = 1,
         portal: LoopPortal | None = None,
+        gates: ProviderGates | None = None,
     ) -> None:
         if output_retries < 0:
             raise ValueError("output_retries must be >= 0")
@@ -100,7 +103,7 @@ class MultiModelExecutor:
         self._output_retries = output_retries
         self._owns_portal = portal is None
         self._portal = portal or LoopPortal(name="ragas-boot-executor")
-        self._gates: dict[str, ProviderGate] = {}
+        self._gates = gates if gates is not None else ProviderGates()
 
     def __repr__(self) -> str:
         return f"MultiModelExecutor(judges={self.judge_ids!r})"
@@ -146,11 +149,7 @@ class MultiModelExecutor:
         return chosen
 
     def _gate(self, judge: JudgeModel) -> ProviderGate:
-        gate = self._gates.get(judge.provider)
-        if gate is None:
-            gate = ProviderGate(limits=judge.spec.limits)
-            self._gates[judge.provider] = gate
-        return gate
+        return self._gates.gate(judge.spec.limits)
 
     async def run_step(
         self,

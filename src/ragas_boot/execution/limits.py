@@ -13,7 +13,7 @@ from ragas_boot.chat.judge import ProviderLimits
 from ragas_boot.config.settings import RateLimitStrategy
 from ragas_boot.errors import RateLimitExceededError
 
-__all__ = ["ProviderGate"]
+__all__ = ["ProviderGate", "ProviderGates"]
 
 
 class ProviderGate:
@@ -82,3 +82,25 @@ class ProviderGate:
         await self._acquire_token(judge_id)
         async with self._semaphore:
             yield time.perf_counter() - started
+
+
+class ProviderGates:
+    """One :class:`ProviderGate` per provider name, shared by its judges and embedding models.
+
+    The container makes one, so that a provider's rate limit and concurrency cap count chat
+    and embedding calls together (one bucket per provider, as in the Java library).
+    """
+
+    def __init__(self) -> None:
+        self._gates: dict[str, ProviderGate] = {}
+
+    def __repr__(self) -> str:
+        return f"ProviderGates(providers={sorted(self._gates)!r})"
+
+    def gate(self, limits: ProviderLimits) -> ProviderGate:
+        """The gate of ``limits.provider`` (made from ``limits`` on first use)."""
+        gate = self._gates.get(limits.provider)
+        if gate is None:
+            gate = ProviderGate(limits=limits)
+            self._gates[limits.provider] = gate
+        return gate

