@@ -29,6 +29,7 @@ PROMPT_PLACEHOLDERS: dict[str, frozenset[str]] = {
     "compare_outcome": frozenset({"reference", "conversation"}),
     "evaluate_outcome": frozenset({"goal", "conversation"}),
     "extract_topics": frozenset({"conversation"}),
+    "generate_questions": frozenset({"user_input", "response", "count"}),
     "infer_goal": frozenset({"conversation"}),
 }
 PROMPT_NAMES = tuple(sorted(PROMPT_PLACEHOLDERS))
