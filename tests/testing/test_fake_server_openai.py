@@ -273,13 +273,13 @@ def test_unknown_path_and_wrong_method_answer_openai_errors(
     openai_server: FakeOpenAIServer,
 ) -> None:
     with httpx.Client(base_url=openai_server.base_url) as http:
-        missing = http.post("/v1/embeddings", json={})
+        missing = http.post("/v1/audio/speech", json={})
         wrong_method = http.get("/v1/chat/completions")
         no_v1 = http.post("/chat/completions", json={"model": "m", "messages": USER})
 
     assert missing.status_code == 404
     assert set(missing.json()["error"]) >= {"message", "type", "code"}
-    assert "/v1/embeddings" in missing.json()["error"]["message"]
+    assert "/v1/audio/speech" in missing.json()["error"]["message"]
     assert wrong_method.status_code == 405
     assert no_v1.status_code == 404
     assert openai_server.count() == 0

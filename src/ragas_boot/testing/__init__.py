@@ -11,33 +11,41 @@ fixture lives in :mod:`ragas_boot.testing.fixtures` (it needs pytest).
 from ragas_boot.testing._schema import minimal_instance
 from ragas_boot.testing.assertions import assert_score
 from ragas_boot.testing.server import (
+    DEFAULT_EMBEDDING_DIMENSIONS,
     DEFAULT_MODEL,
     DEFAULT_TEXT,
     ChatRequest,
     FakeOpenAIServer,
     FaultName,
+    RecordedEmbeddingRequest,
     RecordedRequest,
     Reply,
     ReplyKind,
     ReplyLike,
     ReplySource,
     Rule,
+    VectorSource,
     asks_for,
+    hashed_vector,
 )
 
 __all__ = [
+    "DEFAULT_EMBEDDING_DIMENSIONS",
     "DEFAULT_MODEL",
     "DEFAULT_TEXT",
     "ChatRequest",
     "FakeOpenAIServer",
     "FaultName",
+    "RecordedEmbeddingRequest",
     "RecordedRequest",
     "Reply",
     "ReplyKind",
     "ReplyLike",
     "ReplySource",
     "Rule",
+    "VectorSource",
     "asks_for",
     "assert_score",
+    "hashed_vector",
     "minimal_instance",
 ]

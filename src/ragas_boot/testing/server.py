@@ -1,7 +1,8 @@
 """A local OpenAI-compatible HTTP server with scripted answers and injected faults.
 
 Tests of ragas-boot (and of users' own configs) reach their judges over real HTTP: this server
-answers ``POST /v1/chat/completions`` and ``GET /v1/models`` on ``127.0.0.1`` (a free port) from
+answers ``POST /v1/chat/completions``, ``POST /v1/embeddings`` and ``GET /v1/models`` on
+``127.0.0.1`` (a free port) from
 an asyncio loop in a daemon thread, so it serves sync and async tests alike, keeps connections
 alive and holds hundreds of requests in flight at once. It uses the standard library only.
 
@@ -50,16 +51,28 @@ models) on top of a reply's own ``delay``; delays never block other requests.
 Every chat request is recorded (``requests``, ``requests_for``, ``count``) with the status sent,
 the fault that hit it and when it was answered; ``in_flight`` and ``peak_in_flight`` count the
 requests handled at once. ``reset()`` forgets scripts, rules, faults, records and counters.
+
+Embedding requests (``POST /v1/embeddings``) get, first match wins: ``fail_always``, an
+``inject_faults`` draw and ``set_latency`` of their model (the same tables as chat), then the
+model's ``script_embeddings`` queue (a :class:`Reply` fault, or a list of vectors sent as they
+are), then ``set_vectors`` (a text → vector mapping or function), then :func:`hashed_vector`: a
+deterministic bag-of-words vector (``dimensions`` long, default
+:data:`DEFAULT_EMBEDDING_DIMENSIONS`), so equal texts get equal vectors and texts sharing words
+score a higher cosine than texts sharing none. They are recorded apart, in
+``embedding_requests``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import math
 import random
+import re
 import threading
 import time
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -81,28 +94,62 @@ from ragas_boot.chat.wire import (
     models_route,
     unsupported,
 )
+from ragas_boot.chat.wire.embeddings import (
+    EmbeddingsRequest,
+    embeddings_body,
+    embeddings_route,
+)
 from ragas_boot.chat.wire.framing import header_seconds, reason
 from ragas_boot.testing._schema import find_schema_in_text, minimal_instance
 
 __all__ = [
+    "DEFAULT_EMBEDDING_DIMENSIONS",
     "DEFAULT_MODEL",
     "DEFAULT_TEXT",
     "ChatRequest",
     "FakeOpenAIServer",
     "FaultName",
+    "RecordedEmbeddingRequest",
     "RecordedRequest",
     "Reply",
     "ReplyKind",
     "ReplyLike",
     "ReplySource",
     "Rule",
+    "VectorSource",
     "asks_for",
+    "hashed_vector",
 ]
 
 DEFAULT_MODEL: Final = "fake-model"
 """The model listed by ``GET /v1/models`` when no model was scripted or asked for yet."""
 DEFAULT_TEXT: Final = "ok"
 """The answer to a request that has no script and no known JSON schema."""
+DEFAULT_EMBEDDING_DIMENSIONS: Final = 64
+"""Size of the default vectors of an embedding request that asks for no ``dimensions``."""
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def hashed_vector(text: str, dimensions: int = DEFAULT_EMBEDDING_DIMENSIONS) -> list[float]:
+    """A deterministic bag-of-words vector of ``text``, ``dimensions`` long.
+
+    Each lower-cased word adds +1 or -1 (chosen by its CRC-32) at ``crc32 % dimensions``. Equal
+    texts get equal vectors; texts sharing words have a higher cosine than texts sharing none;
+    a text without words gets the first unit vector.
+    """
+    vector = [0.0] * dimensions
+    words = _WORD.findall(text.lower())
+    if not words:
+        vector[0] = 1.0
+        return vector
+    for word in words:
+        code = zlib.crc32(word.encode("utf-8"))
+        vector[code % dimensions] += 1.0 if (code >> 16) & 1 else -1.0
+    if not any(vector):
+        vector[0] = 1.0  # every word cancelled out
+    return vector
+
 
 ReplyKind: TypeAlias = Literal[
     "json", "text", "tool_calls", "error", "garbage", "empty", "hang", "drop"
@@ -374,6 +421,42 @@ ReplyLike: TypeAlias = Reply | dict[str, Any] | str
 """A reply, a dict (sent as :meth:`Reply.json`) or a string (sent as :meth:`Reply.text`)."""
 ReplySource: TypeAlias = ReplyLike | Callable[[ChatRequest], ReplyLike]
 """A :data:`ReplyLike`, or a function that makes one from the request."""
+VectorSource: TypeAlias = Mapping[str, Sequence[float]] | Callable[[str], Sequence[float]]
+"""Vectors of an embedding model: by text (other texts get :func:`hashed_vector`), or a function."""
+EmbeddingReply: TypeAlias = Reply | Sequence[Sequence[float]]
+"""A scripted embedding answer: a fault :class:`Reply` or the vectors to send as they are."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedEmbeddingRequest:
+    """An embeddings request the server received, with what it did about it.
+
+    Attributes:
+        request: the request as read (model, inputs, dimensions, encoding format).
+        index: its number among this server's embedding requests, from 0.
+        status: the HTTP status sent; ``None`` while in flight or when the connection was
+            dropped.
+        fault: the injected fault that hit it, if any.
+        received_at: ``time.monotonic()`` when it was read.
+        answered_at: ``time.monotonic()`` when it was answered or dropped.
+    """
+
+    request: EmbeddingsRequest
+    index: int
+    status: int | None
+    fault: FaultName | None
+    received_at: float
+    answered_at: float | None
+
+    @property
+    def model(self) -> str:
+        """The ``model`` field."""
+        return self.request.model
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        """The texts sent."""
+        return self.request.inputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -541,9 +624,13 @@ class FakeOpenAIServer:
         self._peak = 0
         self._in_flight_by: dict[str, int] = {}
         self._peak_by: dict[str, int] = {}
+        self._vectors: dict[str, VectorSource] = {}
+        self._embedding_scripts: dict[str, deque[EmbeddingReply]] = {}
+        self._embedding_entries: list[RecordedEmbeddingRequest] = []
         self._shell = LoopbackServer(
             {
                 "/v1/chat/completions": {"POST": chat_route(self._answer_chat)},
+                "/v1/embeddings": {"POST": embeddings_route(self._answer_embeddings)},
                 "/v1/models": {
                     "GET": models_route(self._model_names, created=0, owned_by="ragas-boot")
                 },
@@ -764,9 +851,51 @@ class FakeOpenAIServer:
             self._remember(model)
             self._down[model] = reply if reply is not None else Reply.error(500)
 
+    def set_vectors(self, model: str, vectors: VectorSource | None) -> None:
+        """Answer ``model``'s embedding requests with these vectors (``None``: hashed ones).
+
+        Args:
+            model: the embedding model name.
+            vectors: text → vector (texts not in it get :func:`hashed_vector`), or a function
+                of the text; ``None`` goes back to the hashed vectors.
+        """
+        with self._lock:
+            self._remember(model)
+            if vectors is None:
+                self._vectors.pop(model, None)
+            else:
+                self._vectors[model] = vectors
+
+    def script_embeddings(self, model: str, *replies: EmbeddingReply) -> None:
+        """Queue answers to ``model``'s next embedding requests, in order.
+
+        Args:
+            model: the embedding model name.
+            *replies: a :class:`Reply` fault (``error``, ``garbage``, ``hang``, ``drop``; any
+                other kind sends the default vectors), or the vectors to send as they are
+                (e.g. one too few, to test a client's checks).
+        """
+        with self._lock:
+            self._remember(model)
+            self._embedding_scripts.setdefault(model, deque()).extend(replies)
+
+    @property
+    def embedding_requests(self) -> list[RecordedEmbeddingRequest]:
+        """The embedding requests received so far, in arrival order (a snapshot)."""
+        with self._lock:
+            return list(self._embedding_entries)
+
+    def embedding_requests_for(self, model: str) -> list[RecordedEmbeddingRequest]:
+        """The embedding requests received for ``model``, in arrival order."""
+        with self._lock:
+            return [entry for entry in self._embedding_entries if entry.model == model]
+
     def reset(self) -> None:
         """Forget scripts, responders, rules, latencies, faults, records and counters."""
         with self._lock:
+            self._vectors.clear()
+            self._embedding_scripts.clear()
+            self._embedding_entries.clear()
             self._scripts.clear()
             self._responders.clear()
             self._rules.clear()
@@ -836,6 +965,93 @@ class FakeOpenAIServer:
             return response
         finally:
             self._finish(entry, None)  # closed by stop() before answering; else a no-op
+
+    async def _answer_embeddings(
+        self, request: EmbeddingsRequest, http: HttpRequest
+    ) -> Response | None:
+        """Record and answer one embeddings request; ``None`` drops the connection."""
+        reply: EmbeddingReply | None = None
+        fault: FaultName | None = None
+        with self._lock:
+            self._remember(request.model)
+            index = len(self._embedding_entries)
+            position = index
+            down = self._down.get(request.model, self._down.get(None))
+            plan = self._faults.get(request.model, self._faults.get(None))
+            if down is not None:
+                reply, fault = down, "fail_always"
+            elif plan is not None and (drawn := plan.draw()) is not None:
+                reply, fault = plan.reply(drawn), drawn
+            else:
+                queue = self._embedding_scripts.get(request.model)
+                if queue:
+                    reply = queue.popleft()
+            latency = self._latency.get(request.model, self._latency.get(None, 0.0))
+            self._embedding_entries.append(
+                RecordedEmbeddingRequest(
+                    request=request,
+                    index=index,
+                    status=None,
+                    fault=fault,
+                    received_at=http.received_at,
+                    answered_at=None,
+                )
+            )
+        response: Response | None = None
+        try:
+            wait = latency
+            if isinstance(reply, Reply):
+                wait += reply.delay + reply.seconds
+            if wait > 0:
+                await asyncio.sleep(wait)
+            response = self._render_embeddings(request, reply)
+            return response
+        finally:
+            with self._lock:
+                entry = self._embedding_entries[position]
+                self._embedding_entries[position] = dataclasses.replace(
+                    entry,
+                    status=None if response is None else response.status,
+                    answered_at=time.monotonic(),
+                )
+
+    def _render_embeddings(
+        self, request: EmbeddingsRequest, reply: EmbeddingReply | None
+    ) -> Response | None:
+        if isinstance(reply, Reply):
+            if reply.kind == "drop":
+                return None
+            if reply.kind == "error":
+                extra: Headers = ()
+                if reply.retry_after is not None:
+                    extra = (("Retry-After", header_seconds(reply.retry_after)),)
+                return Response.json(
+                    reply.status, error_body(reply.status, reply.content or ""), extra
+                )
+            if reply.kind == "garbage":
+                return Response(200, _GARBAGE_BODY)
+            reply = None
+        if reply is not None:
+            vectors: list[Sequence[float]] = [list(vector) for vector in reply]
+        else:
+            with self._lock:
+                source = self._vectors.get(request.model)
+            dimensions = request.dimensions or DEFAULT_EMBEDDING_DIMENSIONS
+            vectors = []
+            for text in request.inputs:
+                if callable(source):
+                    vectors.append(list(source(text)))
+                elif source is not None and text in source:
+                    vectors.append(list(source[text]))
+                else:
+                    vectors.append(hashed_vector(text, dimensions))
+        body = embeddings_body(
+            model=request.model,
+            vectors=vectors,
+            encoding_format=request.encoding_format,
+            prompt_tokens=sum(math.ceil(len(text) / 4) for text in request.inputs),
+        )
+        return Response.json(200, body)
 
     async def _respond(self, entry: _Entry) -> Response | None:
         request = entry.request
