@@ -45,7 +45,7 @@ def embed_secret() -> str:
 def make_embedding_settings(
     tmp_path: Path, openai_server: FakeOpenAIServer
 ) -> Callable[..., RagasSettings]:
-    """``make(chat=[...], embeddings=[...], extra="", provider_extra="")``: settings on the server."""
+    """``make(chat=..., embeddings=..., extra=..., provider_extra=...)``: settings on the server."""
 
     def make(
         *,

@@ -11,7 +11,6 @@ from ragas_boot.errors import ConfigError
 from ragas_boot.metrics.embeddings import SemanticSimilarityConfig
 from ragas_boot.testing import Reply
 
-
 PAIR = Sample(response="Paris is the capital of France.", reference="France's capital is Paris.")
 
 
