@@ -237,10 +237,8 @@ class FactualCorrectnessMetric(Metric[FactualCorrectnessConfig]):
             if model_scores
             else [undefined or ""]
         )
-        return ScoringOutcome(
+        return chain.outcome(
             model_scores=model_scores,
-            steps=chain.steps,
-            exclusions=chain.exclusions,
             metadata={
                 "mode": mode.value,
                 "judges": per_judge,
@@ -251,7 +249,6 @@ class FactualCorrectnessMetric(Metric[FactualCorrectnessConfig]):
                     )
                     for judge_id, d in per_judge.items()
                 },
-                **chain.figures(),
             },
             explanation=outcome_text(language, parts, chain.exclusions),
             mode=mode.value,

@@ -24,6 +24,7 @@ from ragas_boot.metrics.steps.decompose import (
 )
 from ragas_boot.metrics.steps.explain import mean_text, outcome_text
 from ragas_boot.metrics.steps.inputs import contexts_of, require_contexts, require_text
+from ragas_boot.metrics.steps.pipelines import JudgedStatements, decompose_then_judge
 from ragas_boot.metrics.steps.rating import Rating, rate, rating_model
 from ragas_boot.metrics.steps.verdicts import (
     Verdict,
@@ -38,6 +39,7 @@ __all__ = [
     "Chain",
     "Claims",
     "Entities",
+    "JudgedStatements",
     "Rating",
     "Statements",
     "Verdict",
@@ -46,6 +48,7 @@ __all__ = [
     "clean_items",
     "contexts_of",
     "decompose",
+    "decompose_then_judge",
     "item_key",
     "judge_statements",
     "mean_text",

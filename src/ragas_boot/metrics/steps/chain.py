@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.execution.executor import MultiModelExecutor, OutputSource, PromptSource
 from ragas_boot.execution.results import Exclusion, JudgeCall, StepRecord
+from ragas_boot.metrics.base import ScoringOutcome
 
 __all__ = ["Chain"]
 
@@ -125,3 +126,23 @@ class Chain:
             "dependent_steps": self.dependent_steps,
             "levels": [list(level) for level in self.levels],
         }
+
+    def outcome(
+        self,
+        *,
+        model_scores: dict[str, float],
+        metadata: dict[str, Any],
+        explanation: str,
+        undefined_reason: str | None = None,
+        mode: str | None = None,
+    ) -> ScoringOutcome:
+        """The scoring outcome, with every step, exclusion and the chain's figures."""
+        return ScoringOutcome(
+            model_scores=model_scores,
+            steps=list(self.steps),
+            exclusions=list(self.exclusions),
+            metadata={**metadata, **self.figures()},
+            explanation=explanation,
+            mode=mode,
+            undefined_reason=None if model_scores else undefined_reason,
+        )
