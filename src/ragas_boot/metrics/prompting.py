@@ -31,6 +31,23 @@ PROMPT_PLACEHOLDERS: dict[str, frozenset[str]] = {
     "extract_topics": frozenset({"conversation"}),
     "generate_questions": frozenset({"user_input", "response", "count"}),
     "infer_goal": frozenset({"conversation"}),
+    # Retrieval, response and NVIDIA metrics (shared steps in metrics/steps/).
+    "attribute_statements": frozenset({"question", "context", "statements", "count"}),
+    "check_statements": frozenset({"context", "statements", "count"}),
+    "confirm_answer_accuracy": frozenset(
+        {"response", "reference", "initial_rating", "initial_reason"}
+    ),
+    "detect_hallucinations": frozenset({"question", "context", "statements", "count"}),
+    "extract_claims": frozenset({"text"}),
+    "extract_entities": frozenset({"text"}),
+    "extract_statements": frozenset({"question", "answer"}),
+    "judge_context_with_reference": frozenset({"question", "reference", "context"}),
+    "judge_context_with_response": frozenset({"question", "response", "context"}),
+    "rate_answer_accuracy": frozenset({"response", "reference"}),
+    "rate_context_relevance": frozenset({"question", "context"}),
+    "rate_response_groundedness": frozenset({"response", "context"}),
+    "verify_claims": frozenset({"context", "statements", "count"}),
+    "verify_statements": frozenset({"context", "statements", "count"}),
 }
 PROMPT_NAMES = tuple(sorted(PROMPT_PLACEHOLDERS))
 
