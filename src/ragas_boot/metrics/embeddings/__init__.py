@@ -1,5 +1,9 @@
-"""Metrics on embedding models: SemanticSimilarity, ResponseRelevancy, and their vector steps."""
+"""Metrics on embedding models: SemanticSimilarity, ResponseRelevancy, AnswerCorrectness."""
 
+from ragas_boot.metrics.embeddings.answer_correctness import (
+    AnswerCorrectnessConfig,
+    AnswerCorrectnessMetric,
+)
 from ragas_boot.metrics.embeddings.response_relevancy import (
     ResponseRelevancyConfig,
     ResponseRelevancyMetric,
@@ -11,6 +15,8 @@ from ragas_boot.metrics.embeddings.semantic_similarity import (
 from ragas_boot.metrics.embeddings.vectors import LongTextStrategy
 
 __all__ = [
+    "AnswerCorrectnessConfig",
+    "AnswerCorrectnessMetric",
     "LongTextStrategy",
     "ResponseRelevancyConfig",
     "ResponseRelevancyMetric",
