@@ -127,7 +127,10 @@ def test_bad_dimensions_are_a_config_error_naming_the_key(tmp_path):
             tmp_path,
             """\
             spring.ai.ragas.providers.openai-compatible:
-              - { name: a, base-url: http://a, api-key: k, embedding-models: [{ id: e, dimensions: 0 }] }
+              - name: a
+                base-url: http://a
+                api-key: k
+                embedding-models: [{ id: e, dimensions: 0 }]
             """,
         )
     assert "embedding-models[0].dimensions" in caught.value.key
