@@ -165,12 +165,14 @@ def check_vectors(vectors: Any, count: int, *, model_id: str) -> list[list[float
     size: int | None = None
     for index, vector in enumerate(vectors):
         try:
-            values = [float(value) for value in vector]
+            values = list(vector)
+            # One C-level pass: a non-number raises, a NaN or infinity makes the sum non-finite.
+            total = sum(values, 0.0)
         except (TypeError, ValueError):
             raise invalid(f"vector {index} is not a list of numbers") from None
         if not values:
             raise invalid(f"vector {index} is empty")
-        if not all(math.isfinite(value) for value in values):
+        if not math.isfinite(total):
             raise invalid(f"vector {index} holds NaN or infinite values")
         if size is None:
             size = len(values)
@@ -375,7 +377,8 @@ class LocalEmbeddingModel:
     def _encode(self, texts: list[str]) -> list[list[float]]:
         with self._lock:
             encoder = self._load()
-            return [[float(value) for value in row] for row in encoder.encode(texts)]
+            vectors: list[list[float]] = encoder.encode(texts).tolist()
+            return vectors
 
     async def aembed(self, texts: Sequence[str]) -> EmbeddingAnswer:
         """Embed ``texts`` in a worker thread (see :class:`EmbeddingModel`)."""
