@@ -197,3 +197,18 @@ def test_russian_prompt(make_embedding_container, openai_server):
     assert result.score == pytest.approx(1.0)
     assert "Прочитайте ответ" in openai_server.requests[0].request.prompt
     assert result.explanation.startswith("Релевантность ответа")
+
+
+def test_the_schema_caps_the_questions_and_extra_ones_are_dropped(
+    make_embedding_container, openai_server
+):
+    openai_server.when(
+        asks_for("questions"), questions(*[(f"Question {n}?", False) for n in range(5)])
+    )
+    metric = make_embedding_container(chat=["judge-a"]).response_relevancy()
+
+    result = metric.evaluate(SAMPLE, {"number_of_questions": 2})
+
+    schema = openai_server.requests[0].request.json_schema
+    assert schema["properties"]["questions"]["maxItems"] == 2
+    assert result.metadata["generated_questions"]["judge-a"] == ["Question 0?", "Question 1?"]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.execution.results import Exclusion
@@ -24,6 +25,7 @@ __all__ = [
     "GeneratedQuestions",
     "ResponseRelevancyConfig",
     "ResponseRelevancyMetric",
+    "questions_model",
 ]
 
 
@@ -50,6 +52,29 @@ class GeneratedQuestions(BaseModel):
     questions: list[GeneratedQuestion] = Field(
         min_length=1, description="Questions the response answers."
     )
+
+
+@functools.cache
+def questions_model(count: int) -> type[GeneratedQuestions]:
+    """:class:`GeneratedQuestions` whose schema asks for at most ``count`` questions.
+
+    The cap in the schema keeps a grammar-constrained model from filling its array limit with
+    repeats; extra questions a model sends anyway are dropped, not a failure.
+    """
+
+    def cap(schema: dict[str, Any]) -> None:
+        schema["properties"]["questions"]["maxItems"] = count
+
+    class Pinned(GeneratedQuestions):
+        model_config = ConfigDict(json_schema_extra=cap)
+
+        @field_validator("questions", mode="before")
+        @classmethod
+        def _at_most(cls, value: Any) -> Any:
+            return value[:count] if isinstance(value, list) else value
+
+    Pinned.__name__ = Pinned.__qualname__ = "GeneratedQuestions"
+    return Pinned
 
 
 _TEXT = {
@@ -120,7 +145,11 @@ class ResponseRelevancyMetric(Metric[ResponseRelevancyConfig]):
             },
         )
         generate = await self.executor.run_step(
-            "GenerateQuestions", judges, prompt, GeneratedQuestions, index=0
+            "GenerateQuestions",
+            judges,
+            prompt,
+            questions_model(config.number_of_questions),
+            index=0,
         )
         steps = [generate]
         exclusions: list[Exclusion] = []
