@@ -381,7 +381,11 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
         metavar="NAME",
         required=metric_required,
         help=f"metric to run: {_metric_choices()}; repeat"
-        + ("" if metric_required else "; default: every metric that uses judges"),
+        + (
+            ""
+            if metric_required
+            else "; default: every metric that uses judges and can read the dataset's samples"
+        ),
     )
     add_config_arguments(parser)
     parser.add_argument(
