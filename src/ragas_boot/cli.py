@@ -381,7 +381,11 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
         metavar="NAME",
         required=metric_required,
         help=f"metric to run: {_metric_choices()}; repeat"
-        + ("" if metric_required else "; default: every metric that uses judges"),
+        + (
+            ""
+            if metric_required
+            else "; default: every metric that uses judges and can read the dataset's samples"
+        ),
     )
     add_config_arguments(parser)
     parser.add_argument(
@@ -415,7 +419,8 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
         "--fail-under",
         type=unit_float,
         metavar="X",
-        help="exit 1 when the mean score of any metric is under X (a CI gate)",
+        help="exit 1 when the mean score of any metric is under X (a CI gate); for "
+        "lower-is-better metrics (noise_sensitivity, hallucination), over 1 - X",
     )
     parser.add_argument(
         "--no-progress", action="store_true", help="no live progress bar (auto off when piped)"
@@ -442,12 +447,18 @@ def _metric_choices() -> str:
     return ", ".join(METRICS)
 
 
-def _metric_names(names: Sequence[str]) -> list[str]:
+def _metric_names(names: Sequence[str], samples: Sequence[Any] = ()) -> list[str]:
     from ragas_boot.metrics.base import Need
     from ragas_boot.metrics.registry import METRICS, metric_class
 
     if not names:
-        return [name for name, cls in METRICS.items() if cls.uses(Need.JUDGES)]
+        # Every judge metric that can read some sample of the dataset (an agent dataset does
+        # not run the RAG metrics, nor a RAG dataset the agent ones).
+        return [
+            name
+            for name, cls in METRICS.items()
+            if cls.uses(Need.JUDGES) and (not samples or any(map(cls.can_read, samples)))
+        ]
     chosen: list[str] = []
     for name in names:
         try:
@@ -509,7 +520,16 @@ def _gate(run: RunResult, fail_under: float | None) -> list[str]:
             problems.append(
                 f"{summary.metric}: no sample could be scored ({summary.failed} failed)"
             )
-        elif fail_under is not None and (summary.mean is None or summary.mean < fail_under):
+        elif fail_under is None:
+            continue
+        elif summary.lower_is_better:
+            # Lower is better: the gate is on 1 - score, so the mean may be at most 1 - X.
+            if summary.mean is None or summary.mean > 1 - fail_under:
+                problems.append(
+                    f"{summary.metric}: mean {fmt.score(summary.mean)} is over "
+                    f"{1 - fail_under:g} (lower is better: 1 - --fail-under {fail_under:g})"
+                )
+        elif summary.mean is None or summary.mean < fail_under:
             problems.append(
                 f"{summary.metric}: mean {fmt.score(summary.mean)} is under --fail-under "
                 f"{fail_under:g}"
@@ -524,8 +544,8 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
     from ragas_boot.runs import evaluate_dataset
 
     reports = _report_paths(args.out)
-    names = _metric_names(args.metric)
     dataset = load_dataset(args.dataset)
+    names = _metric_names(args.metric, dataset.samples)
     settings = settings_from_args(args)
     with create_container(settings) as container:
         beans = {name: getattr(container, name)() for name in names}

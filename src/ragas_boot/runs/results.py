@@ -58,6 +58,9 @@ class MetricInfo(BaseModel):
     name: str = Field(description="Bean name, e.g. agent_goal_accuracy.")
     metric: str = Field(description="Metric class name, e.g. AgentGoalAccuracyMetric.")
     threshold: float = Field(description="Pass mark of the metric's config.")
+    lower_is_better: bool = Field(
+        default=False, description="Whether lower scores are better (the threshold is a maximum)."
+    )
     judge_ids: list[str] = Field(description="Judges the metric asks; empty when it uses none.")
     config: dict[str, Any] = Field(description="The effective metric config, as JSON.")
 
@@ -104,7 +107,9 @@ class Evaluation(BaseModel):
     )
     score: float | None = Field(default=None, description="The aggregated score when scored.")
     passed: bool | None = Field(
-        default=None, description="score >= the metric's threshold; None unless scored."
+        default=None,
+        description="score >= the metric's threshold (<= when lower is better); None unless "
+        "scored.",
     )
     result: MetricResult | None = Field(
         default=None, description="The full metric result; None when failed."
@@ -148,11 +153,17 @@ class MetricSummary(BaseModel):
 
     metric: str = Field(description="Bean name of the metric.")
     threshold: float = Field(description="Pass mark used for passed and pass_rate.")
+    lower_is_better: bool = Field(
+        default=False, description="Whether lower scores are better (the threshold is a maximum)."
+    )
     evaluations: int = Field(description="Samples evaluated (all of them).")
     scored: int = Field(description="Evaluations with a score.")
     undefined: int = Field(description="Evaluations whose score is undefined.")
     failed: int = Field(description="Evaluations that failed.")
-    passed: int = Field(description="Scored evaluations at or above the threshold.")
+    passed: int = Field(
+        description="Scored evaluations at or above the threshold (at or below when lower is "
+        "better)."
+    )
     mean: float | None = Field(description="Mean of the scores; None when nothing was scored.")
     minimum: float | None = Field(description="Lowest score; None when nothing was scored.")
     maximum: float | None = Field(description="Highest score; None when nothing was scored.")

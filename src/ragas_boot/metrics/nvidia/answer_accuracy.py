@@ -87,8 +87,7 @@ class AnswerAccuracyMetric(Metric[AnswerAccuracyConfig]):
             judges,
             render_prompt(self._template(config, "rate_answer_accuracy"), values),
         )
-        if not chain.alive():
-            raise self._all_failed(chain.failed_step, chain.steps, chain.exclusions)
+        chain.ensure_alive(self)
         final: dict[str, Rating] = dict(initial)
         confirmed: dict[str, dict[str, Any]] = {}
         if config.use_dual_judge:
@@ -117,8 +116,7 @@ class AnswerAccuracyMetric(Metric[AnswerAccuracyConfig]):
                     **final[call.judge_id].as_dict(),
                     "agrees_with_initial": call.value.agrees_with_initial,
                 }
-            if not chain.alive():
-                raise self._all_failed(chain.failed_step, chain.steps, chain.exclusions)
+            chain.ensure_alive(self)
         model_scores = chain.scored({judge_id: r.score for judge_id, r in final.items()})
         parts = [
             mean_text(language, model_scores),

@@ -76,13 +76,7 @@ class ContextRelevanceMetric(Metric[ContextRelevanceConfig]):
         chain = Chain(self.executor, judges)
         contexts = contexts_of(sample)
         if not contexts:
-            reason = text["no_contexts"]
-            return chain.outcome(
-                model_scores={},
-                metadata={},
-                explanation=outcome_text(language, [reason], []),
-                undefined_reason=reason,
-            )
+            return chain.undefined(text["no_contexts"], language)
         template = self._template(config, "rate_context_relevance")
         records: list[StepRecord] = await chain.level(
             *(
@@ -104,8 +98,7 @@ class ContextRelevanceMetric(Metric[ContextRelevanceConfig]):
                     )
                 else:
                     chain.exclude_call(call)
-        if not chain.alive():
-            raise self._all_failed(chain.failed_step, chain.steps, chain.exclusions)
+        chain.ensure_alive(self)
         model_scores = chain.scored(
             {
                 judge.id: sum(r.score for r in ratings[judge.id]) / len(contexts)

@@ -99,13 +99,7 @@ class ResponseGroundednessMetric(Metric[ResponseGroundednessConfig]):
         contexts = contexts_of(sample)
         response = sample.response or ""
         if not contexts:
-            reason = text["no_contexts"]
-            return chain.outcome(
-                model_scores={},
-                metadata={},
-                explanation=outcome_text(language, [reason], []),
-                undefined_reason=reason,
-            )
+            return chain.undefined(text["no_contexts"], language)
         if config.use_heuristic_shortcuts and verbatim_in_contexts(response, contexts):
             outcome = chain.outcome(
                 model_scores={},
@@ -124,8 +118,7 @@ class ResponseGroundednessMetric(Metric[ResponseGroundednessConfig]):
                 {"response": response, "context": "\n\n".join(contexts)},
             ),
         )
-        if not chain.alive():
-            raise self._all_failed(chain.failed_step, chain.steps, chain.exclusions)
+        chain.ensure_alive(self)
         model_scores = chain.scored({j: r.score for j, r in ratings.items()})
         parts = [
             mean_text(language, model_scores),

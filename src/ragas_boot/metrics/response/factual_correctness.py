@@ -159,8 +159,7 @@ class FactualCorrectnessMetric(Metric[FactualCorrectnessConfig]):
         found = await chain.level(*decompositions)
         response_claims = found[0] if sides["response"] else {}
         reference_claims = found[-1] if sides["reference"] else {}
-        if not chain.alive():
-            raise self._all_failed(chain.failed_step, chain.steps, chain.exclusions)
+        chain.ensure_alive(self)
 
         verify_template = self._template(config, "verify_claims")
 
@@ -196,8 +195,7 @@ class FactualCorrectnessMetric(Metric[FactualCorrectnessConfig]):
         verified = await chain.level(*checks)
         precision_verdicts = verified[0] if sides["response"] else {}
         recall_verdicts = verified[-1] if sides["reference"] else {}
-        if not chain.alive():
-            raise self._all_failed(chain.failed_step, chain.steps, chain.exclusions)
+        chain.ensure_alive(self)
 
         per_judge: dict[str, dict[str, Any]] = {}
         scores: dict[str, float | None] = {}

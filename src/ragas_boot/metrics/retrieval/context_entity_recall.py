@@ -80,13 +80,7 @@ class ContextEntityRecallMetric(Metric[ContextEntityRecallConfig]):
         chain = Chain(self.executor, judges)
         contexts = contexts_of(sample)
         if not contexts:
-            reason = text["no_contexts"]
-            return chain.outcome(
-                model_scores={},
-                metadata={},
-                explanation=outcome_text(language, [reason], []),
-                undefined_reason=reason,
-            )
+            return chain.undefined(text["no_contexts"], language)
         template = self._template(config, "extract_entities")
         reference_entities, context_entities = await chain.level(
             decompose(
@@ -104,8 +98,7 @@ class ContextEntityRecallMetric(Metric[ContextEntityRecallConfig]):
                 Entities,
             ),
         )
-        if not chain.alive():
-            raise self._all_failed(chain.failed_step, chain.steps, chain.exclusions)
+        chain.ensure_alive(self)
         per_judge: dict[str, dict[str, Any]] = {}
         scores: dict[str, float | None] = {}
         for judge in chain.alive():

@@ -140,14 +140,7 @@ class ContextPrecisionMetric(Metric[ContextPrecisionConfig]):
         chain = Chain(self.executor, judges)
         contexts = contexts_of(sample)
         if not contexts:
-            reason = text["no_contexts"]
-            return chain.outcome(
-                model_scores={},
-                metadata={},
-                explanation=outcome_text(language, [reason], []),
-                undefined_reason=reason,
-                mode=strategy.value,
-            )
+            return chain.undefined(text["no_contexts"], language, mode=strategy.value)
         by_reference = strategy is ContextPrecisionStrategy.REFERENCE_BASED
         template = self._template(
             config,
@@ -176,8 +169,7 @@ class ContextPrecisionMetric(Metric[ContextPrecisionConfig]):
                     reasons[call.judge_id].append(call.value.reason)
                 else:
                     chain.exclude_call(call)
-        if not chain.alive():
-            raise self._all_failed(chain.failed_step, chain.steps, chain.exclusions)
+        chain.ensure_alive(self)
         model_scores = chain.scored(
             {judge.id: average_precision(relevance[judge.id]) for judge in chain.alive()}
         )

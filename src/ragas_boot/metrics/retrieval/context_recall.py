@@ -2,25 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import ClassVar
 
-from ragas_boot.chat.judge import JudgeModel
-from ragas_boot.metrics.base import Metric, MetricConfig, ScoringOutcome
-from ragas_boot.metrics.prompting import render_prompt
-from ragas_boot.metrics.steps import (
-    Chain,
-    Statements,
-    VerdictScale,
-    contexts_of,
-    decompose_then_judge,
-    mean_text,
-    numbered_list,
-    outcome_text,
-    require_contexts,
-    require_text,
-)
-from ragas_boot.samples import Sample
+from ragas_boot.metrics.base import MetricConfig
+from ragas_boot.metrics.steps import VerdictScale
+from ragas_boot.metrics.steps.statement_share import StatementShareMetric
 
 __all__ = ["ATTRIBUTION_VERDICTS", "ContextRecallConfig", "ContextRecallMetric"]
 
@@ -36,22 +23,7 @@ class ContextRecallConfig(MetricConfig):
     """Config of :class:`ContextRecallMetric` (the shared settings only)."""
 
 
-_TEXT = {
-    "en": {
-        "detail": "{found} of {total} reference statements found in the contexts",
-        "no_contexts": "context recall is undefined: the sample has no retrieved contexts",
-        "no_statements": "context recall is undefined: no judge found a statement in the reference",
-    },
-    "ru": {
-        "detail": "в контекстах найдено {found} из {total} утверждений эталона",
-        "no_contexts": "context recall не определена: в образце нет найденных контекстов",
-        "no_statements": "context recall не определена: ни один судья не нашёл утверждений "
-        "в эталоне",
-    },
-}
-
-
-class ContextRecallMetric(Metric[ContextRecallConfig]):
+class ContextRecallMetric(StatementShareMetric[ContextRecallConfig]):
     """Share of the reference answer's statements that the retrieved contexts support.
 
     Each judge splits the reference into statements (``DecomposeReference``), then attributes
@@ -68,88 +40,24 @@ class ContextRecallMetric(Metric[ContextRecallConfig]):
     reads: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "*": ("user_input", "reference", "retrieved_contexts")
     }
-
-    def check_sample(self, sample: Sample, config: ContextRecallConfig) -> ContextRecallConfig:
-        """Needs ``user_input``, ``reference`` and ``retrieved_contexts`` (may be empty)."""
-        why = "ContextRecall looks for the reference's statements in the contexts"
-        require_text(sample, "user_input", self.name, None, why)
-        require_text(sample, "reference", self.name, None, why)
-        require_contexts(sample, self.name, None, why)
-        return config
-
-    def total_steps(self, config: ContextRecallConfig) -> int:
-        """Decompose the reference, then classify its statements."""
-        return 2
-
-    async def _score(
-        self, sample: Sample, config: ContextRecallConfig, judges: Sequence[JudgeModel]
-    ) -> ScoringOutcome:
-        language = self._language(config)
-        text = _TEXT["ru" if language == "ru" else "en"]
-        chain = Chain(self.executor, judges)
-        contexts = contexts_of(sample)
-        if not contexts:
-            reason = text["no_contexts"]
-            return chain.outcome(
-                model_scores={},
-                metadata={},
-                explanation=outcome_text(language, [reason], []),
-                undefined_reason=reason,
-            )
-        template = self._template(config, "attribute_statements")
-        context = "\n\n".join(contexts)
-        judged = await decompose_then_judge(
-            chain,
-            judges,
-            decompose_step="DecomposeReference",
-            decompose_prompt=render_prompt(
-                self._template(config, "extract_statements"),
-                {"question": sample.user_input, "answer": sample.reference},
-            ),
-            output_model=Statements,
-            judge_step="ClassifyStatements",
-            judge_prompt=lambda judge, items: render_prompt(
-                template,
-                {
-                    "question": sample.user_input,
-                    "context": context,
-                    "statements": numbered_list(items),
-                    "count": len(items),
-                },
-            ),
-            scale=ATTRIBUTION_VERDICTS,
-        )
-        if not chain.alive():
-            raise self._all_failed(chain.failed_step, chain.steps, chain.exclusions)
-        per_judge: dict[str, dict[str, Any]] = {}
-        scores: dict[str, float | None] = {}
-        for judge in chain.alive():
-            found = judged.verdicts.get(judge.id, [])
-            scores[judge.id] = judged.share(judge.id)
-            per_judge[judge.id] = {
-                **judged.detail(judge.id),
-                "attributed": sum(v.positive for v in found),
-                "total": len(found),
-            }
-        model_scores = chain.scored(scores)
-        undefined = None if model_scores else text["no_statements"]
-        parts = [undefined or mean_text(language, model_scores)]
-        if model_scores:
-            parts.append(
-                text["detail"].format(
-                    found=sum(d["attributed"] for d in per_judge.values()),
-                    total=sum(d["total"] for d in per_judge.values()),
-                )
-            )
-        return chain.outcome(
-            model_scores=model_scores,
-            metadata={
-                "judges": per_judge,
-                "reasons": {
-                    judge_id: "; ".join(f"{v['statement']}: {v['verdict']}" for v in d["verdicts"])
-                    for judge_id, d in per_judge.items()
-                },
-            },
-            explanation=outcome_text(language, parts, chain.exclusions),
-            undefined_reason=undefined,
-        )
+    text_field: ClassVar[str] = "reference"
+    decompose_step: ClassVar[str] = "DecomposeReference"
+    judge_step: ClassVar[str] = "ClassifyStatements"
+    judge_prompt: ClassVar[str] = "attribute_statements"
+    scale: ClassVar[VerdictScale] = ATTRIBUTION_VERDICTS
+    count_key: ClassVar[str] = "attributed"
+    why: ClassVar[str] = "ContextRecall looks for the reference's statements in the contexts"
+    texts: ClassVar[Mapping[str, Mapping[str, str]]] = {
+        "en": {
+            "detail": "{count} of {total} reference statements found in the contexts",
+            "no_contexts": "context recall is undefined: the sample has no retrieved contexts",
+            "no_statements": "context recall is undefined: no judge found a statement in the "
+            "reference",
+        },
+        "ru": {
+            "detail": "в контекстах найдено {count} из {total} утверждений эталона",
+            "no_contexts": "context recall не определена: в образце нет найденных контекстов",
+            "no_statements": "context recall не определена: ни один судья не нашёл утверждений "
+            "в эталоне",
+        },
+    }

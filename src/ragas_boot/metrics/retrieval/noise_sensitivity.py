@@ -156,13 +156,8 @@ class NoiseSensitivityMetric(Metric[NoiseSensitivityConfig]):
         chain = Chain(self.executor, judges)
         contexts = contexts_of(sample)
         if not contexts:
-            reason = text["no_contexts"]
-            return chain.outcome(
-                model_scores={},
-                metadata={},
-                explanation=outcome_text(language, [reason], [], lower_is_better=True),
-                undefined_reason=reason,
-                mode=mode.value,
+            return chain.undefined(
+                text["no_contexts"], language, lower_is_better=True, mode=mode.value
             )
         split = self._template(config, "extract_statements")
         reference_statements, response_statements = await chain.level(
@@ -181,8 +176,7 @@ class NoiseSensitivityMetric(Metric[NoiseSensitivityConfig]):
                 Statements,
             ),
         )
-        if not chain.alive():
-            raise self._all_failed(chain.failed_step, chain.steps, chain.exclusions)
+        chain.ensure_alive(self)
         both = [
             judge
             for judge in chain.alive()
@@ -230,8 +224,7 @@ class NoiseSensitivityMetric(Metric[NoiseSensitivityConfig]):
                 )
             )
         results: list[dict[str, list[Verdict]]] = await chain.level(*checks)
-        if not chain.alive():
-            raise self._all_failed(chain.failed_step, chain.steps, chain.exclusions)
+        chain.ensure_alive(self)
         correct_by_judge = results[0]
         per_context = [(results[1 + 2 * c], results[2 + 2 * c]) for c in range(len(contexts))]
         scores: dict[str, float | None] = {}

@@ -11,7 +11,8 @@ from pydantic import BaseModel
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.execution.executor import MultiModelExecutor, OutputSource, PromptSource
 from ragas_boot.execution.results import Exclusion, JudgeCall, StepRecord
-from ragas_boot.metrics.base import ScoringOutcome
+from ragas_boot.metrics.base import Metric, ScoringOutcome
+from ragas_boot.metrics.steps.explain import outcome_text
 
 __all__ = ["Chain"]
 
@@ -65,6 +66,11 @@ class Chain:
     def failed_step(self) -> str:
         """The step of the last exclusion (where the last judge dropped out)."""
         return self.exclusions[-1].step if self.exclusions else ""
+
+    def ensure_alive(self, metric: Metric[Any]) -> None:
+        """Raise AllJudgesFailedError (with the steps so far) when every judge has failed."""
+        if not self.alive():
+            raise metric._all_failed(self.failed_step, self.steps, self.exclusions)
 
     def scored(self, scores: dict[str, float | None]) -> dict[str, float]:
         """The defined scores of the judges still in the running, in judge order."""
@@ -145,4 +151,21 @@ class Chain:
             explanation=explanation,
             mode=mode,
             undefined_reason=None if model_scores else undefined_reason,
+        )
+
+    def undefined(
+        self,
+        reason: str,
+        language: str,
+        *,
+        lower_is_better: bool = False,
+        mode: str | None = None,
+    ) -> ScoringOutcome:
+        """An outcome with no score, and why (e.g. no contexts: no judge is asked)."""
+        return self.outcome(
+            model_scores={},
+            metadata={},
+            explanation=outcome_text(language, [reason], [], lower_is_better=lower_is_better),
+            undefined_reason=reason,
+            mode=mode,
         )
