@@ -470,6 +470,13 @@ def _metric_names(names: Sequence[str], samples: Sequence[Any] = ()) -> list[str
     return chosen
 
 
+def _without_embedding_metrics(names: Sequence[str]) -> list[str]:
+    from ragas_boot.metrics.base import Need
+    from ragas_boot.metrics.registry import METRICS
+
+    return [name for name in names if not METRICS[name].uses(Need.EMBEDDINGS)]
+
+
 def _run_configs(args: argparse.Namespace, names: Sequence[str]) -> dict[str, dict[str, Any]]:
     override: dict[str, Any] = {}
     models = [m.strip() for value in args.models for m in value.split(",") if m.strip()]
@@ -548,7 +555,13 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
     names = _metric_names(args.metric, dataset.samples)
     settings = settings_from_args(args)
     with create_container(settings) as container:
+        if not args.metric and not container.embedding_models():
+            # By default, metrics that need embedding models are left out when none is
+            # configured; asked for by name, they fail with an error naming embedding-models.
+            names = _without_embedding_metrics(names)
         beans = {name: getattr(container, name)() for name in names}
+        for bean in beans.values():
+            bean.check_ready()  # a missing judge or embedding model fails before any call
         enabled = not args.no_progress and stderr().is_terminal
         with _progress(enabled, len(dataset)) as callback:
             run = evaluate_dataset(

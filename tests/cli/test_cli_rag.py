@@ -62,3 +62,19 @@ def test_fail_under_gates_a_lower_is_better_metric_at_one_minus_x(
     assert "≤ 0.50" in result.out  # the default threshold, shown as a maximum
     if code:
         assert "noise_sensitivity: mean 0.500 is over 0.4" in result.text
+
+
+def test_compare_leaves_out_embedding_metrics_without_embedding_models_unless_named(
+    run_cli, openai_server, config_file, rag_dataset
+):
+    openai_server.respond(None, SentenceJudge())
+    result = run_cli("compare", rag_dataset, "--config", config_file)
+    assert result.code == 0, result.err
+    assert "answer_correctness" not in result.out
+    assert "response_relevancy" not in result.out
+
+    named = run_cli(
+        "evaluate", rag_dataset, "--config", config_file, "--metric", "semantic_similarity"
+    )
+    assert named.code != 0
+    assert "embedding-models" in named.out + named.err

@@ -271,3 +271,10 @@ def test_the_secret_is_never_logged(make_embedding_container, openai_server, cap
     assert embed_secret not in caplog.text
     assert embed_secret not in result.model_dump_json()
     assert embed_secret not in repr(metric.embeddings.models)
+
+
+def test_check_ready_raises_the_start_up_error_before_any_call(make_embedding_container):
+    container = make_embedding_container(embeddings=[])
+    with pytest.raises(ConfigError, match="embedding-models"):
+        container.semantic_similarity().check_ready()
+    container.tool_call_accuracy().check_ready()  # needs nothing: no error

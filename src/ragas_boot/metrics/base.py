@@ -338,6 +338,18 @@ class Metric(ABC, Generic[ConfigT]):
         """The loop that owns this bean's I/O (the executor's when it has one)."""
         return self._portal
 
+    def check_ready(self) -> None:
+        """Raise now what the first call would: no judges or no embedding models for a metric
+        that needs them, or a ``models`` default naming an unknown judge.
+
+        Raises:
+            ConfigError: a judge or embedding model this metric needs is not configured.
+            JudgeNotFoundError: the bean's default ``models`` names an unknown judge.
+        """
+        if Need.EMBEDDINGS in self.needs:
+            self.embeddings  # noqa: B018 - the property raises the error
+        self._select(self._defaults)
+
     @property
     def embeddings(self) -> EmbeddingExecutor:
         """The embedding models' executor (only for metrics that use embeddings).
