@@ -34,13 +34,12 @@ from ragas_boot.chat.factory import DEFAULT_PROVIDER_NAME, LOCAL_PROVIDER_NAME, 
 from ragas_boot.chat.judge import ProviderLimits
 from ragas_boot.chat.openai_judge import (
     api_base_url,
+    call_failure,
     close_loop_clients,
     connection_limits,
-    scrub_secret,
-    translate_error,
 )
 from ragas_boot.config.settings import LocalEmbeddingModelSettings, RagasSettings
-from ragas_boot.errors import ConfigError, JudgeError, JudgeOutputError, MissingExtraError
+from ragas_boot.errors import ConfigError, JudgeOutputError, MissingExtraError
 
 if TYPE_CHECKING:
     from langchain_openai import OpenAIEmbeddings
@@ -284,19 +283,10 @@ class OpenAICompatibleEmbeddingModel:
         except asyncio.CancelledError:
             raise
         except Exception as error:
-            translated = translate_error(error, spec=self._spec)
-            if translated is error and not isinstance(error, JudgeError):
-                translated = JudgeOutputError(
-                    scrub_secret(
-                        f"malformed response from server ({type(error).__name__}: {error})",
-                        self._spec,
-                    ),
-                    judge_id=self.id,
-                    raw_text=None,
-                )
-            if translated is error:
+            failure = call_failure(error, spec=self._spec)
+            if failure is error:
                 raise
-            raise translated from error
+            raise failure from error
         latency = time.perf_counter() - started
         return EmbeddingAnswer(
             vectors=check_vectors(vectors, len(batch), model_id=self.id), latency_s=latency

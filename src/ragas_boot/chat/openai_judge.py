@@ -39,6 +39,7 @@ __all__ = [
     "LoopBoundChatModel",
     "OpenAICompatibleJudge",
     "api_base_url",
+    "call_failure",
     "close_loop_clients",
     "connection_limits",
     "scrub_secret",
@@ -206,6 +207,21 @@ def translate_error(error: BaseException, *, spec: _CallSpec) -> BaseException:
             retry_after=_retry_after_seconds(error.response.headers.get("retry-after")),
         )
     return error
+
+
+def call_failure(error: Exception, *, spec: _CallSpec) -> BaseException:
+    """What a failed client call raises: the judge error it stands for (see
+    :func:`translate_error`); an answer the client could not read (a 200 that is not a chat
+    completion or an embedding list) is the model's :class:`JudgeOutputError`, not a bug of
+    the caller. Judge errors come back unchanged."""
+    translated = translate_error(error, spec=spec)
+    if translated is error and not isinstance(error, JudgeError):
+        return JudgeOutputError(
+            scrub_secret(f"malformed response from server ({type(error).__name__}: {error})", spec),
+            judge_id=spec.id,
+            raw_text=None,
+        )
+    return translated
 
 
 class _LoopClient:
@@ -419,20 +435,10 @@ class OpenAICompatibleJudge:
         except asyncio.CancelledError:
             raise
         except Exception as error:
-            translated = translate_error(error, spec=self._spec)
-            if translated is error and not isinstance(error, JudgeError):
-                # The server answered 200 with something that is not a chat completion: that
-                # is this judge's failure to answer, not a bug of the caller.
-                translated = JudgeOutputError(
-                    self._scrub(
-                        f"malformed response from server ({type(error).__name__}: {error})"
-                    ),
-                    judge_id=self.id,
-                    raw_text=None,
-                )
-            if translated is error:
+            failure = call_failure(error, spec=self._spec)
+            if failure is error:
                 raise
-            raise translated from error
+            raise failure from error
 
     def _scrub(self, text: str) -> str:
         return scrub_secret(text, self._spec)

@@ -23,7 +23,7 @@ from ragas_boot.errors import JudgeError, JudgeHTTPError, JudgeOutputError
 from ragas_boot.execution.attempts import CallTally, call_with_retries
 from ragas_boot.execution.bridge import LoopPortal
 from ragas_boot.execution.limits import ProviderGates
-from ragas_boot.execution.results import JudgeCall, StepRecord
+from ragas_boot.execution.results import Exclusion, JudgeCall, StepRecord
 from ragas_boot.execution.retry import RetryPolicy
 
 __all__ = ["DEFAULT_CACHE_SIZE", "EmbeddingExecutor", "EmbeddingOutcome", "EmbeddingStep"]
@@ -79,6 +79,20 @@ class EmbeddingStep:
     def successes(self) -> list[EmbeddingOutcome]:
         """Outcomes with vectors."""
         return [outcome for outcome in self.outcomes if outcome.ok]
+
+    @property
+    def exclusions(self) -> list[Exclusion]:
+        """One exclusion per embedding model that failed, in model order."""
+        return [
+            Exclusion(
+                judge_id=outcome.model_id,
+                step=self.record.name,
+                kind=outcome.error_kind or "error",
+                message=outcome.error_message or "",
+            )
+            for outcome in self.outcomes
+            if not outcome.ok
+        ]
 
 
 def _failure_kind(error: BaseException) -> str:

@@ -12,10 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.execution.results import Exclusion
 from ragas_boot.metrics.base import Metric, MetricConfig, Need, ScoringOutcome
-from ragas_boot.metrics.embeddings.semantic_similarity import (
-    embedding_exclusion,
-    require_text_fields,
-)
+from ragas_boot.metrics.embeddings.semantic_similarity import require_text_fields
 from ragas_boot.metrics.embeddings.vectors import cosine_similarity
 from ragas_boot.metrics.prompting import render_prompt
 from ragas_boot.samples import Sample
@@ -188,16 +185,9 @@ class ResponseRelevancyMetric(Metric[ResponseRelevancyConfig]):
             position = {text: index for index, text in enumerate(texts)}
             step = await self.embeddings.embed("ComputeEmbeddings", texts, index=1)
             steps.append(step.record)
+            exclusions.extend(step.exclusions)
             for outcome in step.outcomes:
                 if outcome.vectors is None:
-                    exclusions.append(
-                        embedding_exclusion(
-                            outcome.model_id,
-                            step.record.name,
-                            outcome.error_kind,
-                            outcome.error_message,
-                        )
-                    )
                     continue
                 embedding_ids.append(outcome.model_id)
                 user_vector = outcome.vectors[position[user_input]]

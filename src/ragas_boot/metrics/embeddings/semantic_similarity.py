@@ -26,7 +26,6 @@ __all__ = [
     "SemanticSimilarityConfig",
     "SemanticSimilarityMetric",
     "SimilarityScores",
-    "embedding_exclusion",
     "require_text_fields",
 ]
 
@@ -66,13 +65,6 @@ def require_text_fields(sample: Sample, fields: Sequence[str], *, metric: str, w
             field=", ".join(missing),
             metric=metric,
         )
-
-
-def embedding_exclusion(
-    model_id: str, step: str, kind: str | None, message: str | None
-) -> Exclusion:
-    """The exclusion of an embedding model that failed at ``step``."""
-    return Exclusion(judge_id=model_id, step=step, kind=kind or "error", message=message or "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,18 +156,10 @@ class SemanticSimilarityMetric(Metric[SemanticSimilarityConfig]):
         split = len(response_texts)
         cosines: dict[str, float] = {}
         scores: dict[str, float] = {}
-        exclusions: list[Exclusion] = []
+        exclusions = step.exclusions
         threshold = config.similarity_threshold
         for outcome in step.outcomes:
             if outcome.vectors is None:
-                exclusions.append(
-                    embedding_exclusion(
-                        outcome.model_id,
-                        step.record.name,
-                        outcome.error_kind,
-                        outcome.error_message,
-                    )
-                )
                 continue
             cosine = cosine_similarity(
                 average_vectors(outcome.vectors[:split]), average_vectors(outcome.vectors[split:])
