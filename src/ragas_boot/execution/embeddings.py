@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from ragas_boot.chat.embeddings import EmbeddingModel
 from ragas_boot.config.settings import RetrySettings
 from ragas_boot.errors import JudgeError, JudgeHTTPError, JudgeOutputError
+from ragas_boot.execution._runner import PortalRunner
 from ragas_boot.execution.attempts import CallTally, call_with_retries
 from ragas_boot.execution.bridge import LoopPortal
 from ragas_boot.execution.limits import ProviderGates
@@ -103,7 +104,7 @@ def _failure_kind(error: BaseException) -> str:
     return "internal_error"
 
 
-class EmbeddingExecutor:
+class EmbeddingExecutor(PortalRunner):
     """Runs embedding batches on several models concurrently, with the judges' house rules.
 
     Args:
@@ -125,20 +126,16 @@ class EmbeddingExecutor:
         gates: ProviderGates | None = None,
         cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
-        if output_retries < 0:
-            raise ValueError("output_retries must be >= 0")
         if cache_size < 0:
             raise ValueError("cache_size must be >= 0")
-        self._models = list(models)
-        self._retry = (
-            retry
-            if isinstance(retry, RetryPolicy)
-            else RetryPolicy(settings=retry or RetrySettings())
+        super().__init__(
+            retry=retry,
+            output_retries=output_retries,
+            portal=portal,
+            gates=gates,
+            portal_name="ragas-boot-embeddings",
         )
-        self._output_retries = output_retries
-        self._owns_portal = portal is None
-        self._portal = portal or LoopPortal(name="ragas-boot-embeddings")
-        self._gates = gates if gates is not None else ProviderGates()
+        self._models = list(models)
         self._cache: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
         self._cache_size = cache_size
 
@@ -154,11 +151,6 @@ class EmbeddingExecutor:
     def model_ids(self) -> list[str]:
         """All embedding model ids, in configuration order."""
         return [model.id for model in self._models]
-
-    @property
-    def portal(self) -> LoopPortal:
-        """The loop that owns the I/O."""
-        return self._portal
 
     @property
     def cached_vectors(self) -> int:
@@ -320,19 +312,5 @@ class EmbeddingExecutor:
         """Forget every cached vector."""
         self._cache.clear()
 
-    async def aclose(self) -> None:
-        """Close every model's HTTP clients (and the private portal, if any)."""
-        if not self._portal.closed:
-            await self._portal.run(self._close_models())
-        if self._owns_portal:
-            await asyncio.to_thread(self._portal.close)
-
-    async def _close_models(self) -> None:
+    async def _close_clients(self) -> None:
         await asyncio.gather(*(model.aclose() for model in self._models), return_exceptions=True)
-
-    def close(self) -> None:
-        """Sync twin of :meth:`aclose`."""
-        if not self._portal.closed:
-            self._portal.call(self._close_models())
-        if self._owns_portal:
-            self._portal.close()

@@ -19,6 +19,7 @@ from ragas_boot.errors import (
     JudgeNotFoundError,
     JudgeOutputError,
 )
+from ragas_boot.execution._runner import PortalRunner
 from ragas_boot.execution.attempts import CallTally, call_with_retries
 from ragas_boot.execution.bridge import LoopPortal
 from ragas_boot.execution.limits import ProviderGate, ProviderGates
@@ -61,7 +62,7 @@ class _Attempts(CallTally):
     usage: TokenUsage = field(default_factory=TokenUsage)
 
 
-class MultiModelExecutor:
+class MultiModelExecutor(PortalRunner):
     """Sends each step to several judges concurrently and returns every outcome in judge order.
 
     Per judge call: wait for the provider's rate-limit token and concurrency slot, make the
@@ -89,21 +90,18 @@ class MultiModelExecutor:
         portal: LoopPortal | None = None,
         gates: ProviderGates | None = None,
     ) -> None:
-        if output_retries < 0:
-            raise ValueError("output_retries must be >= 0")
+        super().__init__(
+            retry=retry,
+            output_retries=output_retries,
+            portal=portal,
+            gates=gates,
+            portal_name="ragas-boot-executor",
+        )
         self._judges = list(judges)
         self._by_id = {judge.id: judge for judge in self._judges}
         self._by_model: dict[str, list[JudgeModel]] = {}
         for judge in self._judges:
             self._by_model.setdefault(judge.spec.model, []).append(judge)
-        if isinstance(retry, RetryPolicy):
-            self._retry = retry
-        else:
-            self._retry = RetryPolicy(settings=retry or RetrySettings())
-        self._output_retries = output_retries
-        self._owns_portal = portal is None
-        self._portal = portal or LoopPortal(name="ragas-boot-executor")
-        self._gates = gates if gates is not None else ProviderGates()
 
     def __repr__(self) -> str:
         return f"MultiModelExecutor(judges={self.judge_ids!r})"
@@ -117,16 +115,6 @@ class MultiModelExecutor:
     def judge_ids(self) -> list[str]:
         """All judge ids, in configuration order."""
         return [judge.id for judge in self._judges]
-
-    @property
-    def portal(self) -> LoopPortal:
-        """The loop that owns the I/O."""
-        return self._portal
-
-    @property
-    def retry_policy(self) -> RetryPolicy:
-        """The retry policy in force."""
-        return self._retry
 
     def select(self, models: Sequence[str] | None = None) -> list[JudgeModel]:
         """The judges named by ``models`` (ids, aliases or unambiguous model ids); all if empty.
@@ -278,19 +266,5 @@ class MultiModelExecutor:
             tally=tally,
         )
 
-    async def aclose(self) -> None:
-        """Close every judge's HTTP clients (and the private portal, if any)."""
-        if not self._portal.closed:
-            await self._portal.run(self._close_judges())
-        if self._owns_portal:
-            await asyncio.to_thread(self._portal.close)
-
-    async def _close_judges(self) -> None:
+    async def _close_clients(self) -> None:
         await asyncio.gather(*(judge.aclose() for judge in self._judges), return_exceptions=True)
-
-    def close(self) -> None:
-        """Sync twin of :meth:`aclose`."""
-        if not self._portal.closed:
-            self._portal.call(self._close_judges())
-        if self._owns_portal:
-            self._portal.close()
