@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from ragas_boot import AllJudgesFailedError, Sample, SampleValidationError
 from ragas_boot.errors import ConfigError
 from ragas_boot.metrics.embeddings import SemanticSimilarityConfig
-from ragas_boot.testing import Reply
+from ragas_boot.testing import Reply, asks_for
 
 PAIR = Sample(response="Paris is the capital of France.", reference="France's capital is Paris.")
 
@@ -278,3 +279,34 @@ def test_check_ready_raises_the_start_up_error_before_any_call(make_embedding_co
     with pytest.raises(ConfigError, match="embedding-models"):
         container.semantic_similarity().check_ready()
     container.tool_call_accuracy().check_ready()  # needs nothing: no error
+
+
+@pytest.mark.asyncio
+async def test_judges_and_embedding_models_of_a_provider_share_its_concurrency_cap(
+    make_embedding_container, openai_server
+):
+    from ragas_boot import AIMessage, HumanMessage
+
+    openai_server.set_latency(None, 0.05)
+    openai_server.when(asks_for("goal_achieved"), {"goal_achieved": True, "reason": "done"})
+    container = make_embedding_container(
+        chat=["judge-a"], embeddings=["emb-a"], provider_extra="max-concurrency: 1"
+    )
+    conversation = Sample(
+        user_input_messages=[HumanMessage("Hi"), AIMessage("Hello!")], reference="A greeting"
+    )
+
+    await asyncio.gather(
+        container.semantic_similarity().aevaluate(PAIR),
+        container.agent_goal_accuracy().aevaluate(conversation),
+    )
+
+    [chat] = openai_server.requests
+    [embedding] = openai_server.embedding_requests
+    first, second = sorted(
+        [
+            (chat.request.received_at, chat.answered_at),
+            (embedding.received_at, embedding.answered_at),
+        ]
+    )
+    assert first[1] <= second[0]  # one call at a time for the provider, whatever its kind
