@@ -30,7 +30,12 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from pydantic import SecretStr
 
-from ragas_boot.chat.factory import DEFAULT_PROVIDER_NAME, LOCAL_PROVIDER_NAME, resolve_limits
+from ragas_boot.chat.factory import (
+    DEFAULT_PROVIDER_NAME,
+    LOCAL_PROVIDER_NAME,
+    UniqueIds,
+    resolve_limits,
+)
 from ragas_boot.chat.judge import ProviderLimits
 from ragas_boot.chat.openai_judge import (
     api_base_url,
@@ -390,17 +395,10 @@ def embedding_specs(settings: RagasSettings) -> list[EmbeddingSpec]:
     providers = settings.providers
     default_dimensions = providers.embedding_default_options.dimensions
     specs: list[EmbeddingSpec] = []
-    declared_at: dict[str, str] = {}
+    ids = UniqueIds("embedding model")
 
     def add(spec: EmbeddingSpec, key: str) -> None:
-        if spec.id in declared_at:
-            raise ConfigError(
-                f"embedding model id '{spec.id}' is declared twice (also at "
-                f"{declared_at[spec.id]})",
-                key=key,
-                hint="Give one of them an 'alias' so results can tell them apart",
-            )
-        declared_at[spec.id] = key
+        ids.claim(spec.id, key)
         specs.append(spec)
 
     for p_index, provider in enumerate(providers.openai_compatible):

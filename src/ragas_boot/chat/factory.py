@@ -31,6 +31,7 @@ from ragas_boot.errors import ConfigError
 __all__ = [
     "DEFAULT_PROVIDER_NAME",
     "LOCAL_PROVIDER_NAME",
+    "UniqueIds",
     "build_judges",
     "judge_specs",
     "resolve_limits",
@@ -42,6 +43,32 @@ DEFAULT_PROVIDER_NAME = "default"
 LOCAL_PROVIDER_NAME = "local"
 
 _PREFIX = "spring.ai.ragas.providers"
+
+
+class UniqueIds:
+    """Where each id of one kind was declared; declaring one twice is a start-up error.
+
+    Args:
+        what: the kind of id, for the message (``judge``, ``embedding model``).
+    """
+
+    def __init__(self, what: str) -> None:
+        self._what = what
+        self._declared_at: dict[str, str] = {}
+
+    def claim(self, id: str, key: str) -> None:
+        """Record that ``id`` is declared at the YAML ``key``.
+
+        Raises:
+            ConfigError: ``id`` was declared before (names both keys; hints at ``alias``).
+        """
+        if id in self._declared_at:
+            raise ConfigError(
+                f"{self._what} id '{id}' is declared twice (also at {self._declared_at[id]})",
+                key=key,
+                hint="Give one of them an 'alias' so results can tell them apart",
+            )
+        self._declared_at[id] = key
 
 
 def resolve_limits(
@@ -186,16 +213,10 @@ def judge_specs(settings: RagasSettings) -> list[JudgeSpec]:
     """
     providers = settings.providers
     specs: list[JudgeSpec] = []
-    declared_at: dict[str, str] = {}
+    ids = UniqueIds("judge")
 
     def add(spec: JudgeSpec, key: str) -> None:
-        if spec.id in declared_at:
-            raise ConfigError(
-                f"judge id '{spec.id}' is declared twice (also at {declared_at[spec.id]})",
-                key=key,
-                hint="Give one of them an 'alias' so results can tell them apart",
-            )
-        declared_at[spec.id] = key
+        ids.claim(spec.id, key)
         specs.append(spec)
 
     for p_index, provider in enumerate(providers.openai_compatible):
