@@ -34,6 +34,7 @@ from ragas_boot.chat.factory import (
     DEFAULT_PROVIDER_NAME,
     LOCAL_PROVIDER_NAME,
     UniqueIds,
+    provider_limits,
     resolve_limits,
 )
 from ragas_boot.chat.judge import ProviderLimits
@@ -414,13 +415,7 @@ def embedding_specs(settings: RagasSettings) -> list[EmbeddingSpec]:
             )
         except ValueError as error:
             raise ConfigError(str(error), key=f"{p_key}.embeddings-path") from None
-        limits = resolve_limits(
-            providers,
-            provider.name,
-            provider.rate_limit,
-            max_concurrency=provider.max_concurrency,
-            timeout=provider.timeout,
-        )
+        limits = provider_limits(providers, provider)
         for m_index, model in enumerate(provider.embedding_models):
             add(
                 EmbeddingSpec(

@@ -22,6 +22,7 @@ from ragas_boot.chat.openai_judge import OpenAICompatibleJudge, api_base_url
 from ragas_boot.config.settings import (
     ChatModelSettings,
     LocalChatModelSettings,
+    OpenAICompatibleProviderSettings,
     ProvidersSettings,
     RagasSettings,
     RateLimitSettings,
@@ -34,6 +35,7 @@ __all__ = [
     "UniqueIds",
     "build_judges",
     "judge_specs",
+    "provider_limits",
     "resolve_limits",
 ]
 
@@ -90,6 +92,19 @@ def resolve_limits(
         wait_timeout=own.timeout if own.timeout is not None else defaults.default_timeout,
         max_concurrency=max_concurrency or providers.max_concurrency,
         call_timeout=timeout or providers.timeout,
+    )
+
+
+def provider_limits(
+    providers: ProvidersSettings, provider: OpenAICompatibleProviderSettings
+) -> ProviderLimits:
+    """The limits of an openai-compatible provider (its judges and embedding models)."""
+    return resolve_limits(
+        providers,
+        provider.name,
+        provider.rate_limit,
+        max_concurrency=provider.max_concurrency,
+        timeout=provider.timeout,
     )
 
 
@@ -225,13 +240,7 @@ def judge_specs(settings: RagasSettings) -> list[JudgeSpec]:
             api_base_url(provider.base_url, provider.completions_path)
         except ValueError as error:
             raise ConfigError(str(error), key=f"{p_key}.completions-path") from None
-        limits = resolve_limits(
-            providers,
-            provider.name,
-            provider.rate_limit,
-            max_concurrency=provider.max_concurrency,
-            timeout=provider.timeout,
-        )
+        limits = provider_limits(providers, provider)
         for m_index, model in enumerate(provider.chat_models):
             add(
                 _spec(
