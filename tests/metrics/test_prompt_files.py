@@ -26,5 +26,5 @@ def test_each_prompt_has_a_russian_twin_with_the_same_placeholders(name):
 
 
 def test_an_unknown_prompt_name_lists_the_known_ones():
-    with pytest.raises(ValueError, match="no prompt named 'nope'; known: .*compare_outcome"):
+    with pytest.raises(ValueError, match=r"no prompt named 'nope'; known: .*compare_outcome"):
         check_template("nope", "{conversation}")
