@@ -21,8 +21,8 @@ from ragas_boot.metrics.agent.topic_adherence import (
     TopicAdherenceMetric,
     TopicAdherenceMode,
 )
-from ragas_boot.metrics.base import Metric, MetricConfig
-from ragas_boot.metrics.registry import METRICS, metric_class
+from ragas_boot.metrics.base import Metric, MetricConfig, Need, ScoringOutcome
+from ragas_boot.metrics.registry import METRICS, metric_class, register_metric
 from ragas_boot.metrics.results import MetricResult
 
 __all__ = [
@@ -34,6 +34,8 @@ __all__ = [
     "Metric",
     "MetricConfig",
     "MetricResult",
+    "Need",
+    "ScoringOutcome",
     "ToolCallAccuracyConfig",
     "ToolCallAccuracyMetric",
     "ToolCallMatching",
@@ -44,4 +46,5 @@ __all__ = [
     "ValueComparison",
     "match_tool_calls",
     "metric_class",
+    "register_metric",
 ]
