@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from ragas_boot import AIMessage, HumanMessage, Sample, SampleValidationError, ToolCall
+from ragas_boot.datasets import parse_dataset
+from ragas_boot.errors import DatasetError
 from ragas_boot.metrics import ToolCallAccuracyConfig, ToolCallAccuracyMetric
 from ragas_boot.metrics.agent.tool_matching import (
     FailedCalls,
@@ -499,3 +501,27 @@ def test_tool_message_status_values() -> None:
     with pytest.raises(SampleValidationError) as caught:
         ToolMessage("x", status="crashed")
     assert caught.value.field == "status"
+
+
+def test_a_dataset_file_error_points_at_the_rule_line() -> None:
+    text = """\
+samples:
+  - id: umbrella
+    tool_calls: [{name: geo, arguments: {lat: 35.6}}]
+    reference_tool_calls:
+      any_of:
+        - - {name: get_weather}
+        - - name: geo
+            argument_rules:
+              lat: {tolerance: 0.01}
+"""
+    with pytest.raises(DatasetError) as caught:
+        parse_dataset(text, source="umbrella.yaml")
+    error = caught.value
+    assert error.field == "reference_tool_calls.any_of[1][0].argument_rules.lat"
+    assert error.line == 9
+    assert "needs the expected number in arguments.lat, got nothing" in str(error)
+    fixed = parse_dataset(
+        text.replace("name: geo\n", "name: geo\n            arguments: {lat: 35.605}\n")
+    )
+    assert ToolCallAccuracyMetric().evaluate(fixed.samples[0]).score == 1.0
