@@ -118,6 +118,8 @@ def test_the_metric_reports_the_alternative() -> None:
     assert result.metadata["alternative_scores"] == [0.0, 1.0]
     assert result.metadata["reference_call_count"] == 1
     assert "Alternative 2 of 2" in result.explanation
+    russian = ToolCallAccuracyMetric().evaluate(sample, {"language": "ru"})
+    assert "| Вариант 2 из 2." in russian.explanation
 
 
 # --- optional calls -------------------------------------------------------------------------
@@ -428,6 +430,8 @@ def test_a_recovered_failure_is_reported_and_excluded_by_the_option(ids: bool) -
     assert excluded.metadata["correct"][0]["actual_index"] == 1  # index in the whole trace
     assert excluded.metadata["false_positives"] == 0
     assert "Failed 1 (recovered 1, excluded 1)" in excluded.explanation
+    russian = metric.evaluate(sample, {"failed_calls": "exclude_recovered", "language": "ru"})
+    assert "Ошибки 1 (исправлено 1, исключено 1)" in russian.explanation
 
 
 def test_an_unrecovered_failure_is_never_excluded() -> None:

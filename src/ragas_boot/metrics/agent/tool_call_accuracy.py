@@ -81,22 +81,13 @@ _FROM_MATCHING = (
 """Keys of :meth:`ToolCallMatching.as_dict` copied into the result's metadata."""
 
 
-def _summary_ru(matching: ToolCallMatching) -> str:
-    line = (
-        f"Точность {matching.f1 * 100:.1f}% | Верно {matching.true_positives}/"
-        f"{matching.required_count} | Неверно {len(matching.incorrect)} | "
-        f"Пропущено {len(matching.missed)} | Лишние {len(matching.extra)}"
-    )
-    if matching.optional:
-        line += f" | Необязательные {len(matching.optional)}"
-    if matching.alternative is not None:
-        line += f" | Вариант {matching.alternative + 1} из {len(matching.alternative_scores)}"
-    if matching.failed:
-        line += (
-            f" | Ошибки {len(matching.failed)} (исправлено {len(matching.recovered)}, "
-            f"исключено {len(matching.excluded)})"
-        )
-    return line
+_SUMMARY_RU = {
+    "head": "Точность {accuracy:.1f}% | Верно {correct}/{required} | Неверно {incorrect}"
+    " | Пропущено {missed} | Лишние {extra}",
+    "optional": " | Необязательные {optional}",
+    "alternative": " | Вариант {number} из {count}",
+    "failed": " | Ошибки {failed} (исправлено {recovered}, исключено {excluded})",
+}
 
 
 _TEXT = {
@@ -184,7 +175,7 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
         }
         summary = matching.summary
         if language == "ru":
-            summary = _summary_ru(matching)
+            summary = matching.summary_in(_SUMMARY_RU)
         explanation = _TEXT["ru" if language == "ru" else "en"].format(
             summary=summary,
             precision=matching.precision,

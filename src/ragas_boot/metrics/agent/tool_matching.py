@@ -52,6 +52,7 @@ from ragas_boot.samples import ArgumentRule, ExpectedToolCall, ToolCall, ToolCal
 
 __all__ = [
     "DEFAULT_ARGUMENT_MATCH_THRESHOLD",
+    "SUMMARY_TEMPLATES",
     "CallOrder",
     "CorrectCall",
     "FailedCalls",
@@ -313,21 +314,42 @@ class ToolCallMatching:
         Optional calls made, the alternative chosen and failed calls are appended when there
         are any: ``| Optional 1 | Alternative 2 of 2 | Failed 1 (recovered 1, excluded 1)``.
         """
-        line = (
-            f"Accuracy {self.f1 * 100:.1f}% | Correct {self.true_positives}/"
-            f"{self.required_count} | Incorrect {len(self.incorrect)} | Missed "
-            f"{len(self.missed)} | Extra {len(self.extra)}"
+        return self.summary_in(SUMMARY_TEMPLATES)
+
+    def summary_in(self, templates: Mapping[str, str]) -> str:
+        """The summary line from other ``templates`` (another language): the keys and
+        placeholders of :data:`SUMMARY_TEMPLATES`."""
+        line = templates["head"].format(
+            accuracy=self.f1 * 100,
+            correct=self.true_positives,
+            required=self.required_count,
+            incorrect=len(self.incorrect),
+            missed=len(self.missed),
+            extra=len(self.extra),
         )
         if self.optional:
-            line += f" | Optional {len(self.optional)}"
+            line += templates["optional"].format(optional=len(self.optional))
         if self.alternative is not None:
-            line += f" | Alternative {self.alternative + 1} of {len(self.alternative_scores)}"
+            line += templates["alternative"].format(
+                number=self.alternative + 1, count=len(self.alternative_scores)
+            )
         if self.failed:
-            line += (
-                f" | Failed {len(self.failed)} (recovered {len(self.recovered)}, "
-                f"excluded {len(self.excluded)})"
+            line += templates["failed"].format(
+                failed=len(self.failed),
+                recovered=len(self.recovered),
+                excluded=len(self.excluded),
             )
         return line
+
+
+SUMMARY_TEMPLATES = {
+    "head": "Accuracy {accuracy:.1f}% | Correct {correct}/{required} | Incorrect {incorrect}"
+    " | Missed {missed} | Extra {extra}",
+    "optional": " | Optional {optional}",
+    "alternative": " | Alternative {number} of {count}",
+    "failed": " | Failed {failed} (recovered {recovered}, excluded {excluded})",
+}
+"""The parts of :attr:`ToolCallMatching.summary`; the last three only when they apply."""
 
 
 def _is_optional(call: ToolCall) -> bool:
