@@ -11,6 +11,7 @@ from ragas_boot.metrics.agent.tool_call_accuracy import (
 )
 from ragas_boot.metrics.agent.tool_matching import (
     CallOrder,
+    FailedCalls,
     ToolCallMatching,
     ToolCallMode,
     ValueComparison,
@@ -31,6 +32,7 @@ __all__ = [
     "AgentGoalAccuracyMetric",
     "AgentGoalMode",
     "CallOrder",
+    "FailedCalls",
     "Metric",
     "MetricConfig",
     "MetricResult",

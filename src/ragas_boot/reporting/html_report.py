@@ -16,7 +16,15 @@ from typing import Any
 from ragas_boot.execution.results import JudgeCall, StepRecord
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.runs.results import Evaluation, JudgeSummary, MetricInfo, RunResult, SampleRun
-from ragas_boot.samples import AIMessage, HumanMessage, Sample, ToolCall, ToolMessage
+from ragas_boot.samples import (
+    AIMessage,
+    ExpectedToolCall,
+    HumanMessage,
+    Sample,
+    ToolCall,
+    ToolCallAlternatives,
+    ToolMessage,
+)
 
 __all__ = ["render_html"]
 
@@ -369,7 +377,12 @@ def _failures_section(run: RunResult) -> str:
 
 def _call_text(call: ToolCall) -> str:
     arguments = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
-    return f'<code class="call">{_e(call.name)}({_e(arguments)})</code>'
+    notes = ""
+    if isinstance(call, ExpectedToolCall):
+        rules = [f"{name}: {rule.describe()}" for name, rule in call.argument_rules.items()]
+        notes = "; ".join((["optional"] if call.optional else []) + rules)
+        notes = f' <span class="muted">[{_e(notes)}]</span>' if notes else ""
+    return f'<code class="call">{_e(call.name)}({_e(arguments)})</code>{notes}'
 
 
 def _conversation(sample: Sample) -> str:
@@ -384,6 +397,7 @@ def _conversation(sample: Sample) -> str:
             role, css, body = "user", "human", f'<div class="text">{_e(message.content)}</div>'
         elif isinstance(message, ToolMessage):
             name = f" · {message.name}" if message.name else ""
+            name += " · error" if message.failed else ""
             role, css, body = (
                 f"tool{name}",
                 "tool",
@@ -411,9 +425,18 @@ def _expected(sample: Sample) -> str:
     if sample.reference_topics is not None:
         chips = "".join(f'<span class="chip">{_e(t)}</span>' for t in sample.reference_topics)
         parts.append(f"<h4>Reference topics</h4><div>{chips or '<i>none</i>'}</div>")
-    if sample.reference_tool_calls is not None:
-        calls = "".join(_call_text(call) for call in sample.reference_tool_calls)
-        parts.append(f"<h4>Reference tool calls</h4>{calls or '<i>none expected</i>'}")
+    alternatives = sample.reference_alternatives()
+    if alternatives is not None:
+        listed = [
+            "".join(_call_text(call) for call in calls) or "<i>none expected</i>"
+            for calls in alternatives
+        ]
+        if isinstance(sample.reference_tool_calls, ToolCallAlternatives):
+            listed = [
+                f'<div><span class="muted">Alternative {number}:</span> {calls}</div>'
+                for number, calls in enumerate(listed, 1)
+            ]
+        parts.append(f"<h4>Reference tool calls</h4>{''.join(listed)}")
     if sample.metadata:
         dumped = json.dumps(sample.metadata, ensure_ascii=False, indent=2, default=str)
         parts.append(f"<h4>Metadata</h4><pre>{_e(dumped)}</pre>")

@@ -36,9 +36,19 @@ __all__ = [
 MAX_ARGUMENT_DEPTH = 64
 """Deepest nesting accepted in tool-call arguments; deeper input is rejected, not truncated."""
 
-# Tags of the discriminated message union appear in pydantic error locations; they are class
-# names, so they can never be confused with a (snake_case) field name.
-_UNION_TAGS = frozenset({"HumanMessage", "AIMessage", "ToolMessage"})
+# Tags of the discriminated unions (messages, reference calls) appear in pydantic error
+# locations; they are class names (and "list"), never a (snake_case) field name.
+_UNION_TAGS = frozenset(
+    {
+        "HumanMessage",
+        "AIMessage",
+        "ToolMessage",
+        "ToolCall",
+        "ExpectedToolCall",
+        "ToolCallAlternatives",
+        "list",
+    }
+)
 _SCALARS = (str, int, float, bool, type(None))
 
 

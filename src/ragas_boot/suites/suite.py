@@ -58,6 +58,7 @@ from ragas_boot.errors import SuiteError
 from ragas_boot.samples._base import join_path, short_repr
 from ragas_boot.suites.expectations import (
     AgentTestCase,
+    ExpectationAlternatives,
     ParamRule,
     RangeRule,
     SuiteModel,
@@ -83,7 +84,16 @@ DEFAULT_CONCURRENCY = 4
 """Cases run at once unless the suite or the caller says otherwise."""
 
 _UNION_TAGS = frozenset(
-    {"ParamRule", "Callable", "Reference", "HumanMessage", "AIMessage", "ToolMessage"}
+    {
+        "ParamRule",
+        "Callable",
+        "Reference",
+        "HumanMessage",
+        "AIMessage",
+        "ToolMessage",
+        "list",
+        "ExpectationAlternatives",
+    }
 )
 _MOCK_STATUS = "success"
 
@@ -236,9 +246,14 @@ class AgentTestSuite(SuiteModel):
             return self
         known = [tool.name for tool in self.tools]
         for index, case in enumerate(self.cases):
+            alternatives = case.expectation_alternatives()
+            prefix = "expected_tool_calls" + (
+                "" if isinstance(case.expected_tool_calls, list) else ".any_of[{}]"
+            )
             named = [
-                (f"expected_tool_calls[{position}].tool_name", expectation.tool_name)
-                for position, expectation in enumerate(case.expected_tool_calls)
+                (f"{prefix.format(number)}[{position}].tool_name", expectation.tool_name)
+                for number, expectations in enumerate(alternatives)
+                for position, expectation in enumerate(expectations)
             ]
             named += [(f"tool_results.{name}", name) for name in case.tool_results]
             for field, name in named:
@@ -525,6 +540,7 @@ def _field_names() -> list[str]:
         ScoringSettings,
         ScoreWeights,
         ToolCallExpectation,
+        ExpectationAlternatives,
         ParamRule,
         RangeRule,
     )
