@@ -289,4 +289,4 @@ def test_a_typo_in_a_metric_section_names_the_key_once_with_a_hint(make_containe
         ).topic_adherence()
     message = str(error.value)
     assert message.count("spring.ai.ragas.metrics.topic-adherence.mdoe") == 1
-    assert "Did you mean 'mode'?" in message
+    assert "did you mean 'mode'?" in message
