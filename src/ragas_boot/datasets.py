@@ -47,6 +47,7 @@ import yaml
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, create_model
 from pydantic.alias_generators import to_camel
 
+from ragas_boot._validation import did_you_mean
 from ragas_boot.errors import DatasetError, SampleValidationError
 from ragas_boot.samples import AIMessage, Sample, ToolCall, ToolMessage, from_openai_messages
 from ragas_boot.samples._base import message_of
@@ -249,8 +250,8 @@ def _yaml_entries(text: str, source: str) -> tuple[str | None, str | None, list[
             unknown = [key for key in data if key not in _FILE_KEYS]
             if unknown:
                 raise DatasetError(
-                    f"unknown key '{unknown[0]}' beside 'samples'; a dataset document has "
-                    f"{', '.join(_FILE_KEYS)}",
+                    f"unknown key '{unknown[0]}' beside 'samples'; "
+                    f"{did_you_mean(str(unknown[0]), _FILE_KEYS)}",
                     file=source,
                     line=_field_line(node, str(unknown[0])) or line,
                     location=prefix.rstrip(", ") or None,

@@ -72,10 +72,10 @@ import pytest
 from ragas_boot._pytest.injection import add_inject_fixture, unwire_module, wire_module
 from ragas_boot._pytest.live import LIVE_MARKER, LIVE_MARKER_HELP, live_skip_reason
 from ragas_boot._pytest.options import add_options
+from ragas_boot._pytest.recording import recording
 from ragas_boot._pytest.report import score_rows, write_report
 from ragas_boot._pytest.state import RagasPluginState, plugin_state
 from ragas_boot._pytest.terminal import header_lines, report_line, summary_lines
-from ragas_boot.testing._recording import recording
 from ragas_boot.testing.assertions import assert_score
 
 if TYPE_CHECKING:

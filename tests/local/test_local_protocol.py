@@ -1,4 +1,4 @@
-"""What the local server makes of an OpenAI request, and the bounds it puts on a schema.
+"""What the local model makes of an OpenAI request, and the bounds it puts on a schema.
 
 Pure functions: these run without the ``[local]`` extra.
 """
@@ -8,13 +8,8 @@ from __future__ import annotations
 import pytest
 
 from ragas_boot.chat._local_engine import bound_schema
-from ragas_boot.chat._local_protocol import (
-    ChatPlan,
-    Generation,
-    RequestError,
-    completion_body,
-    parse_chat_request,
-)
+from ragas_boot.chat._local_plan import ChatPlan, Generation, completion_for, plan_chat
+from ragas_boot.chat.wire import WireError, parse_chat_request
 
 MODELS = ("smollm2-135m",)
 USER = [{"role": "user", "content": "Judge this."}]
@@ -22,7 +17,8 @@ SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required
 
 
 def _plan(**body: object) -> ChatPlan:
-    return parse_chat_request({"model": "smollm2-135m", "messages": USER, **body}, models=MODELS)
+    request = parse_chat_request({"model": "smollm2-135m", "messages": USER, **body})
+    return plan_chat(request, models=MODELS)
 
 
 def test_max_completion_tokens_wins_over_the_older_max_tokens():
@@ -117,7 +113,7 @@ def test_messages_are_flattened_to_text_for_the_chat_template():
     ],
 )
 def test_malformed_requests_name_the_field(body, param):
-    with pytest.raises(RequestError) as error:
+    with pytest.raises(WireError) as error:
         _plan(**body)
 
     assert error.value.status == 400
@@ -138,7 +134,7 @@ def test_a_tool_answer_is_sent_as_a_tool_call():
         finished=1.5,
     )
 
-    body = completion_body(plan, generation)
+    body = completion_for(plan, generation)
 
     choice = body["choices"][0]
     assert choice["finish_reason"] == "tool_calls"

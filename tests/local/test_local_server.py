@@ -13,6 +13,7 @@ import pytest
 from pydantic import BaseModel
 
 from ragas_boot.chat import LocalModelServer
+from ragas_boot.testing import FakeOpenAIServer
 
 pytestmark = pytest.mark.local_llm
 
@@ -177,3 +178,40 @@ def test_concurrent_requests_are_served_one_generation_at_a_time(local_server, h
     assert len(runs) == 3
     for earlier, later in itertools.pairwise(runs):
         assert later.started >= earlier.finished
+
+
+SAME_ON_BOTH = [
+    {"messages": [{"role": "wizard", "content": "x"}]},
+    {"messages": ["hi"]},
+    {"temperature": 2.5},
+    {"n": 3},
+    {"stream": True},
+    {"response_format": {"type": "json_schema"}},
+    {"tools": [{"type": "retrieval"}]},
+    {"tool_choice": {"type": "function", "function": {"name": "absent"}}},
+    {"tool_choice": "required"},
+]
+
+
+@pytest.mark.parametrize("change", SAME_ON_BOTH, ids=lambda change: next(iter(change)))
+def test_the_test_server_and_the_local_server_refuse_the_same_requests(http, change):
+    with FakeOpenAIServer() as fake, httpx.Client(base_url=fake.url) as fake_http:
+        fake_answer = fake_http.post("/chat/completions", json={**_body(), **change})
+    local_answer = http.post("/chat/completions", json={**_body(), **change})
+
+    assert local_answer.status_code == fake_answer.status_code == 400
+    assert local_answer.json()["error"] == fake_answer.json()["error"]
+
+
+def test_the_flat_tool_shapes_are_read_by_the_local_server_too(http):
+    answer = http.post(
+        "/chat/completions",
+        json=_body(
+            tools=[{"type": "function", "name": "Verdict", "parameters": SCHEMA}],
+            tool_choice="any",
+        ),
+    )
+
+    (call,) = answer.json()["choices"][0]["message"]["tool_calls"]
+    assert call["function"]["name"] == "Verdict"
+    Verdict.model_validate_json(call["function"]["arguments"])

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 import pytest
 
 from ragas_boot import MetricResult
+from ragas_boot._pytest.recording import ScoreCheck, ScoreRecorder, recording
 from ragas_boot.execution.results import Exclusion
 from ragas_boot.testing import assert_score
-from ragas_boot.testing._recording import ScoreCheck, ScoreRecorder, recording
 from ragas_boot.testing.server import Reply
 
 RESULT = MetricResult(

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragas_boot.testing._recording import EvaluationRecord, ScoreCheck
+from ragas_boot._pytest.recording import EvaluationRecord, ScoreCheck
 
 __all__ = ["REPORT_FORMAT", "ScoreRow", "score_rows", "write_report"]
 

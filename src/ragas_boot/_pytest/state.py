@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ragas_boot._pytest.options import RagasOptions
-from ragas_boot.testing._recording import ScoreRecorder
+from ragas_boot._pytest.recording import ScoreRecorder
 
 if TYPE_CHECKING:
     from ragas_boot._pytest.allure import AllureAttacher

@@ -15,8 +15,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from ragas_boot.chat._local_protocol import ChatPlan, Generation, RequestError
+from ragas_boot.chat._local_plan import ChatPlan, Generation
 from ragas_boot.chat.judge import LocalModelSpec
+from ragas_boot.chat.wire import WireError
 
 if TYPE_CHECKING:
     from llama_cpp.llama_grammar import LlamaGrammar
@@ -151,7 +152,7 @@ class LlamaEngine:
         try:
             grammar = LlamaGrammar.from_json_schema(text, verbose=False)
         except Exception as error:  # the converter raises plain errors on unsupported schemas
-            raise RequestError(
+            raise WireError(
                 400,
                 f"the JSON schema cannot be turned into a grammar: {error}",
                 param="response_format",
@@ -172,14 +173,14 @@ class LlamaEngine:
                 nothing is generated (499).
 
         Raises:
-            RequestError: the schema has no grammar, the prompt does not fit the context,
+            WireError: the schema has no grammar, the prompt does not fit the context,
                 the server is stopping (503) or the client has gone (499).
         """
         with self._lock:
             if self._stopping.is_set():
-                raise RequestError(503, "the local model server is stopping")
+                raise WireError(503, "the local model server is stopping")
             if abandoned is not None and abandoned():
-                raise RequestError(499, "the client closed the connection while queued")
+                raise WireError(499, "the client closed the connection while queued")
             grammar = self._grammar(plan.schema) if plan.schema is not None else None
             self._active += 1
             self.peak_active = max(self.peak_active, self._active)
@@ -216,7 +217,7 @@ class LlamaEngine:
             )
         except ValueError as error:
             if "context window" in str(error):
-                raise RequestError(
+                raise WireError(
                     400,
                     f"{error}; shorten the prompt or raise n-ctx",
                     param="messages",

@@ -19,35 +19,33 @@ raise :class:`~ragas_boot.errors.MissingExtraError` with the command to run.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
-import http.client
 import importlib.util
-import json
 import logging
-import select
-import socket
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Self, TypeVar
 
 from pydantic import BaseModel
 
-from ragas_boot.chat._local_protocol import (
-    RequestError,
-    completion_body,
-    error_body,
-    models_body,
-    parse_chat_request,
-)
+from ragas_boot.chat._local_plan import completion_for, plan_chat
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, LocalModelSpec
 from ragas_boot.chat.openai_judge import OpenAICompatibleJudge
+from ragas_boot.chat.wire import (
+    HOST,
+    ChatCompletionRequest,
+    HttpRequest,
+    LoopbackServer,
+    Response,
+    WireError,
+    chat_route,
+    models_route,
+)
 from ragas_boot.errors import ConfigError, MissingExtraError
 
 if TYPE_CHECKING:
@@ -80,11 +78,9 @@ UNSTARTED_BASE_URL: Final = "http://127.0.0.1:0"
 #: The API key local judges send; the server ignores it (it listens on 127.0.0.1 only).
 LOCAL_API_KEY: Final = "sk-ragas-boot-local-no-key-needed"
 
-_HOST: Final = "127.0.0.1"
-_MAX_BODY: Final = 16 * 1024 * 1024
-_IDLE_TIMEOUT_S: Final = 300.0
-_HEALTH_TIMEOUT_S: Final = 10.0
-_JOIN_TIMEOUT_S: Final = 30.0
+_NAME: Final = "ragas-boot-local"
+#: How long stop() lets a running generation finish (it is capped by its max_tokens).
+_DRAIN_S: Final = 30.0
 _RECORDS: Final = 1000
 _FEATURE: Final = "the embedded local judge (spring.ai.ragas.providers.local)"
 
@@ -160,135 +156,15 @@ class GenerationRecord:
     completion_tokens: int
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    """A threading HTTP server whose handler threads are joined, and whose open connections
-    can be cut, on close."""
-
-    daemon_threads = False
-    block_on_close = True
-
-    def __init__(self, app: LocalModelServer) -> None:
-        self.app = app
-        self._connections: set[socket.socket] = set()
-        self._connections_lock = threading.Lock()
-        super().__init__((_HOST, 0), _Handler)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        with self._connections_lock:
-            self._connections.add(request)
-        super().process_request(request, client_address)
-
-    def shutdown_request(self, request: Any) -> None:
-        with self._connections_lock:
-            self._connections.discard(request)
-        super().shutdown_request(request)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # socketserver prints tracebacks to stderr; a client that went away is routine.
-        log.debug(
-            "local model server: error on a connection from %s", client_address, exc_info=True
-        )
-
-    def cut_connections(self) -> None:
-        """Shut down every open connection so that idle keep-alive handlers return."""
-        with self._connections_lock:
-            connections = list(self._connections)
-        for connection in connections:
-            with contextlib.suppress(OSError):  # already closed by the client
-                connection.shutdown(socket.SHUT_RDWR)
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server_version = "ragas-boot-local"
-    timeout = _IDLE_TIMEOUT_S
-    server: _HTTPServer
-
-    def log_message(self, format: str, *args: Any) -> None:
-        log.debug("%s %s", self.address_string(), format % args)
-
-    def _send_json(self, status: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body, ensure_ascii=False).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def _send_error_json(self, error: RequestError) -> None:
-        self._send_json(
-            error.status,
-            error_body(error.status, error.message, param=error.param, code=error.code),
-        )
-
-    def do_GET(self) -> None:
-        path = self.path.partition("?")[0].rstrip("/")
-        if path == "/v1/models":
-            self._send_json(200, self.server.app.models_body())
-        elif path == "/v1/chat/completions":
-            self._send_error_json(RequestError(405, "use POST for /v1/chat/completions"))
-        else:
-            self._send_error_json(RequestError(404, f"no route for GET {path or '/'}"))
-
-    def do_POST(self) -> None:
-        path = self.path.partition("?")[0].rstrip("/")
-        try:
-            body = self._read_body()
-            if path != "/v1/chat/completions":
-                raise RequestError(404, f"no route for POST {path or '/'}")
-            try:
-                data = json.loads(body)
-            except (UnicodeDecodeError, json.JSONDecodeError) as error:
-                raise RequestError(400, f"the body is not valid JSON: {error}") from None
-            answer = self.server.app.complete(data, abandoned=self._client_gone)
-        except RequestError as error:
-            self._send_error_json(error)
-            return
-        except Exception as error:
-            log.exception("local model server failed on a request")
-            self.close_connection = True
-            self._send_json(500, error_body(500, f"{type(error).__name__}: {error}"))
-            return
-        self._send_json(200, answer)
-
-    def _client_gone(self) -> bool:
-        """Whether the client closed the connection (e.g. it timed out while queued)."""
-        try:
-            readable, _, _ = select.select([self.connection], [], [], 0)
-            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
-        except OSError:
-            return True
-
-    def _read_body(self) -> bytes:
-        if self.headers.get("Transfer-Encoding"):
-            self.close_connection = True
-            raise RequestError(411, "send the body with a Content-Length")
-        length_text = self.headers.get("Content-Length")
-        try:
-            length = int(length_text) if length_text is not None else -1
-        except ValueError:
-            length = -1
-        if length < 0:
-            self.close_connection = True
-            raise RequestError(411, "a Content-Length header is required")
-        if length > _MAX_BODY:
-            self.close_connection = True
-            raise RequestError(413, f"the body is over {_MAX_BODY} bytes")
-        return self.rfile.read(length)
-
-    def _method_not_allowed(self) -> None:
-        self._send_error_json(RequestError(405, f"method {self.command} is not allowed"))
-
-    do_PUT = do_DELETE = do_PATCH = _method_not_allowed
-
-
 class LocalModelServer:
     """One GGUF model served over OpenAI-compatible HTTP on ``127.0.0.1`` (a free port).
 
+    It is the wire module's loopback shell (:class:`~ragas_boot.chat.wire.LoopbackServer`)
+    with this model as its answerer, so it reads requests exactly as the test server does.
     Nothing happens until :meth:`start` (idempotent, thread-safe): it loads the model, binds
-    the port, serves from a background thread and checks ``GET /v1/models`` before returning.
-    :meth:`stop` refuses waiting requests (503), lets a running generation finish, closes the
-    connections, joins the threads and frees the model; the server can be started again.
+    the port and serves from a background thread. :meth:`stop` refuses waiting requests
+    (503), lets a running generation finish, closes the connections, joins the threads and
+    frees the model; the server can be started again.
 
     Args:
         spec: the model and its llama.cpp settings.
@@ -305,8 +181,7 @@ class LocalModelServer:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._engine: LlamaEngine | None = None
-        self._httpd: _HTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._shell: LoopbackServer | None = None
         self._created = int(time.time())
         self._records: deque[GenerationRecord] = deque(maxlen=_RECORDS)
         self._stats_lock = threading.Lock()
@@ -316,7 +191,7 @@ class LocalModelServer:
         self.peak_in_flight = 0
         """Most chat requests being handled at once (waiting ones included)."""
         self.start_s: float | None = None
-        """Seconds the last :meth:`start` took, health check included."""
+        """Seconds the last :meth:`start` took, model load included."""
         self.load_s: float | None = None
         """Seconds the last model load took."""
 
@@ -356,7 +231,7 @@ class LocalModelServer:
     @property
     def running(self) -> bool:
         """Whether the server is serving."""
-        return self._httpd is not None
+        return self._shell is not None
 
     @property
     def base_url(self) -> str:
@@ -365,10 +240,10 @@ class LocalModelServer:
         Raises:
             RuntimeError: the server is not running.
         """
-        httpd = self._httpd
-        if httpd is None:
+        shell = self._shell
+        if shell is None or shell.port is None:
             raise RuntimeError("the local model server is not running; call start() first")
-        return f"http://{_HOST}:{httpd.server_address[1]}"
+        return f"http://{HOST}:{shell.port}"
 
     @property
     def url(self) -> str:
@@ -392,11 +267,11 @@ class LocalModelServer:
         """Load the model and serve it, unless already serving; return :attr:`base_url`.
 
         Raises:
-            RuntimeError: the server was closed, the model cannot be loaded, or the server
-                fails its health check.
+            RuntimeError: the server was closed, or the model cannot be loaded.
+            OSError: no port could be bound.
         """
         with self._lock:
-            if self._httpd is not None:
+            if self._shell is not None:
                 return self.base_url
             if self._closed:
                 raise RuntimeError("this local model server was closed (its container is closed)")
@@ -405,24 +280,27 @@ class LocalModelServer:
             started = time.perf_counter()
             self._stopping.clear()
             engine = LlamaEngine(spec=self._spec, stopping=self._stopping)
+            shell = LoopbackServer(
+                {
+                    "/v1/chat/completions": {"POST": chat_route(self._answer_chat)},
+                    "/v1/models": {
+                        "GET": models_route(
+                            lambda: self.model_ids,
+                            created=self._created,
+                            owned_by="ragas-boot-local",
+                        )
+                    },
+                },
+                name=_NAME,
+                drain_seconds=_DRAIN_S,
+                stop_timeout=_DRAIN_S + 10.0,
+            )
             try:
-                httpd = _HTTPServer(self)
+                shell.start()
             except BaseException:
                 engine.close()
                 raise
-            thread = threading.Thread(
-                target=httpd.serve_forever,
-                kwargs={"poll_interval": 0.1},
-                name=f"ragas-boot-local:{httpd.server_address[1]}",
-                daemon=True,
-            )
-            self._engine, self._httpd, self._thread = engine, httpd, thread
-            thread.start()
-            try:
-                self._check_health()
-            except BaseException:
-                self._shutdown()
-                raise
+            self._engine, self._shell = engine, shell
             self.load_s = engine.load_s
             self.start_s = time.perf_counter() - started
             log.info(
@@ -433,25 +311,6 @@ class LocalModelServer:
                 self.start_s,
             )
             return self.base_url
-
-    def _check_health(self) -> None:
-        httpd = self._httpd
-        assert httpd is not None
-        connection = http.client.HTTPConnection(
-            _HOST, httpd.server_address[1], timeout=_HEALTH_TIMEOUT_S
-        )
-        try:
-            connection.request("GET", "/v1/models")
-            response = connection.getresponse()
-            body = response.read()
-        except OSError as error:
-            raise RuntimeError(f"the local model server did not answer: {error}") from error
-        finally:
-            connection.close()
-        if response.status != 200:
-            raise RuntimeError(
-                f"the local model server failed its health check: HTTP {response.status} {body!r}"
-            )
 
     def stop(self) -> None:
         """Stop serving and free the model (a running generation finishes first)."""
@@ -465,53 +324,50 @@ class LocalModelServer:
             self._shutdown()
 
     def _shutdown(self) -> None:
-        httpd, thread, engine = self._httpd, self._thread, self._engine
-        self._httpd = self._thread = self._engine = None
+        shell, engine = self._shell, self._engine
+        self._shell = self._engine = None
         if engine is not None:
             self._past_peak_generating = max(self._past_peak_generating, engine.peak_active)
-        if httpd is None:
-            if engine is not None:
-                engine.close()
-            return
-        self._stopping.set()
-        httpd.shutdown()
-        httpd.cut_connections()
-        httpd.server_close()  # joins the handler threads
-        if thread is not None:
-            thread.join(_JOIN_TIMEOUT_S)
+        self._stopping.set()  # waiting requests get 503 while the running one finishes
+        if shell is not None:
+            shell.stop()  # joins the server thread and its generation workers
         if engine is not None:
             engine.close()
-        log.info("local model server for %s stopped", ", ".join(self._model_ids))
+        if shell is not None:
+            log.info("local model server for %s stopped", ", ".join(self._model_ids))
 
     # ------------------------------------------------------------------ request handling
 
-    def models_body(self) -> dict[str, Any]:
-        """The ``GET /v1/models`` answer."""
-        return models_body(self._model_ids, self._created)
-
-    def complete(self, body: Any, *, abandoned: Callable[[], bool] | None = None) -> dict[str, Any]:
-        """Answer one ``POST /v1/chat/completions`` body (called on a handler thread).
-
-        Args:
-            body: the request's JSON body.
-            abandoned: tells whether the client has gone; checked when the request's turn
-                comes, so that a request whose client timed out while queued is not generated.
-
-        Raises:
-            RequestError: the request is malformed, or names a model this server lacks.
-        """
-        plan = parse_chat_request(body, models=self._model_ids)
-        engine = self._engine
-        if engine is None:
-            raise RequestError(503, "the local model server is stopping")
+    async def _answer_chat(self, request: ChatCompletionRequest, http: HttpRequest) -> Response:
         with self._stats_lock:
             self._in_flight += 1
             self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
         try:
-            generation = engine.generate(plan, abandoned=abandoned)
+            # Generation blocks: it runs on the shell's worker threads, one at a time.
+            body = await asyncio.to_thread(self.complete, request, abandoned=http.client_gone)
         finally:
             with self._stats_lock:
                 self._in_flight -= 1
+        return Response.json(200, body)
+
+    def complete(
+        self, request: ChatCompletionRequest, *, abandoned: Callable[[], bool] | None = None
+    ) -> dict[str, Any]:
+        """Answer one chat request (called on a worker thread of the server).
+
+        Args:
+            request: the request, as the wire module read it.
+            abandoned: tells whether the client has gone; checked when the request's turn
+                comes, so that a request whose client timed out while queued is not generated.
+
+        Raises:
+            WireError: the model cannot do what the request asks, or the server is stopping.
+        """
+        plan = plan_chat(request, models=self.model_ids)
+        engine = self._engine
+        if engine is None:
+            raise WireError(503, "the local model server is stopping")
+        generation = engine.generate(plan, abandoned=abandoned)
         with self._stats_lock:
             self._records.append(
                 GenerationRecord(
@@ -522,7 +378,7 @@ class LocalModelServer:
                     completion_tokens=generation.completion_tokens,
                 )
             )
-        return completion_body(plan, generation)
+        return completion_for(plan, generation)
 
 
 class LocalModelPool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import enum
 import logging
 import time
@@ -20,7 +19,9 @@ from pydantic import (
     field_validator,
 )
 
+from ragas_boot._validation import field_problems
 from ragas_boot.chat.judge import JudgeModel, TokenUsage
+from ragas_boot.config._problems import Problem, config_error
 from ragas_boot.config.settings import Aggregation, Language, MetricsSettings
 from ragas_boot.errors import (
     AllJudgesFailedError,
@@ -69,17 +70,14 @@ def _section_error(
     key: str, config_type: type[MetricConfig], error: ValidationError
 ) -> ConfigError:
     """One ConfigError for a metric's YAML section, naming each key, with a did-you-mean."""
-    items = error.errors()
-    paths = [f"{key}.{'.'.join(str(part) for part in item['loc'])}" for item in items]
-    hint = None
-    if items[0]["type"] == "extra_forbidden":
-        allowed = [name.replace("_", "-") for name in config_type.model_fields]
-        close = difflib.get_close_matches(str(items[0]["loc"][-1]), allowed, n=1)
-        hint = f"Did you mean '{close[0]}'?" if close else "Allowed: " + ", ".join(allowed)
-    if len(items) == 1:
-        return ConfigError(items[0]["msg"], key=paths[0], hint=hint)
-    listed = "; ".join(f"{path}: {item['msg']}" for path, item in zip(paths, items, strict=True))
-    return ConfigError(f"{len(items)} problems: {listed}", key=paths[0], hint=hint)
+    allowed = [name.replace("_", "-") for name in config_type.model_fields]
+    problems = [
+        Problem(f"{key}.{problem.path}", problem.message, hint=problem.hint)
+        for problem in field_problems(
+            error, allowed_keys=lambda loc: allowed, spell=lambda name: name.replace("_", "-")
+        )
+    ]
+    return config_error(problems)
 
 
 class Need(enum.Enum):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ragas_boot.testing._recording import EvaluationRecord, ScoreCheck, active_recorder
+from ragas_boot._pytest.recording import EvaluationRecord, ScoreCheck, active_recorder
 
 if TYPE_CHECKING:
     from ragas_boot.metrics.results import MetricResult

@@ -55,7 +55,6 @@ requests handled at once. ``reset()`` forgets scripts, rules, faults, records an
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import math
 import random
@@ -67,18 +66,22 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Final, Literal, Self, TypeAlias
 
-from ragas_boot.testing._http import (
-    HEADER_LIMIT,
-    BadRequestError,
+from ragas_boot.chat.wire import (
+    HOST,
+    ChatCompletionRequest,
     Headers,
-    dumps,
+    HttpRequest,
+    LoopbackServer,
+    Response,
+    ToolCall,
+    chat_route,
+    completion_body,
     error_body,
-    header_seconds,
-    parse_head,
-    read_body,
-    reason,
-    response_bytes,
+    error_response,
+    models_route,
+    unsupported,
 )
+from ragas_boot.chat.wire.framing import header_seconds, reason
 from ragas_boot.testing._schema import find_schema_in_text, minimal_instance
 
 __all__ = [
@@ -106,12 +109,7 @@ ReplyKind: TypeAlias = Literal[
 ]
 FaultName: TypeAlias = Literal["429", "500", "garbage", "hang", "drop", "fail_always"]
 
-_HOST: Final = "127.0.0.1"
-_BACKLOG: Final = 1024
-_STOP_TIMEOUT: Final = 10.0
-_CLOSE_TIMEOUT: Final = 2.0
-_CHAT_PATH: Final = "/v1/chat/completions"
-_MODELS_PATH: Final = "/v1/models"
+_NAME: Final = "FakeOpenAIServer"
 # A 200 answer cut off mid-document, like a proxy that dropped the upstream.
 _GARBAGE_BODY: Final = b'{"id": "chatcmpl-garbage", "object": "chat.completion", "choices": [{"mes'
 _DEFAULT_ERROR_MESSAGES: Final = {
@@ -127,43 +125,72 @@ class ChatRequest:
     """One chat-completion request as the server received it.
 
     Attributes:
-        model: the ``model`` field of the request.
-        messages: the ``messages`` field (OpenAI chat format, as sent).
-        prompt: the text of the last user message (text parts joined by newlines), or "".
-        response_format: the ``response_format`` field, if any.
-        tools: the ``tools`` field, if any.
-        tool_choice: the ``tool_choice`` field, if any.
+        chat: the request as read by the wire module: typed messages, response format,
+            tools and tool choice (:class:`ragas_boot.chat.wire.ChatCompletionRequest`).
         json_schema: the JSON schema the answer should follow, best effort: the forced tool's
             parameters, else ``response_format``'s schema (``json_schema``, or ``json_object``
             with a ``schema``), else a schema written in a message (after the words
             "JSON Schema" or in a fenced ``json`` block), else ``None``.
-        forced_tool: the function the request forces (``tool_choice`` names it, or ``tools``
-            holds exactly one and ``tool_choice`` is ``"required"``), or ``None``.
-        body: the whole JSON body.
         headers: the HTTP headers, names in lower case.
         received_at: ``time.monotonic()`` when the request was read.
         wall_time: ``time.time()`` when the request was read.
         index: the request's number on this server, from 0 (since start or ``reset()``).
     """
 
-    model: str
-    messages: list[dict[str, Any]]
-    prompt: str
-    response_format: dict[str, Any] | None
-    tools: list[dict[str, Any]] | None
-    tool_choice: str | dict[str, Any] | None
+    chat: ChatCompletionRequest
     json_schema: dict[str, Any] | None
-    forced_tool: str | None
-    body: dict[str, Any] = field(repr=False)
-    headers: dict[str, str] = field(repr=False)
+    headers: Mapping[str, str] = field(repr=False)
     received_at: float
     wall_time: float
     index: int
 
     @property
+    def model(self) -> str:
+        """The ``model`` field of the request."""
+        return self.chat.model
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The ``messages`` field (OpenAI chat format, as sent)."""
+        messages: list[dict[str, Any]] = self.chat.body["messages"]
+        return messages
+
+    @property
+    def prompt(self) -> str:
+        """The text of the last user message (text parts joined by newlines), or ""."""
+        return self.chat.prompt
+
+    @property
+    def response_format(self) -> dict[str, Any] | None:
+        """The ``response_format`` field as sent, if any."""
+        return self.chat.body.get("response_format")
+
+    @property
+    def tools(self) -> list[dict[str, Any]] | None:
+        """The ``tools`` field as sent, if any."""
+        return self.chat.body.get("tools")
+
+    @property
+    def tool_choice(self) -> str | dict[str, Any] | None:
+        """The ``tool_choice`` field as sent, if any."""
+        return self.chat.body.get("tool_choice")
+
+    @property
+    def forced_tool(self) -> str | None:
+        """The function the request forces (``tool_choice`` names it, or ``tools`` holds
+        exactly one and ``tool_choice`` is ``"required"``), or ``None``."""
+        tool = self.chat.forced_tool
+        return tool.name if tool is not None else None
+
+    @property
+    def body(self) -> dict[str, Any]:
+        """The whole JSON body."""
+        return self.chat.body
+
+    @property
     def stream(self) -> bool:
         """Whether the client asked for a streamed answer."""
-        return self.body.get("stream") is True
+        return self.chat.stream
 
     def asks_for(self, field_name: str) -> bool:
         """Whether the answer's schema has the property ``field_name``.
@@ -488,10 +515,6 @@ class _Entry:
         )
 
 
-# (status, JSON body, extra headers)
-_Response: TypeAlias = tuple[int, bytes, Headers]
-
-
 class FakeOpenAIServer:
     """A local OpenAI-compatible chat-completions server for tests (see the module docstring).
 
@@ -518,14 +541,15 @@ class FakeOpenAIServer:
         self._peak = 0
         self._in_flight_by: dict[str, int] = {}
         self._peak_by: dict[str, int] = {}
-        # Owned by the server thread once started.
-        self._thread: threading.Thread | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stopping: asyncio.Event | None = None
-        self._closing = False
-        self._port: int | None = None
-        self._startup_error: BaseException | None = None
-        self._connections: dict[asyncio.Task[Any], asyncio.StreamWriter] = {}
+        self._shell = LoopbackServer(
+            {
+                "/v1/chat/completions": {"POST": chat_route(self._answer_chat)},
+                "/v1/models": {
+                    "GET": models_route(self._model_names, created=0, owned_by="ragas-boot")
+                },
+            },
+            name=_NAME,
+        )
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -539,22 +563,7 @@ class FakeOpenAIServer:
             RuntimeError: the server is already running.
             OSError: the port could not be bound.
         """
-        if self._thread is not None:
-            raise RuntimeError("FakeOpenAIServer is already running")
-        ready = threading.Event()
-        self._startup_error = None
-        self._closing = False
-        thread = threading.Thread(
-            target=self._run, args=(ready,), name="FakeOpenAIServer", daemon=True
-        )
-        self._thread = thread
-        thread.start()
-        ready.wait()
-        if self._startup_error is not None:
-            thread.join()
-            self._thread = None
-            raise self._startup_error
-        thread.name = f"FakeOpenAIServer-{self._port}"
+        self._shell.start()
         return self
 
     def stop(self) -> None:
@@ -566,21 +575,7 @@ class FakeOpenAIServer:
         Raises:
             RuntimeError: the server thread did not end in time.
         """
-        thread = self._thread
-        if thread is None:
-            return
-        loop, stopping = self._loop, self._stopping
-        if loop is not None and stopping is not None and thread.is_alive():
-            # RuntimeError: the loop closed in between, the thread is ending anyway.
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(stopping.set)
-        thread.join(_STOP_TIMEOUT)
-        if thread.is_alive():
-            raise RuntimeError(f"FakeOpenAIServer thread did not stop in {_STOP_TIMEOUT} s")
-        self._thread = None
-        self._loop = None
-        self._stopping = None
-        self._port = None
+        self._shell.stop()
 
     def __enter__(self) -> Self:
         return self.start()
@@ -596,7 +591,7 @@ class FakeOpenAIServer:
     @property
     def running(self) -> bool:
         """Whether the server is serving."""
-        return self._thread is not None
+        return self._shell.running
 
     @property
     def port(self) -> int:
@@ -605,14 +600,15 @@ class FakeOpenAIServer:
         Raises:
             RuntimeError: the server is not running.
         """
-        if self._port is None:
+        port = self._shell.port
+        if port is None:
             raise RuntimeError("FakeOpenAIServer is not running: call start() or use `with`")
-        return self._port
+        return port
 
     @property
     def base_url(self) -> str:
         """``http://127.0.0.1:PORT``, without ``/v1`` (Spring AI's ``base-url``)."""
-        return f"http://{_HOST}:{self.port}"
+        return f"http://{HOST}:{self.port}"
 
     @property
     def url(self) -> str:
@@ -620,7 +616,8 @@ class FakeOpenAIServer:
         return f"{self.base_url}/v1"
 
     def __repr__(self) -> str:
-        where = f"http://{_HOST}:{self._port}" if self._port is not None else "stopped"
+        port = self._shell.port
+        where = f"http://{HOST}:{port}" if port is not None else "stopped"
         return f"<FakeOpenAIServer {where}>"
 
     # -- scripting ---------------------------------------------------------------------
@@ -823,161 +820,28 @@ class FakeOpenAIServer:
         with self._lock:
             return self._peak_by.get(model, 0)
 
-    # -- server thread ----------------------------------------------------------------
+    # -- answering -------------------------------------------------------------------
 
-    def _run(self, ready: threading.Event) -> None:
+    def _model_names(self) -> list[str]:
+        with self._lock:
+            return list(self._models) or [DEFAULT_MODEL]
+
+    async def _answer_chat(self, chat: ChatCompletionRequest, http: HttpRequest) -> Response | None:
+        """Record and answer one chat request; ``None`` drops the connection."""
+        entry = self._begin(chat, http)
         try:
-            asyncio.run(self._main(ready))
-        except BaseException as error:  # handed to start(), or ends with the thread
-            if not ready.is_set():
-                self._startup_error = error
-        finally:
-            ready.set()
-
-    async def _main(self, ready: threading.Event) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._stopping = stopping = asyncio.Event()
-        try:
-            server = await asyncio.start_server(
-                self._serve_connection, _HOST, 0, backlog=_BACKLOG, limit=HEADER_LIMIT
-            )
-        except BaseException as error:
-            self._startup_error = error
-            ready.set()
-            return
-        self._port = server.sockets[0].getsockname()[1]
-        ready.set()
-        try:
-            await stopping.wait()
-        finally:
-            self._closing = True
-            server.close()
-            await self._close_connections()
-            await server.wait_closed()
-            await asyncio.sleep(0)  # lets aborted transports release their sockets
-
-    async def _close_connections(self) -> None:
-        # Connections accepted while closing register late, hence the loop.
-        while self._connections:
-            connections = dict(self._connections)
-            for task in connections:
-                task.cancel()
-            _, pending = await asyncio.wait(connections, timeout=_CLOSE_TIMEOUT)
-            for task in pending:
-                connections[task].transport.abort()
-            if pending:
-                await asyncio.wait(pending, timeout=_CLOSE_TIMEOUT)
-                for task in pending:
-                    self._connections.pop(task, None)
-
-    async def _serve_connection(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._connections[task] = writer
-        try:
-            await self._serve_requests(reader, writer)
-        except asyncio.CancelledError:
-            # Only stop() cancels; ending normally keeps asyncio from logging the task.
-            pass
-        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
-            pass  # the client went away mid-request
-        finally:
-            self._connections.pop(task, None)
-            if self._closing:
-                writer.transport.abort()
-            else:
-                writer.close()
-                with contextlib.suppress(OSError, asyncio.CancelledError):
-                    await writer.wait_closed()
-
-    async def _serve_requests(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
-        while True:
-            try:
-                head = await reader.readuntil(b"\r\n\r\n")
-            except asyncio.IncompleteReadError:
-                return  # the client closed an idle connection
-            except asyncio.LimitOverrunError:
-                writer.write(
-                    response_bytes(431, error_body(431, "Request headers too large."), False)
-                )
-                return
-            try:
-                method, path, keep_alive, headers = parse_head(head)
-                if "100-continue" in headers.get("expect", "").lower():
-                    writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-                body = await read_body(reader, method, headers)
-            except BadRequestError as error:
-                body_json = error_body(error.status, error.message, code=error.code)
-                writer.write(response_bytes(error.status, body_json, False))
-                return
-            if path == _CHAT_PATH and method == "POST":
-                if not await self._serve_chat(writer, headers, body, keep_alive):
-                    return
-            else:
-                status, payload, extra = self._other(method, path)
-                writer.write(response_bytes(status, payload, keep_alive, extra))
-                await writer.drain()
-            if not keep_alive:
-                return
-
-    def _other(self, method: str, path: str) -> _Response:
-        if path == _MODELS_PATH and method == "GET":
-            with self._lock:
-                names = list(self._models) or [DEFAULT_MODEL]
-            data = [
-                {"id": name, "object": "model", "created": 0, "owned_by": "ragas-boot"}
-                for name in names
-            ]
-            return 200, dumps({"object": "list", "data": data}), ()
-        if path in (_CHAT_PATH, _MODELS_PATH):
-            message = f"Method {method} is not allowed on {path}."
-            allow = "POST" if path == _CHAT_PATH else "GET"
-            return 405, error_body(405, message, code="method_not_allowed"), (("Allow", allow),)
-        message = f"Invalid URL ({method} {path})"
-        return 404, error_body(404, message, code="unknown_url"), ()
-
-    # -- chat completions --------------------------------------------------------------
-
-    async def _serve_chat(
-        self, writer: asyncio.StreamWriter, headers: dict[str, str], body: bytes, keep_alive: bool
-    ) -> bool:
-        """Answer one chat request; False when the connection must be closed (a drop)."""
-        received_at, wall_time = time.monotonic(), time.time()
-        try:
-            fields = _chat_fields(body)
-        except BadRequestError as error:
-            writer.write(
-                response_bytes(error.status, error_body(error.status, error.message), keep_alive)
-            )
-            await writer.drain()
-            return True
-        entry = self._begin(fields, headers, received_at, wall_time)
-        try:
-            response = await self._answer(entry)
+            response = await self._respond(entry)
             # Recorded before the client can read the answer, so tests see it at once.
-            self._finish(entry, None if response is None else response[0])
-            if response is None:
-                return False
-            status, payload, extra = response
-            extra = (*extra, ("x-request-id", f"req_fake{entry.request.index:08d}"))
-            writer.write(response_bytes(status, payload, keep_alive, extra))
-            await writer.drain()
-            return True
+            self._finish(entry, None if response is None else response.status)
+            return response
         finally:
             self._finish(entry, None)  # closed by stop() before answering; else a no-op
 
-    async def _answer(self, entry: _Entry) -> _Response | None:
+    async def _respond(self, entry: _Entry) -> Response | None:
         request = entry.request
-        if request.stream:
-            message = (
-                "Streaming is not supported by FakeOpenAIServer; send `stream: false` "
-                "(ChatOpenAI: streaming=False)."
-            )
-            return 400, error_body(400, message, code="stream_not_supported"), ()
+        refusal = unsupported(request.chat)
+        if refusal is not None:
+            return error_response(refusal)
         reply, fault, error = self._decide(request)
         with self._lock:
             entry.fault, entry.error = fault, error
@@ -987,18 +851,20 @@ class FakeOpenAIServer:
             await asyncio.sleep(wait)
         if reply.kind == "drop":
             return None
-        return self._render(request, reply)
+        response = self._render(request, reply)
+        request_id = ("x-request-id", f"req_fake{request.index:08d}")
+        return Response(response.status, response.body, (*response.headers, request_id))
 
-    def _begin(
-        self, fields: dict[str, Any], headers: dict[str, str], received_at: float, wall: float
-    ) -> _Entry:
+    def _begin(self, chat: ChatCompletionRequest, http: HttpRequest) -> _Entry:
+        json_schema = _json_schema(chat)  # outside the lock: it may search long prompts
         with self._lock:
             request = ChatRequest(
-                headers=headers,
-                received_at=received_at,
-                wall_time=wall,
+                chat=chat,
+                json_schema=json_schema,
+                headers=http.headers,
+                received_at=http.received_at,
+                wall_time=http.wall_time,
                 index=self._next_index,
-                **fields,
             )
             self._next_index += 1
             entry = _Entry(request)
@@ -1070,55 +936,43 @@ class FakeOpenAIServer:
             return Reply.json(minimal_instance(request.json_schema))
         return Reply.text(self._default_text)
 
-    def _render(self, request: ChatRequest, reply: Reply) -> _Response:
+    def _render(self, request: ChatRequest, reply: Reply) -> Response:
         kind = reply.kind
         if kind == "error":
             extra: Headers = ()
             if reply.retry_after is not None:
                 extra = (("Retry-After", header_seconds(reply.retry_after)),)
-            return reply.status, error_body(reply.status, reply.content or ""), extra
+            return Response.json(reply.status, error_body(reply.status, reply.content or ""), extra)
         if kind == "garbage":
-            return 200, _GARBAGE_BODY, ()
+            return Response(200, _GARBAGE_BODY)
         if kind == "hang":
             reply = self._default_reply(request)
-        message: dict[str, Any] = {"role": "assistant", "content": reply.content, "refusal": None}
-        finish_reason = "stop"
-        calls: Sequence[tuple[str, str, str | None]] = reply.calls
+        content = reply.content
+        specs = reply.calls
         if reply.kind == "json" and request.forced_tool is not None:
-            calls = ((request.forced_tool, reply.content or "", None),)
-            message["content"] = None
-        if calls:
-            message["tool_calls"] = [
-                {
-                    "id": call_id or f"call_{request.index:06d}{position:03d}",
-                    "type": "function",
-                    "function": {"name": name, "arguments": arguments},
-                }
-                for position, (name, arguments, call_id) in enumerate(calls)
-            ]
-            finish_reason = "tool_calls"
-        completion_chars = len(message["content"] or "") + sum(len(c[1]) for c in calls)
-        prompt_chars = sum(len(_content_text(m.get("content"))) for m in request.messages)
+            specs, content = ((request.forced_tool, reply.content or "", None),), None
+        calls = [
+            ToolCall(name, arguments, call_id or f"call_{request.index:06d}{position:03d}")
+            for position, (name, arguments, call_id) in enumerate(specs)
+        ]
+        completion_chars = len(content or "") + sum(len(call.arguments) for call in calls)
+        prompt_chars = sum(len(message.text) for message in request.chat.messages)
         usage = {
             "prompt_tokens": math.ceil(prompt_chars / 4),
             "completion_tokens": math.ceil(completion_chars / 4),
+            **(reply.usage or {}),
         }
-        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-        if reply.usage:
-            usage.update(reply.usage)
-            if "total_tokens" not in reply.usage:
-                usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-        completion = {
-            "id": f"chatcmpl-fake{request.index:08d}",
-            "object": "chat.completion",
-            "created": int(request.wall_time),
-            "model": request.model,
-            "choices": [
-                {"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}
-            ],
-            "usage": usage,
-        }
-        return 200, dumps(completion), ()
+        body = completion_body(
+            completion_id=f"chatcmpl-fake{request.index:08d}",
+            created=int(request.wall_time),
+            model=request.model,
+            content=content,
+            tool_calls=calls,
+            prompt_tokens=usage["prompt_tokens"],
+            completion_tokens=usage["completion_tokens"],
+        )
+        body["usage"].update(reply.usage or {})  # extra fields, or a total of its own
+        return Response.json(200, body)
 
 
 def _callback_failure(what: str, error: Exception) -> tuple[Reply, None, str]:
@@ -1126,119 +980,18 @@ def _callback_failure(what: str, error: Exception) -> tuple[Reply, None, str]:
     return Reply.error(500, f"FakeOpenAIServer: {what} raised {text}"), None, text
 
 
-# -- chat request parsing ------------------------------------------------------------------
+def _json_schema(chat: ChatCompletionRequest) -> dict[str, Any] | None:
+    if chat.forced_tool is not None or chat.schema is not None:
+        return chat.schema
+    return find_schema_in_text(_texts(chat))
 
 
-def _chat_fields(raw: bytes) -> dict[str, Any]:
-    try:
-        body = json.loads(raw)
-    except ValueError:
-        message = "We could not parse the JSON body of your request. Send valid JSON."
-        raise BadRequestError(400, message) from None
-    if not isinstance(body, dict):
-        raise BadRequestError(400, "The request body must be a JSON object.")
-    model = body.get("model")
-    if not isinstance(model, str) or not model:
-        raise BadRequestError(400, "You must provide a model parameter.")
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        raise BadRequestError(400, "'messages' must be a non-empty array of message objects.")
-    if not all(isinstance(message, dict) for message in messages):
-        raise BadRequestError(400, "Each entry of 'messages' must be an object.")
-    tools = body.get("tools")
-    if tools is not None and not isinstance(tools, list):
-        raise BadRequestError(400, "'tools' must be an array.")
-    tool_choice = body.get("tool_choice")
-    if tool_choice is not None and not isinstance(tool_choice, str | dict):
-        raise BadRequestError(400, "'tool_choice' must be a string or an object.")
-    response_format = body.get("response_format")
-    if response_format is not None and not isinstance(response_format, dict):
-        raise BadRequestError(400, "'response_format' must be an object.")
-    prompt = ""
-    for message in reversed(messages):
-        if message.get("role") == "user":
-            prompt = _content_text(message.get("content"))
-            break
-    forced_tool = _forced_tool(tools, tool_choice)
-    return {
-        "model": model,
-        "messages": messages,
-        "prompt": prompt,
-        "response_format": response_format,
-        "tools": tools,
-        "tool_choice": tool_choice,
-        "json_schema": _json_schema(messages, prompt, tools, forced_tool, response_format),
-        "forced_tool": forced_tool,
-        "body": body,
-    }
-
-
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = [
-            part["text"]
-            for part in content
-            if isinstance(part, dict) and isinstance(part.get("text"), str)
-        ]
-        return "\n".join(texts)
-    return ""
-
-
-def _tool_function(tool: Any) -> dict[str, Any] | None:
-    if isinstance(tool, dict):
-        function = tool.get("function", tool)
-        if isinstance(function, dict) and isinstance(function.get("name"), str):
-            return function
-    return None
-
-
-def _forced_tool(tools: list[Any] | None, tool_choice: str | dict[str, Any] | None) -> str | None:
-    if isinstance(tool_choice, dict):
-        function = tool_choice.get("function")
-        if isinstance(function, dict) and isinstance(function.get("name"), str):
-            return str(function["name"])
-        name = tool_choice.get("name")  # the flat form some servers accept
-        return name if isinstance(name, str) else None
-    if tool_choice in ("required", "any") and tools and len(tools) == 1:
-        function = _tool_function(tools[0])
-        return str(function["name"]) if function is not None else None
-    return None
-
-
-def _json_schema(
-    messages: list[dict[str, Any]],
-    prompt: str,
-    tools: list[Any] | None,
-    forced_tool: str | None,
-    response_format: dict[str, Any] | None,
-) -> dict[str, Any] | None:
-    if forced_tool is not None:
-        for tool in tools or ():
-            function = _tool_function(tool)
-            if function is not None and function["name"] == forced_tool:
-                parameters = function.get("parameters")
-                return parameters if isinstance(parameters, dict) else None
-    if response_format is not None:
-        kind = response_format.get("type")
-        schema: Any = None
-        if kind == "json_schema":
-            wrapper = response_format.get("json_schema")
-            schema = wrapper.get("schema") if isinstance(wrapper, dict) else None
-        elif kind == "json_object":
-            schema = response_format.get("schema")
-        if isinstance(schema, dict):
-            return schema
-    return find_schema_in_text(_texts(messages, prompt))
-
-
-def _texts(messages: list[dict[str, Any]], prompt: str) -> Iterator[str]:
+def _texts(chat: ChatCompletionRequest) -> Iterator[str]:
     # The prompt (last user message) first, then the other messages, latest first.
-    yield prompt
+    yield chat.prompt
     skipped = False
-    for message in reversed(messages):
-        if not skipped and message.get("role") == "user":
+    for message in reversed(chat.messages):
+        if not skipped and message.role == "user":
             skipped = True
             continue
-        yield _content_text(message.get("content"))
+        yield message.text

@@ -1,23 +1,26 @@
-"""HTTP/1.1 framing of the fake server: read a request off a stream, write a response.
+"""HTTP/1.1 framing of the loopback shell: read a request off a stream, write a response.
 
 Just what an OpenAI client sends: a request line, headers, and a ``Content-Length`` or chunked
-body. Responses are always JSON with a ``Content-Length``.
+body. Responses carry a JSON body with a ``Content-Length``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any, Final, TypeAlias
 
 __all__ = [
     "HEADER_LIMIT",
     "MAX_BODY",
-    "BadRequestError",
     "Headers",
+    "HttpRequest",
+    "Response",
+    "WireError",
     "dumps",
-    "error_body",
     "header_seconds",
     "parse_head",
     "read_body",
@@ -35,26 +38,74 @@ _REASONS: Final = {status.value: status.phrase for status in HTTPStatus}
 Headers: TypeAlias = tuple[tuple[str, str], ...]
 
 
-class BadRequestError(Exception):
-    """A request the server answers with an error status, then closes the connection."""
+class WireError(Exception):
+    """A request the server refuses; sent as an OpenAI error body with ``status``.
 
-    def __init__(self, status: int, message: str, *, code: str | None = None) -> None:
+    Attributes:
+        status: HTTP status (400 for a malformed request, 404 for an unknown model, ...).
+        message: what is wrong, for the caller.
+        param: the request field at fault (``messages[0].role``), when there is one.
+        code: OpenAI's error code (``model_not_found``, ``context_length_exceeded``), if any.
+    """
+
+    def __init__(
+        self, status: int, message: str, *, param: str | None = None, code: str | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.param = param
         self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class HttpRequest:
+    """One HTTP request as the shell read it.
+
+    Attributes:
+        method: ``GET``, ``POST``, ...
+        path: the path without query string or trailing slash.
+        headers: the headers, names in lower case.
+        body: the raw body.
+        received_at: ``time.monotonic()`` when the request was read.
+        wall_time: ``time.time()`` when the request was read.
+        client_gone: tells whether the client has closed the connection (safe to call from
+            a worker thread: it only reads the stream's end-of-file flag).
+    """
+
+    method: str
+    path: str
+    headers: Mapping[str, str] = field(repr=False)
+    body: bytes = field(repr=False)
+    received_at: float
+    wall_time: float
+    client_gone: Callable[[], bool] = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """What a route answers: a status, a body (JSON, or anything for a fault) and headers."""
+
+    status: int
+    body: bytes
+    headers: Headers = ()
+
+    @classmethod
+    def json(cls, status: int, value: Any, headers: Headers = ()) -> Response:
+        """A response whose body is ``value`` as compact JSON."""
+        return cls(status, dumps(value), headers)
 
 
 def parse_head(head: bytes) -> tuple[str, str, bool, dict[str, str]]:
     """Method, path (no query, no trailing slash), keep-alive and headers (lower-case names).
 
     Raises:
-        BadRequestError: a malformed request line or header.
+        WireError: a malformed request line or header.
     """
     lines = head.decode("latin-1").split("\r\n")
     parts = lines[0].split(" ")
     if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
-        raise BadRequestError(400, f"Malformed request line: {lines[0][:100]!r}")
+        raise WireError(400, f"Malformed request line: {lines[0][:100]!r}")
     method, target, version = parts
     headers: dict[str, str] = {}
     for line in lines[1:]:
@@ -62,7 +113,7 @@ def parse_head(head: bytes) -> tuple[str, str, bool, dict[str, str]]:
             continue
         name, colon, value = line.partition(":")
         if not colon:
-            raise BadRequestError(400, f"Malformed header line: {line[:100]!r}")
+            raise WireError(400, f"Malformed header line: {line[:100]!r}")
         name = name.strip().lower()
         value = value.strip()
         headers[name] = f"{headers[name]}, {value}" if name in headers else value
@@ -79,28 +130,28 @@ async def read_body(reader: asyncio.StreamReader, method: str, headers: dict[str
     """The request body, by ``Content-Length`` or chunked transfer coding.
 
     Raises:
-        BadRequestError: 411 for a POST without a length, 413 for a body too large, 400 or 501
+        WireError: 411 for a POST without a length, 413 for a body too large, 400 or 501
             for a malformed or unsupported framing.
         asyncio.IncompleteReadError: the client closed the connection mid-body.
     """
     encoding = headers.get("transfer-encoding")
     if encoding is not None:
         if encoding.lower().rsplit(",", 1)[-1].strip() != "chunked":
-            raise BadRequestError(501, f"Transfer-Encoding {encoding!r} is not supported.")
+            raise WireError(501, f"Transfer-Encoding {encoding!r} is not supported.")
         return await _read_chunked(reader)
     length_text = headers.get("content-length")
     if length_text is None:
         if method in ("POST", "PUT", "PATCH"):
-            raise BadRequestError(411, "A Content-Length header is required.")
+            raise WireError(411, "A Content-Length header is required.")
         return b""
     try:
         length = int(length_text)
     except ValueError:
-        raise BadRequestError(400, f"Bad Content-Length {length_text!r}.") from None
+        raise WireError(400, f"Bad Content-Length {length_text!r}.") from None
     if length < 0:
-        raise BadRequestError(400, f"Bad Content-Length {length_text!r}.")
+        raise WireError(400, f"Bad Content-Length {length_text!r}.")
     if length > MAX_BODY:
-        raise BadRequestError(413, f"The body is over {MAX_BODY} bytes.")
+        raise WireError(413, f"The body is over {MAX_BODY} bytes.")
     return await reader.readexactly(length) if length else b""
 
 
@@ -112,17 +163,17 @@ async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
         try:
             size = int(line.split(b";", 1)[0].strip(), 16)
         except ValueError:
-            raise BadRequestError(400, "Malformed chunk size.") from None
+            raise WireError(400, "Malformed chunk size.") from None
         if size == 0:
             while await reader.readuntil(b"\r\n") != b"\r\n":
                 pass  # trailers are ignored
             return b"".join(chunks)
         total += size
         if total > MAX_BODY:
-            raise BadRequestError(413, f"The body is over {MAX_BODY} bytes.")
+            raise WireError(413, f"The body is over {MAX_BODY} bytes.")
         chunks.append(await reader.readexactly(size))
         if await reader.readexactly(2) != b"\r\n":
-            raise BadRequestError(400, "Malformed chunk.")
+            raise WireError(400, "Malformed chunk.")
 
 
 def response_bytes(status: int, body: bytes, keep_alive: bool, extra: Headers = ()) -> bytes:
@@ -138,21 +189,8 @@ def response_bytes(status: int, body: bytes, keep_alive: bool, extra: Headers = 
 
 
 def dumps(value: Any) -> bytes:
-    """Compact JSON bytes."""
-    return json.dumps(value, separators=(",", ":")).encode()
-
-
-def error_body(status: int, message: str, *, code: str | None = None) -> bytes:
-    """An OpenAI error body: ``{"error": {"message", "type", "param", "code"}}``."""
-    if status == 429:
-        kind, code = "requests", code or "rate_limit_exceeded"
-    elif status >= 500:
-        kind, code = "server_error", code or "server_error"
-    elif status == 401:
-        kind, code = "invalid_request_error", code or "invalid_api_key"
-    else:
-        kind = "invalid_request_error"
-    return dumps({"error": {"message": message, "type": kind, "param": None, "code": code}})
+    """Compact JSON bytes (non-ASCII text kept as UTF-8)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def reason(status: int) -> str:
