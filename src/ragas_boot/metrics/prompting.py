@@ -25,11 +25,16 @@ __all__ = [
 #: Templates shipped for each language, with the placeholders each may use (the public
 #: contract for custom templates).
 PROMPT_PLACEHOLDERS: dict[str, frozenset[str]] = {
+    "aspect_critic": frozenset({"definition", "interaction"}),
     "classify_topics": frozenset({"reference_topics", "extracted_topics", "count"}),
     "compare_outcome": frozenset({"reference", "conversation"}),
     "evaluate_outcome": frozenset({"goal", "conversation"}),
     "extract_topics": frozenset({"conversation"}),
     "infer_goal": frozenset({"conversation"}),
+    "rubrics_score": frozenset({"rubrics", "reference", "interaction"}),
+    "simple_criteria": frozenset(
+        {"definition", "interaction", "reference", "min_score", "max_score"}
+    ),
 }
 PROMPT_NAMES = tuple(sorted(PROMPT_PLACEHOLDERS))
 
