@@ -71,9 +71,7 @@ def test_median_of_repeats_per_judge_and_raw_scores_kept(make_container, openai_
         scores(openai_server, raw, model="judge-a", times=1)
     scores(openai_server, 2, model="judge-b")
     config = ACCURATE.model_copy(update={"strictness": 3, "min_score": 1.0, "max_score": 5.0})
-    result = make_container(["judge-a", "judge-b"]).simple_criteria_score().evaluate(
-        SAMPLE, config
-    )
+    result = make_container(["judge-a", "judge-b"]).simple_criteria_score().evaluate(SAMPLE, config)
     assert openai_server.count() == 6
     assert sorted(result.metadata["raw_scores"]["judge-a"]) == [1, 4, 5]
     assert result.model_scores == {"judge-a": 0.75, "judge-b": 0.25}
@@ -104,7 +102,7 @@ def test_scale_checked_after_merging_with_yaml_defaults(make_container, openai_s
 
 def test_missing_definition_and_missing_response(make_container, openai_server):
     metric = make_container(["judge-a"]).simple_criteria_score()
-    with pytest.raises(ConfigError, match="simple-criteria-score.definition"):
+    with pytest.raises(ConfigError, match=r"simple-criteria-score\.definition"):
         metric.evaluate(SAMPLE)
     with pytest.raises(SampleValidationError, match="'response'"):
         metric.evaluate(Sample(user_input="q"), ACCURATE)
