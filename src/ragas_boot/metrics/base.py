@@ -313,6 +313,12 @@ class Metric(ABC, Generic[ConfigT]):
         """The named criterion this bean was built for (``None``: the metric's own bean)."""
         return self._criterion
 
+    @property
+    def label(self) -> str:
+        """The name results, events and reports show: ``AspectCriticMetric:no-profanity`` for
+        a named criterion's bean, else :attr:`name`."""
+        return f"{self.name}:{self._criterion}" if self._criterion else self.name
+
     @classmethod
     def from_settings(
         cls,
@@ -541,7 +547,7 @@ class Metric(ABC, Generic[ConfigT]):
         started = time.perf_counter()
         self._listeners.notify_before(
             EvaluationStarted(
-                metric=self.name,
+                metric=self.label,
                 sample=sample,
                 config=config,
                 judge_ids=judge_ids,
@@ -558,7 +564,7 @@ class Metric(ABC, Generic[ConfigT]):
             # What was run before the failure still reaches listeners (reports show it).
             self._listeners.notify_after(
                 EvaluationFinished(
-                    metric=self.name,
+                    metric=self.label,
                     sample=sample,
                     config=config,
                     judge_ids=judge_ids,
@@ -576,7 +582,7 @@ class Metric(ABC, Generic[ConfigT]):
         for step in outcome.steps:
             usage = usage + step.usage
         result = MetricResult(
-            metric=self.name,
+            metric=self.label,
             score=score,
             model_scores=outcome.model_scores,
             exclusions=outcome.exclusions,
@@ -601,7 +607,7 @@ class Metric(ABC, Generic[ConfigT]):
         )
         self._listeners.notify_after(
             EvaluationFinished(
-                metric=self.name,
+                metric=self.label,
                 sample=sample,
                 config=config,
                 judge_ids=judge_ids,
