@@ -251,3 +251,33 @@ def test_bad_config_values(config, values):
 def test_a_missing_library_says_which_extra_to_install():
     with pytest.raises(MissingExtraError, match=r"pip install 'ragas-boot\[nlp\]'"):
         require("no_such_module_for_ragas_boot", "sacrebleu", "BleuScoreMetric")
+
+
+def _docs_table_rows() -> list[list[str]]:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "metrics.md").read_text("utf-8")
+    section = text.split("### Our scores beside the libraries", 1)[1].split("\n### ", 1)[0]
+    rows = [line.strip("|").split(" | ") for line in section.splitlines() if line.startswith("| ")]
+    return [[cell.strip() for cell in row] for row in rows if row[0].strip() != "response"]
+
+
+def test_the_docs_table_is_what_the_metrics_and_libraries_give():
+    rows = _docs_table_rows()
+    assert len(rows) == 10  # five English, five Russian
+    lib_rouge = rouge_scorer.RougeScorer(["rougeL"])
+    unicode_rouge = rouge_scorer.RougeScorer(["rougeL"], tokenizer=UnicodeTokenizer())
+    for response, reference, *shown in rows:
+        pair = sample(response, reference)
+        computed = [
+            BleuScoreMetric().single_turn_score(pair),
+            BLEU(effective_order=True).sentence_score(response, [reference]).score / 100,
+            RougeScoreMetric().single_turn_score(pair),
+            lib_rouge.score(reference, response)["rougeL"].fmeasure,
+            unicode_rouge.score(reference, response)["rougeL"].fmeasure,
+            ChrfScoreMetric().single_turn_score(pair),
+            CHRF().sentence_score(response, [reference]).score / 100,
+            StringSimilarityMetric().single_turn_score(pair),
+            JaroWinkler.normalized_similarity(response.lower(), reference.lower()),
+        ]
+        assert shown == [f"{value:.4f}" for value in computed], response
