@@ -321,6 +321,7 @@ def ragas_container(
     from ragas_boot._pytest.allure import start_allure
     from ragas_boot.container import create_container
     from ragas_boot.errors import RagasBootError
+    from ragas_boot.metrics.registry import criterion_beans
 
     state = _state(request)
     container = create_container(ragas_settings)
@@ -334,6 +335,8 @@ def ragas_container(
                 state.adopt(getattr(container, name)())
             except RagasBootError:
                 continue
+        for name in criterion_beans(ragas_settings):
+            state.adopt(getattr(container, name)())  # named criteria report their scores too
         yield container
     finally:
         state.container = None

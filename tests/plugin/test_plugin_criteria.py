@@ -59,3 +59,22 @@ def test_no_config_named_no_criterion_fixtures_and_no_yaml_read(plain, judges_co
     result = plain.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert "ragas-boot: config" not in result.stdout.str()
+
+
+def test_a_criterion_bean_reached_through_the_container_reports_its_score(
+    project, openai_server, judges_config
+):
+    project.makefile(".yaml", application=judges_config() + textwrap.dedent(CRITERIA))
+    openai_server.respond(None, {"reasoning": "clean", "verdict": True})
+    project.makepyfile(
+        test_direct="""
+        from ragas_boot import Sample
+
+        def test_direct(ragas_container):
+            bean = ragas_container.aspect_critic__no_profanity()
+            assert bean.evaluate(Sample(response="Fine.")).score == 1.0
+        """
+    )
+    result = project.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*test_direct*AspectCriticMetric:no-profanity*1.000*"])
