@@ -637,13 +637,15 @@ def _config_check(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from ragas_boot.container import create_container
-    from ragas_boot.metrics.registry import METRICS
+    from ragas_boot.metrics.registry import METRICS, criterion_beans
 
     settings = settings_from_args(args)
     with create_container(settings) as container:
         judges = container.judges()
         if settings.metrics.enabled:
             for name in METRICS:  # building the beans validates their YAML sections
+                getattr(container, name)()
+            for name in criterion_beans(settings):  # and each named criterion over them
                 getattr(container, name)()
         table = Table(title="Judges", title_justify="left")
         for column in ("Judge", "Provider", "Model", "Endpoint", "Output"):

@@ -129,3 +129,23 @@ def test_compare_without_metric_runs_the_declared_criteria(
     assert "aspect_critic:no-profanity" in result.out
     assert "aspect_critic:timeline-in-days" in result.out
     assert "│ aspect_critic " not in result.out
+
+
+def test_config_check_builds_each_named_criterion(run_cli, tmp_path, root_conftest, secret,
+                                                  openai_server, monkeypatch):  # fmt: skip
+    monkeypatch.setenv("JUDGE_KEY", secret)
+    extra = """
+spring.ai.ragas.metrics.simple-criteria-score:
+  min-score: 4
+  criteria:
+    low: {definition: x, max-score: 3}
+"""
+    path = tmp_path / "application.yaml"
+    path.write_text(
+        root_conftest.judges_yaml(openai_server.base_url, {"local": ["judge-a"]}, extra),
+        encoding="utf-8",
+    )
+    result = run_cli("config", "check", "--config", path)
+    assert result.code != 0
+    assert "simple-criteria-score.criteria.low" in result.err
+    assert "must be less than max-score" in result.err

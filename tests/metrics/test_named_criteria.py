@@ -89,3 +89,18 @@ def test_a_metric_without_criteria_says_so(make_container):
 def test_bad_criteria_fail_at_load_naming_the_key(make_settings, section, key):
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
         make_settings(["judge-a"], extra=f"spring.ai.ragas.metrics.{section}\n")
+
+
+def test_a_criterion_is_checked_merged_with_the_section(make_container):
+    extra = """
+spring.ai.ragas.metrics.simple-criteria-score:
+  min-score: 4
+  max-score: 10
+  criteria:
+    low: {definition: x, max_score: 3}
+"""
+    container = make_container(["judge-a"], extra=extra)
+    with pytest.raises(ConfigError) as error:
+        container.metric("simple_criteria_score", "low")
+    assert "simple-criteria-score.criteria.low" in str(error.value)
+    assert "must be less than max-score" in str(error.value)

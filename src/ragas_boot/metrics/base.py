@@ -358,12 +358,15 @@ class Metric(ABC, Generic[ConfigT]):
         if criterion is not None:
             found = cls.find_criterion(settings, criterion)
             entry_key = f"{key}.{cls.criteria_key}.{found}"
+
+            def kebab(mapping: Any) -> dict[str, Any]:
+                return {str(k).replace("_", "-"): v for k, v in dict(mapping or {}).items()}
+
+            # Validated merged, so checks across fields (min-score < max-score) see both.
             try:
-                own = cls.config_type.model_validate(named[found] or {})
+                defaults = cls.config_type.model_validate({**kebab(section), **kebab(named[found])})
             except ValidationError as error:
                 raise _section_error(entry_key, cls.config_type, error) from None
-            update = {name: getattr(own, name) for name in own.model_fields_set}
-            defaults = defaults.model_copy(update=update)
             criterion = found
         metric = cls(
             executor=executor,
