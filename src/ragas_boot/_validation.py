@@ -112,9 +112,14 @@ def _field_spelled(model: type[BaseModel], key: str) -> FieldInfo | None:
 
 
 def _model_in(annotation: Any, named: str | None = None) -> type[BaseModel] | None:
-    """The (first, or the one called ``named``) model class inside a type annotation."""
+    """The (first, or the one called or tagged ``named``) model class inside a type
+    annotation; a discriminated union's arm is found by its ``Tag`` too."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation if named in (None, annotation.__name__) else None
+    if named is not None and typing.get_origin(annotation) is typing.Annotated:
+        inner, *metadata = typing.get_args(annotation)
+        if any(getattr(item, "tag", None) == named for item in metadata):
+            return _model_in(inner)
     for arg in getattr(annotation, "__args__", ()):
         found = _model_in(arg, named)
         if found is not None:

@@ -380,7 +380,8 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
         default=[],
         metavar="NAME",
         required=metric_required,
-        help=f"metric to run: {_metric_choices()}; repeat"
+        help=f"metric to run: {_metric_choices()}; METRIC:CRITERION runs a named criterion "
+        "of the YAML (aspect_critic:no-profanity); repeat"
         + ("" if metric_required else "; default: every metric that uses judges"),
     )
     add_config_arguments(parser)
@@ -442,18 +443,43 @@ def _metric_choices() -> str:
     return ", ".join(METRICS)
 
 
-def _metric_names(names: Sequence[str]) -> list[str]:
+def _metric_names(names: Sequence[str], settings: RagasSettings | None = None) -> list[str]:
+    """Bean names for ``--metric`` (``aspect_critic:no-profanity`` names a criterion).
+
+    Without ``--metric``: every metric that uses judges, except that a metric with named
+    criteria (AspectCritic, ...) runs as its declared criteria, since it needs one.
+
+    Raises:
+        UsageError: an unknown metric.
+        ConfigError: a criterion the settings do not declare (lists the declared ones).
+    """
     from ragas_boot.metrics.base import Need
-    from ragas_boot.metrics.registry import METRICS, metric_class
+    from ragas_boot.metrics.registry import METRICS, metric_class, split_criterion
 
     if not names:
-        return [name for name, cls in METRICS.items() if cls.uses(Need.JUDGES)]
-    chosen: list[str] = []
+        chosen = []
+        for name, cls in METRICS.items():
+            if not cls.uses(Need.JUDGES):
+                continue
+            if cls.criteria_key is None:
+                chosen.append(name)
+            elif settings is not None:
+                chosen.extend(f"{name}:{c}" for c in cls.criteria(settings.metrics))
+        return chosen
+    chosen = []
     for name in names:
+        metric, criterion = split_criterion(name)
         try:
-            key = metric_class(name).bean_name
+            cls = metric_class(metric)
         except KeyError as error:
             raise UsageError(str(error.args[0])) from None
+        key = cls.bean_name
+        if criterion is not None:
+            if not criterion:
+                raise UsageError(f"--metric {name}: name the criterion after the colon")
+            if settings is not None:
+                criterion = cls.find_criterion(settings.metrics, criterion)
+            key = f"{key}:{criterion}"
         if key not in chosen:
             chosen.append(key)
     return chosen
@@ -524,11 +550,12 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
     from ragas_boot.runs import evaluate_dataset
 
     reports = _report_paths(args.out)
-    names = _metric_names(args.metric)
+    _metric_names(args.metric)  # an unknown metric is reported before anything is loaded
     dataset = load_dataset(args.dataset)
     settings = settings_from_args(args)
+    names = _metric_names(args.metric, settings)
     with create_container(settings) as container:
-        beans = {name: getattr(container, name)() for name in names}
+        beans = {name: container.metric(name) for name in names}
         enabled = not args.no_progress and stderr().is_terminal
         with _progress(enabled, len(dataset)) as callback:
             run = evaluate_dataset(
@@ -610,13 +637,15 @@ def _config_check(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from ragas_boot.container import create_container
-    from ragas_boot.metrics.registry import METRICS
+    from ragas_boot.metrics.registry import METRICS, criterion_beans
 
     settings = settings_from_args(args)
     with create_container(settings) as container:
         judges = container.judges()
         if settings.metrics.enabled:
             for name in METRICS:  # building the beans validates their YAML sections
+                getattr(container, name)()
+            for name in criterion_beans(settings):  # and each named criterion over them
                 getattr(container, name)()
         table = Table(title="Judges", title_justify="left")
         for column in ("Judge", "Provider", "Model", "Endpoint", "Output"):

@@ -94,9 +94,10 @@ class ExecutionContainer(containers.DeclarativeContainer):
 
 
 def metric_provider(
-    metric: type[Metric[Any]], *, core: Any, execution: Any
+    metric: type[Metric[Any]], *, core: Any, execution: Any, criterion: str | None = None
 ) -> providers.Singleton[Metric[Any]]:
-    """The bean provider of one metric class, wired by what the class says it needs."""
+    """The bean provider of one metric class (or one of its named criteria), wired by what
+    the class says it needs."""
     kwargs: dict[str, Any] = {
         "settings": core.settings.provided.metrics,
         "listeners": execution.listeners,
@@ -104,6 +105,8 @@ def metric_provider(
     }
     if metric.uses(Need.JUDGES):
         kwargs["executor"] = execution.executor
+    if criterion is not None:
+        kwargs["criterion"] = criterion
     return providers.Singleton(metric.from_settings, **kwargs)
 
 

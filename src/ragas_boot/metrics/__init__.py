@@ -23,6 +23,19 @@ from ragas_boot.metrics.agent.topic_adherence import (
     TopicAdherenceMode,
 )
 from ragas_boot.metrics.base import Metric, MetricConfig, Need, ScoringOutcome
+from ragas_boot.metrics.general.aspect_critic import AspectCriticConfig, AspectCriticMetric
+from ragas_boot.metrics.general.rubrics_score import RubricsScoreConfig, RubricsScoreMetric
+from ragas_boot.metrics.general.simple_criteria_score import (
+    SimpleCriteriaScoreConfig,
+    SimpleCriteriaScoreMetric,
+)
+from ragas_boot.metrics.nlp.bleu_score import BleuScoreConfig, BleuScoreMetric
+from ragas_boot.metrics.nlp.chrf_score import ChrfScoreConfig, ChrfScoreMetric
+from ragas_boot.metrics.nlp.rouge_score import RougeScoreConfig, RougeScoreMetric
+from ragas_boot.metrics.nlp.string_similarity import (
+    StringSimilarityConfig,
+    StringSimilarityMetric,
+)
 from ragas_boot.metrics.registry import METRICS, metric_class, register_metric
 from ragas_boot.metrics.results import MetricResult
 
@@ -31,13 +44,27 @@ __all__ = [
     "AgentGoalAccuracyConfig",
     "AgentGoalAccuracyMetric",
     "AgentGoalMode",
+    "AspectCriticConfig",
+    "AspectCriticMetric",
+    "BleuScoreConfig",
+    "BleuScoreMetric",
     "CallOrder",
+    "ChrfScoreConfig",
+    "ChrfScoreMetric",
     "FailedCalls",
     "Metric",
     "MetricConfig",
     "MetricResult",
     "Need",
+    "RougeScoreConfig",
+    "RougeScoreMetric",
+    "RubricsScoreConfig",
+    "RubricsScoreMetric",
     "ScoringOutcome",
+    "SimpleCriteriaScoreConfig",
+    "SimpleCriteriaScoreMetric",
+    "StringSimilarityConfig",
+    "StringSimilarityMetric",
     "ToolCallAccuracyConfig",
     "ToolCallAccuracyMetric",
     "ToolCallMatching",
