@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import textwrap
 from pathlib import Path
@@ -11,17 +10,18 @@ from typing import Any
 import pytest
 from suite_helpers import scripted_turns
 
+from ragas_boot.cli import main
 from ragas_boot.suites import load_suite
-from ragas_boot.suites.cli import EXIT_GATE_FAILED, EXIT_OK, configure, run
 from ragas_boot.testing import FakeOpenAIServer, Reply
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "04_tool_suite"
 
 
+EXIT_OK, EXIT_GATE_FAILED = 0, 1
+
+
 def cli(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="ragas-boot suite")
-    configure(parser)
-    return run(parser.parse_args(list(argv)))
+    return main(["suite", *argv])
 
 
 def test_the_example_runs_from_its_folder(

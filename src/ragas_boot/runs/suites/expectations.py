@@ -33,6 +33,7 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
+from ragas_boot.chat.tool_agent import DEFAULT_MAX_TOOL_CALLS
 from ragas_boot.metrics.agent.tool_matching import ToolCallMode, ValueComparison, argument_score
 from ragas_boot.samples import HumanMessage, Message, from_openai_messages
 
@@ -50,8 +51,6 @@ __all__ = [
     "validator_failure",
 ]
 
-DEFAULT_MAX_TOOL_CALLS = 5
-"""A case's default tool-call budget (as in the seed article)."""
 DEFAULT_MAX_LATENCY_MS = 10_000.0
 """A case's default latency budget in milliseconds (as in the seed article)."""
 

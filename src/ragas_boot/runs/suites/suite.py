@@ -55,15 +55,15 @@ from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import ErrorDetails
 
 from ragas_boot.errors import SuiteError
-from ragas_boot.samples._base import join_path, short_repr
-from ragas_boot.suites.expectations import (
+from ragas_boot.runs.suites.expectations import (
     AgentTestCase,
     ParamRule,
     RangeRule,
     SuiteModel,
     ToolCallExpectation,
 )
-from ragas_boot.suites.scoring import ScoreWeights, ScoringSettings
+from ragas_boot.runs.suites.scoring import ScoreWeights, ScoringSettings
+from ragas_boot.samples._base import join_path, short_repr
 
 __all__ = [
     "DEFAULT_CONCURRENCY",

@@ -1,6 +1,6 @@
 """Renderers of suite results: console (rich), JSON, and one self-contained HTML page.
 
-Each renderer takes a :class:`~ragas_boot.suites.results.SuiteResult` (and optionally the
+Each renderer takes a :class:`~ragas_boot.runs.suites.results.SuiteResult` (and optionally the
 gate's verdict) and returns a string; none of them prints or writes files.
 """
 
@@ -17,8 +17,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ragas_boot.suites.analysis import FailureAnalysis, analyze_failures
-from ragas_boot.suites.results import CaseIssue, CaseResult, SuiteGate, SuiteResult
+from ragas_boot.runs.suites.analysis import FailureAnalysis, analyze_failures
+from ragas_boot.runs.suites.results import CaseIssue, CaseResult, SuiteGate, SuiteResult
 
 __all__ = [
     "case_explanation",

@@ -30,8 +30,7 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from ragas_boot.metrics.agent.tool_matching import ToolCallMode, ValueComparison, match_tool_calls
-from ragas_boot.samples import ToolCall
-from ragas_boot.suites.expectations import (
+from ragas_boot.runs.suites.expectations import (
     AgentTestCase,
     SuiteModel,
     ToolCallExpectation,
@@ -39,7 +38,8 @@ from ragas_boot.suites.expectations import (
     same_value,
     validator_failure,
 )
-from ragas_boot.suites.results import AgentRun, CaseIssue, CaseResult, IssueKind, StopReason
+from ragas_boot.runs.suites.results import AgentRun, CaseIssue, CaseResult, IssueKind, StopReason
+from ragas_boot.samples import ToolCall
 
 __all__ = [
     "DEFAULT_PASS_THRESHOLD",
