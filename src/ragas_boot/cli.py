@@ -64,7 +64,7 @@ if TYPE_CHECKING:  # heavy modules are imported by the commands that use them
     from rich.console import Console
 
     from ragas_boot.config.settings import RagasSettings
-    from ragas_boot.runs import ProgressCallback, RunResult
+    from ragas_boot.runs import ProgressCallback
     from ragas_boot.runs.suites import AgentTestSuite, SuiteResult
 
 __all__ = [
@@ -494,27 +494,11 @@ def _progress(enabled: bool, total: int) -> Iterator[ProgressCallback | None]:
         yield update
 
 
-def _gate(run: RunResult, fail_under: float | None) -> list[str]:
-    from ragas_boot.reporting import _format as fmt
-
-    problems = []
-    for summary in run.metric_summaries:
-        if summary.mean is None and summary.failed:
-            problems.append(
-                f"{summary.metric}: no sample could be scored ({summary.failed} failed)"
-            )
-        elif fail_under is not None and (summary.mean is None or summary.mean < fail_under):
-            problems.append(
-                f"{summary.metric}: mean {fmt.score(summary.mean)} is under --fail-under "
-                f"{fail_under:g}"
-            )
-    return problems
-
-
 def _run_dataset(args: argparse.Namespace, view: str) -> int:
     from ragas_boot.container import create_container
     from ragas_boot.datasets import load_dataset
     from ragas_boot.reporting import console_renderables, render_html, render_json
+    from ragas_boot.reporting.gates import run_gate_lines
     from ragas_boot.runs import evaluate_dataset
 
     reports = _report_paths(args.out)
@@ -544,14 +528,10 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
         text = render_html(run, title=title) if kind == "html" else render_json(run)
         path.write_text(_redact(text), encoding="utf-8")
         _message(f"Report written: {path}")
-    problems = _gate(run, args.fail_under)
-    for problem in problems:
-        _message(f"FAILED {problem}", "bold red")
-    if problems:
-        return EXIT_GATE_FAILED
-    if args.fail_under is not None:
-        _message(f"PASSED every metric's mean is at least {args.fail_under:g}", "green")
-    return EXIT_OK
+    gate = run.gate(args.fail_under)
+    for line in run_gate_lines(gate):
+        _message(line, "green" if gate.passed else "bold red")
+    return EXIT_OK if gate.passed else EXIT_GATE_FAILED
 
 
 def _redact(text: str) -> str:

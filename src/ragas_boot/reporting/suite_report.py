@@ -22,6 +22,7 @@ from rich.text import Text
 
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting._style import style_tag
+from ragas_boot.reporting.gates import suite_gate_line
 from ragas_boot.reporting.json_report import generator
 from ragas_boot.runs.suites.analysis import FailureAnalysis, analyze_failures
 from ragas_boot.runs.suites.results import CaseIssue, CaseResult, SuiteGate, SuiteResult
@@ -47,12 +48,7 @@ def _percent(fraction: float) -> str:
     return fmt.percent(fraction)
 
 
-def _gate_line(gate: SuiteGate) -> str:
-    if gate.passed:
-        return (
-            f"CI GATE PASSED: {_percent(gate.pass_rate)} >= {_percent(gate.min_pass_rate)} required"
-        )
-    return f"CI GATE FAILED: {_percent(gate.pass_rate)} < {_percent(gate.min_pass_rate)} required"
+_gate_line = suite_gate_line
 
 
 _FIGURES = ("Score", "Precision", "Recall", "Params", "Output", "Latency", "Calls")
