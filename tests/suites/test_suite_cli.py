@@ -197,7 +197,13 @@ def test_invalid_option_values_are_argparse_errors(
     assert captured.out == ""
 
 
-def _server_config(folder: Path, server: FakeOpenAIServer, name: str = "application.yaml") -> Path:
+def _server_config(
+    folder: Path,
+    server: FakeOpenAIServer,
+    name: str = "application.yaml",
+    *,
+    api_key: str = "test-key",
+) -> Path:
     path = folder / name
     path.write_text(
         textwrap.dedent(
@@ -206,7 +212,7 @@ def _server_config(folder: Path, server: FakeOpenAIServer, name: str = "applicat
             spring.ai.ragas.providers.openai-compatible:
               - name: test-server
                 base-url: {server.base_url}
-                api-key: test-key
+                api-key: {api_key}
                 chat-models: [{{id: {AGENT_MODEL}}}]
             """
         ),
@@ -274,19 +280,7 @@ def test_the_configuration_secrets_are_masked_in_the_output_and_the_reports(
     monkeypatch.setenv("AGENT_KEY", secret)
     # a model that repeats the key: it reaches the answer, the JSON and the HTML report
     openai_server.respond(AGENT_MODEL, lambda request: f"Hanoi weather; my key is {secret}")
-    config = suite_dir / "application.yaml"
-    config.write_text(
-        textwrap.dedent(
-            f"""
-            spring.ai.ragas.providers.openai-compatible:
-              - name: test-server
-                base-url: {openai_server.base_url}
-                api-key: ${{AGENT_KEY}}
-                chat-models: [{{id: {AGENT_MODEL}}}]
-            """
-        ),
-        encoding="utf-8",
-    )
+    _server_config(suite_dir, openai_server, api_key="${AGENT_KEY}")  # found beside the suite
     html_path, json_path = suite_dir / "report.htm", suite_dir / "report.json"
 
     code = cli(

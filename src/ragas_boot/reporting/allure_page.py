@@ -7,11 +7,11 @@ the test's Allure step.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ragas_boot.reporting import _format as fmt
+from ragas_boot.reporting._html import escape
 from ragas_boot.reporting._style import style_tag
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def _gantt(steps: Sequence[StepRecord]) -> str:
         width = max(2.0, length / total * bar_width)
         colour = "#2c67e8" if ok else "#eb5146"
         parts.append(
-            f'<text x="0" y="{y + 13}" font-size="12">{html.escape(label[:48])}</text>'
+            f'<text x="0" y="{y + 13}" font-size="12">{escape(label[:48])}</text>'
             f'<rect x="{x:.1f}" y="{y}" width="{width:.1f}" height="14" fill="{colour}"/>'
             f'<text x="{x + width + 4:.1f}" y="{y + 12}" font-size="11">'
             f"{length * 1000:.0f} ms</text>"
@@ -88,7 +88,7 @@ def render_page(event: EvaluationFinished, settings: AllureSettings | None = Non
 
     options = settings or AllureSettings()
     result = event.result
-    esc = html.escape
+    esc = escape
     reasons = event.metadata.get("reasons") or {}
     explanation = getattr(result, "explanation", "") or ""
     mode = getattr(result, "mode", None)

@@ -9,12 +9,13 @@ behind ``<details>`` toggles. Everything user-supplied is HTML-escaped.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from html import escape
-from typing import Any
+from collections.abc import Sequence
 
 from ragas_boot.execution.results import JudgeCall, StepRecord
 from ragas_boot.reporting import _format as fmt
+from ragas_boot.reporting._html import escape as _e
+from ragas_boot.reporting._html import numeric_cell as _num
+from ragas_boot.reporting._html import table as _table
 from ragas_boot.reporting._style import style_tag
 from ragas_boot.runs.results import Evaluation, JudgeSummary, MetricInfo, RunResult, SampleRun
 from ragas_boot.samples import AIMessage, HumanMessage, Sample, ToolCall, ToolMessage
@@ -22,10 +23,6 @@ from ragas_boot.samples import AIMessage, HumanMessage, Sample, ToolCall, ToolMe
 __all__ = ["render_html"]
 
 _PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1", "#edc948")
-
-
-def _e(value: Any) -> str:
-    return escape(str(value), quote=True)
 
 
 def _anchor(sample_id: str) -> str:
@@ -36,19 +33,6 @@ def _badge(evaluation: Evaluation) -> str:
     status = evaluation.status
     css = status if status != "scored" else ("pass" if evaluation.passed else "fail")
     return f'<span class="badge {css}">{_e(fmt.evaluation_label(evaluation))}</span>'
-
-
-def _table(headers: Sequence[str], rows: Iterable[str], numeric: Iterable[int] = ()) -> str:
-    right = set(numeric)
-    head = "".join(
-        f'<th class="num">{_e(h)}</th>' if i in right else f"<th>{_e(h)}</th>"
-        for i, h in enumerate(headers)
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-
-
-def _num(text: str) -> str:
-    return f'<td class="num">{_e(text)}</td>'
 
 
 # --------------------------------------------------------------------------- charts

@@ -9,7 +9,6 @@ one stylesheet (:mod:`ragas_boot.reporting._style`) and the JSON envelope (``sch
 
 from __future__ import annotations
 
-import html
 import io
 import json
 from collections.abc import Sequence
@@ -21,6 +20,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ragas_boot.reporting import _format as fmt
+from ragas_boot.reporting._html import escape as _e
+from ragas_boot.reporting._html import numeric_cell, table
 from ragas_boot.reporting._style import style_tag
 from ragas_boot.reporting.gates import suite_gate_line
 from ragas_boot.reporting.json_report import generator
@@ -244,10 +245,6 @@ def render_json(result: SuiteResult, gate: SuiteGate | None = None, *, indent: i
 # -- HTML ------------------------------------------------------------------------------------
 
 
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
-
-
 def _json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
@@ -301,33 +298,30 @@ def _verdict_html(case: CaseResult) -> str:
 
 
 def _cases_table(cases: Sequence[CaseResult]) -> str:
-    head = "".join(f'<th class="num">{name}</th>' for name in _FIGURES)
     rows = []
     for case in cases:
         first = _e(_issue_line(case.issues[0])) if case.issues else ""
-        numbers = "".join(f'<td class="num">{_e(cell)}</td>' for cell in _figures(case))
+        numbers = "".join(numeric_cell(cell) for cell in _figures(case))
         rows.append(
             f'<tr><td>{_verdict_html(case)}</td><td><a href="#case-{_e(case.case_id)}">'
             f"{_e(case.case_id)}</a></td>{numbers}<td>{first}</td></tr>"
         )
-    return (
-        f"<table><thead><tr><th>Result</th><th>Case</th>{head}<th>First issue</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>"
-    )
+    headers = ("Result", "Case", *_FIGURES, "First issue")
+    return table(headers, rows, numeric=range(2, 2 + len(_FIGURES)))
 
 
 def _analysis_html(analysis: FailureAnalysis) -> str:
     if not analysis.groups:
         return '<section class="card"><h2>Failure analysis</h2><p>No failures.</p></section>'
-    rows = "".join(
-        f'<tr><td>{_e(group.title)}</td><td class="num">{len(group.case_ids)}</td>'
+    rows = [
+        f"<tr><td>{_e(group.title)}</td>{numeric_cell(str(len(group.case_ids)))}"
         f"<td>{_e(', '.join(group.case_ids))}</td><td>{_e(group.recommendation)}</td></tr>"
         for group in analysis.groups
-    )
+    ]
+    headers = ("Failure", "Cases", "Case ids", "Recommendation")
     return (
-        '<section class="card"><h2>Failure analysis</h2><table><thead><tr><th>Failure</th>'
-        '<th class="num">Cases</th><th>Case ids</th><th>Recommendation</th></tr></thead>'
-        f"<tbody>{rows}</tbody></table></section>"
+        f'<section class="card"><h2>Failure analysis</h2>{table(headers, rows, numeric=(1,))}'
+        "</section>"
     )
 
 
@@ -343,16 +337,14 @@ def _case_html(case: CaseResult) -> str:
     if case.description:
         parts.append(f'<p class="muted">{_e(case.description)}</p>')
     if case.issues:
-        rows = "".join(
+        rows = [
             f"<tr><td><code>{_e(issue.kind.value)}</code></td><td>{_e(issue.tool or '')}</td>"
             f"<td>{_e(issue.param or '')}</td><td>{_e(_json_text(issue.expected))}</td>"
             f"<td>{_e(_json_text(issue.actual))}</td><td>{_e(issue.message)}</td></tr>"
             for issue in case.issues
-        )
-        parts.append(
-            "<table><thead><tr><th>Kind</th><th>Tool</th><th>Param</th><th>Expected</th>"
-            f"<th>Actual</th><th>Message</th></tr></thead><tbody>{rows}</tbody></table>"
-        )
+        ]
+        headers = ("Kind", "Tool", "Param", "Expected", "Actual", "Message")
+        parts.append(table(headers, rows))
     if case.tool_calls:
         calls = "\n".join(f"{call.name}({_json_text(call.arguments)})" for call in case.tool_calls)
         parts.append(f"<h4>Tool calls</h4><pre>{_e(calls)}</pre>")
