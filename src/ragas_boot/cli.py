@@ -304,12 +304,19 @@ def _logging(err: Console, *, verbose: bool, debug: bool) -> Iterator[None]:
 # --------------------------------------------------------------------------- shared arguments
 
 
-def add_config_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--config FILE`` and ``--profile NAME`` (repeatable, or comma-separated)."""
+def add_config_arguments(
+    parser: argparse.ArgumentParser,
+    *,
+    default_help: str = "$RAGAS_CONFIG, else ./application.yaml",
+) -> None:
+    """Add ``--config FILE`` and ``--profile NAME`` (repeatable, or comma-separated).
+
+    ``default_help`` says where the configuration comes from without ``--config``.
+    """
     parser.add_argument(
         "--config",
         metavar="FILE",
-        help="application.yaml to read (default: $RAGAS_CONFIG, else ./application.yaml)",
+        help=f"application.yaml to read (default: {default_help})",
     )
     parser.add_argument(
         "--profile",
@@ -714,7 +721,9 @@ def _configure_suite(parser: argparse.ArgumentParser) -> None:
         metavar="ID",
         help="a chat model id (or alias) of the configuration to run as the agent",
     )
-    add_config_arguments(runner)
+    add_config_arguments(
+        runner, default_help="$RAGAS_CONFIG, else beside the suite, else ./application.yaml"
+    )
     runner.add_argument(
         "--min-pass-rate",
         metavar="RATE",
