@@ -6,6 +6,7 @@ Subcommands::
     ragas-boot compare DATASET [...]                  the judges side by side, and their agreement
     ragas-boot config show | check [--ping]           the resolved YAML; validate (and reach) judges
     ragas-boot schema dataset | report                JSON Schemas of dataset files and JSON reports
+    ragas-boot suite run SUITE.yaml [...]             run a tool suite; gate CI on its pass rate
 
 Exit codes: 0 success; 1 a quality gate failed (``--fail-under``, a metric with no score at all,
 a judge that did not answer ``--ping``); 2 bad input (arguments, configuration or dataset),
@@ -20,22 +21,22 @@ Other packages add subcommands through :func:`register_command`::
     from ragas_boot.cli import add_config_arguments, register_command, settings_from_args, stdout
 
     def configure(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("suite")
+        parser.add_argument("report")
         add_config_arguments(parser)            # --config / --profile, as the built-ins
 
     def run(args: argparse.Namespace) -> int:
         settings = settings_from_args(args)     # loads, and keeps its secrets out of output
-        stdout().print(f"running {args.suite}")
+        stdout().print(f"publishing {args.report}")
         return 0
 
-    register_command("suite", configure, run, help="run a tool-evaluation suite")
+    register_command("publish", configure, run, help="publish a report")
 
 The module that registers must be imported before :func:`main` builds its parser: declare it
 as an entry point in the group ``ragas_boot.commands`` (the object is a function of no
 arguments that calls :func:`register_command`, or a module that does so when imported)::
 
     [project.entry-points."ragas_boot.commands"]
-    suite = "ragas_boot.suites.cli:register"
+    publish = "my_package.cli:register"
 
 ``run`` returns the exit code; a :class:`~ragas_boot.errors.RagasBootError` (or ``OSError``)
 it raises becomes exit code 2 with its message. Print through :func:`stdout` and
@@ -63,7 +64,8 @@ if TYPE_CHECKING:  # heavy modules are imported by the commands that use them
     from rich.console import Console
 
     from ragas_boot.config.settings import RagasSettings
-    from ragas_boot.runs import ProgressCallback, RunResult
+    from ragas_boot.runs import ProgressCallback
+    from ragas_boot.runs.suites import AgentTestSuite, SuiteResult
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -302,12 +304,19 @@ def _logging(err: Console, *, verbose: bool, debug: bool) -> Iterator[None]:
 # --------------------------------------------------------------------------- shared arguments
 
 
-def add_config_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--config FILE`` and ``--profile NAME`` (repeatable, or comma-separated)."""
+def add_config_arguments(
+    parser: argparse.ArgumentParser,
+    *,
+    default_help: str = "$RAGAS_CONFIG, else ./application.yaml",
+) -> None:
+    """Add ``--config FILE`` and ``--profile NAME`` (repeatable, or comma-separated).
+
+    ``default_help`` says where the configuration comes from without ``--config``.
+    """
     parser.add_argument(
         "--config",
         metavar="FILE",
-        help="application.yaml to read (default: $RAGAS_CONFIG, else ./application.yaml)",
+        help=f"application.yaml to read (default: {default_help})",
     )
     parser.add_argument(
         "--profile",
@@ -526,27 +535,11 @@ def _progress(enabled: bool, total: int) -> Iterator[ProgressCallback | None]:
         yield update
 
 
-def _gate(run: RunResult, fail_under: float | None) -> list[str]:
-    from ragas_boot.reporting import _format as fmt
-
-    problems = []
-    for summary in run.metric_summaries:
-        if summary.mean is None and summary.failed:
-            problems.append(
-                f"{summary.metric}: no sample could be scored ({summary.failed} failed)"
-            )
-        elif fail_under is not None and (summary.mean is None or summary.mean < fail_under):
-            problems.append(
-                f"{summary.metric}: mean {fmt.score(summary.mean)} is under --fail-under "
-                f"{fail_under:g}"
-            )
-    return problems
-
-
 def _run_dataset(args: argparse.Namespace, view: str) -> int:
     from ragas_boot.container import create_container
     from ragas_boot.datasets import load_dataset
     from ragas_boot.reporting import console_renderables, render_html, render_json
+    from ragas_boot.reporting.gates import run_gate_lines
     from ragas_boot.runs import evaluate_dataset
 
     reports = _report_paths(args.out)
@@ -577,14 +570,10 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
         text = render_html(run, title=title) if kind == "html" else render_json(run)
         path.write_text(_redact(text), encoding="utf-8")
         _message(f"Report written: {path}")
-    problems = _gate(run, args.fail_under)
-    for problem in problems:
-        _message(f"FAILED {problem}", "bold red")
-    if problems:
-        return EXIT_GATE_FAILED
-    if args.fail_under is not None:
-        _message(f"PASSED every metric's mean is at least {args.fail_under:g}", "green")
-    return EXIT_OK
+    gate = run.gate(args.fail_under)
+    for line in run_gate_lines(gate):
+        _message(line, "green" if gate.passed else "bold red")
+    return EXIT_OK if gate.passed else EXIT_GATE_FAILED
 
 
 def _redact(text: str) -> str:
@@ -746,6 +735,122 @@ def _run_schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# --------------------------------------------------------------------------- suite
+
+
+def _configure_suite(parser: argparse.ArgumentParser) -> None:
+    commands = parser.add_subparsers(dest="suite_command", metavar="COMMAND", required=True)
+    runner = commands.add_parser(
+        "run",
+        help="run a tool-evaluation suite and gate on its pass rate",
+        description="Run an agent on every case of SUITE.yaml, print the report, and exit 1 "
+        "when the pass rate is under --min-pass-rate (2 for bad input).",
+    )
+    _flags(runner, top=False)
+    runner.add_argument("suite", metavar="SUITE.yaml", help="the suite file")
+    runner.add_argument(
+        "--agent",
+        metavar="MODULE:FUNCTION",
+        help="a Python agent callable (default: the suite's agent or agent_model)",
+    )
+    runner.add_argument(
+        "--agent-model",
+        metavar="ID",
+        help="a chat model id (or alias) of the configuration to run as the agent",
+    )
+    add_config_arguments(
+        runner, default_help="$RAGAS_CONFIG, else beside the suite, else ./application.yaml"
+    )
+    runner.add_argument(
+        "--min-pass-rate",
+        metavar="RATE",
+        type=unit_float,
+        help="pass rate the gate requires, 0.9 or 90%% (default: the suite's, else 0.9)",
+    )
+    runner.add_argument(
+        "--concurrency",
+        metavar="N",
+        type=positive_int,
+        help="cases run at once (default: the suite's, else 4)",
+    )
+    runner.add_argument(
+        "--case",
+        metavar="ID",
+        action="append",
+        dest="cases",
+        help="run only this case (repeatable)",
+    )
+    runner.add_argument(
+        "--out",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="also write the report: .html (self-contained) or .json; repeat for several",
+    )
+
+
+def _run_suite(args: argparse.Namespace) -> int:
+    """``suite run``: the agent's runs scored, the report printed and written, the gate."""
+    from ragas_boot.errors import SuiteError
+    from ragas_boot.reporting.suite_report import render_console, render_html, render_json
+    from ragas_boot.runs.suites import load_suite
+
+    suite = load_suite(args.suite)
+    reports = _report_paths(args.out)
+    known = [case.id for case in suite.cases]
+    for case_id in args.cases or ():
+        if case_id not in known:
+            raise SuiteError(f"no case '{case_id}' (cases: {', '.join(known)})", file=args.suite)
+    result = _suite_result(suite, args)
+    gate = result.gate(suite.min_pass_rate if args.min_pass_rate is None else args.min_pass_rate)
+    _write(render_console(result, gate, color=stdout().is_terminal))
+    for path, kind in reports:
+        text = render_html(result, gate) if kind == "html" else render_json(result, gate)
+        path.write_text(_redact(text), encoding="utf-8")
+        _message(f"Report written: {path}")
+    return EXIT_OK if gate.passed else EXIT_GATE_FAILED
+
+
+def _suite_result(suite: AgentTestSuite, args: argparse.Namespace) -> SuiteResult:
+    """Run the agent chosen as :mod:`ragas_boot.runs.suites.agents` describes."""
+    from ragas_boot.runs.suites import (
+        python_agent,
+        run_model_agent,
+        run_suite,
+        suite_config_path,
+    )
+
+    if args.agent and args.agent_model:
+        raise UsageError("give --agent or --agent-model, not both")
+    if args.agent:
+        agent = python_agent(args.agent, suite)
+        return run_suite(suite, agent, concurrency=args.concurrency, cases=args.cases)
+    model = args.agent_model or suite.agent_model
+    config = suite_config_path(args.config, suite)
+    if args.agent_model and config is None:
+        raise UsageError(
+            f"--agent-model {args.agent_model} needs a configuration declaring it: pass --config"
+        )
+    profiles = [p.strip() for value in args.profile for p in value.split(",") if p.strip()]
+    if profiles and config is None:
+        raise UsageError(
+            f"--profile {','.join(profiles)} needs a configuration file: pass --config"
+        )
+    if model and config is not None:
+        args.config = str(config)
+        result = run_model_agent(
+            suite,
+            model,
+            settings_from_args(args),
+            required=bool(args.agent_model),
+            concurrency=args.concurrency,
+            cases=args.cases,
+        )
+        if result is not None:
+            return result
+    return run_suite(suite, concurrency=args.concurrency, cases=args.cases)
+
+
 register_command(
     "evaluate",
     _configure_evaluate,
@@ -760,6 +865,9 @@ register_command(
 )
 register_command("config", _configure_config, _run_config, help="show or check the configuration")
 register_command("schema", _configure_schema, _run_schema, help="print a JSON Schema")
+register_command(
+    "suite", _configure_suite, _run_suite, help="run a tool-evaluation suite; gate CI on it"
+)
 
 
 # --------------------------------------------------------------------------- main

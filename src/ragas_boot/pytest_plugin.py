@@ -79,7 +79,7 @@ from ragas_boot._pytest.options import add_options
 from ragas_boot._pytest.recording import recording
 from ragas_boot._pytest.report import score_rows, write_report
 from ragas_boot._pytest.state import RagasPluginState, plugin_state
-from ragas_boot._pytest.terminal import header_lines, report_line, summary_lines
+from ragas_boot._pytest.terminal import header_lines, report_line
 from ragas_boot.testing.assertions import assert_score
 
 if TYPE_CHECKING:
@@ -256,6 +256,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     state = plugin_state(config)
     rows = score_rows(state.recorder.records)
     if rows:
+        from ragas_boot.reporting.pytest_table import summary_lines  # rich and co. only now
+
         terminalreporter.write_sep("=", "ragas-boot scores")
         for line in summary_lines(rows):
             terminalreporter.write_line(line)

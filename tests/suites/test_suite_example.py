@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import textwrap
 from pathlib import Path
@@ -11,20 +10,21 @@ from typing import Any
 import pytest
 from suite_helpers import scripted_turns
 
+from ragas_boot.cli import main
 from ragas_boot.metrics import FailedCalls
+from ragas_boot.runs.suites import resolve_reference
 from ragas_boot.samples import from_openai_messages
 from ragas_boot.suites import AgentRun, load_suite, score_case
-from ragas_boot.suites.cli import EXIT_GATE_FAILED, EXIT_OK, configure, run
-from ragas_boot.suites.suite import resolve_reference
 from ragas_boot.testing import FakeOpenAIServer, Reply
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "04_tool_suite"
 
 
+EXIT_OK, EXIT_GATE_FAILED = 0, 1
+
+
 def cli(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="ragas-boot suite")
-    configure(parser)
-    return run(parser.parse_args(list(argv)))
+    return main(["suite", *argv])
 
 
 def test_the_example_runs_from_its_folder(

@@ -1,4 +1,4 @@
-"""Number and text formatting shared by the console and HTML renderers."""
+"""Number and text formatting shared by every renderer (one spelling of each figure)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from ragas_boot.runs.results import Evaluation
 __all__ = [
     "MISSING",
     "evaluation_label",
+    "fraction",
     "kappa",
+    "milliseconds",
     "percent",
     "score",
     "seconds",
@@ -15,13 +17,19 @@ __all__ = [
     "tokens",
 ]
 
-#: Shown where a figure does not exist (no score, no items).
+#: Shown where a figure does not exist (no score, no items), in every renderer: console,
+#: HTML, the suite reports, the pytest table and the Allure page.
 MISSING = "—"
 
 
 def score(value: float | None) -> str:
     """``0.750``, or the missing mark."""
     return MISSING if value is None else f"{value:.3f}"
+
+
+def fraction(value: float | None) -> str:
+    """``0.75`` (two decimals, for a suite's per-case figures), or the missing mark."""
+    return MISSING if value is None else f"{value:.2f}"
 
 
 def percent(value: float | None) -> str:
@@ -39,6 +47,15 @@ def seconds(value: float | None) -> str:
     if value is None:
         return MISSING
     return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def milliseconds(value: float | None) -> str:
+    """``850 ms``; ``12.5 s`` from ten seconds on; or the missing mark."""
+    if value is None:
+        return MISSING
+    if value >= 10_000:
+        return f"{value / 1000:.1f} s"
+    return f"{value:.0f} ms"
 
 
 def tokens(value: int) -> str:

@@ -27,9 +27,9 @@ from typing import Any
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.datasets import Dataset, default_sample_id
 from ragas_boot.errors import AllJudgesFailedError, NoConsensusError, SampleValidationError
-from ragas_boot.execution.bridge import LoopPortal
 from ragas_boot.execution.results import Exclusion
 from ragas_boot.metrics.base import Metric, MetricConfig
+from ragas_boot.runs._concurrency import bounded_map, run_blocking
 from ragas_boot.runs.results import (
     DatasetInfo,
     Evaluation,
@@ -291,17 +291,17 @@ async def aevaluate_dataset(
     started_at = datetime.now(UTC)
     started = time.perf_counter()
     tracker = _Tracker(len(samples), len(plans), progress)
-    outcomes: dict[tuple[int, int], Evaluation] = {}
-    pending = iter([(s, m) for s in range(len(samples)) for m in range(len(plans))])
+    pairs = [(s, m) for s in range(len(samples)) for m in range(len(plans))]
 
-    async def worker() -> None:
-        for sample_index, plan_index in pending:
-            evaluation = await _evaluate(plans[plan_index], samples[sample_index])
-            outcomes[sample_index, plan_index] = evaluation
-            tracker.finished(sample_index, evaluation)
+    async def evaluate(pair: tuple[int, int]) -> Evaluation:
+        return await _evaluate(plans[pair[1]], samples[pair[0]])
+
+    def finished(index: int, evaluation: Evaluation) -> None:
+        tracker.finished(pairs[index][0], evaluation)
 
     tracker.notify()
-    await asyncio.gather(*(worker() for _ in range(min(concurrency, tracker.total) or 1)))
+    evaluations = await bounded_map(pairs, evaluate, concurrency=concurrency, on_done=finished)
+    outcomes = dict(zip(pairs, evaluations, strict=True))
 
     runs = [
         SampleRun(
@@ -350,12 +350,6 @@ def evaluate_dataset(
     run = aevaluate_dataset(
         dataset, metrics, configs=configs, concurrency=concurrency, progress=progress
     )
+    # The judges' I/O loop when a metric calls judges; else a short-lived loop of our own.
     portal = next((bean.portal for bean in beans if bean.needs), None)
-    if portal is not None:
-        return portal.call(run)
-    # No metric calls judges: a short-lived loop of our own runs the computation.
-    own = LoopPortal(name="ragas-boot-run")
-    try:
-        return own.call(run)
-    finally:
-        own.close()
+    return run_blocking(run, portal=portal, name="ragas-boot-run")

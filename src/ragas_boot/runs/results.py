@@ -23,11 +23,13 @@ __all__ = [
     "Evaluation",
     "EvaluationError",
     "EvaluationStatus",
+    "GateFailure",
     "JudgeInfo",
     "JudgeSummary",
     "MetricInfo",
     "MetricSummary",
     "PairAgreement",
+    "RunGate",
     "RunResult",
     "RunTotals",
     "SampleRun",
@@ -227,6 +229,34 @@ class RunTotals(BaseModel):
     usage: TokenUsage = Field(description="Tokens used by every judge call.")
 
 
+class GateFailure(BaseModel):
+    """A metric that fails the run's gate."""
+
+    model_config = _FROZEN
+
+    metric: str = Field(description="Bean name of the metric.")
+    kind: Literal["nothing_scored", "under_fail_under"] = Field(
+        description="nothing_scored: every evaluation failed; under_fail_under: the mean is "
+        "under (or, with nothing scored, has no value against) the required mean."
+    )
+    mean: float | None = Field(description="The metric's mean score; None when none exists.")
+    failed: int = Field(description="Evaluations of the metric that failed.")
+
+
+class RunGate(BaseModel):
+    """The CI gate's verdict on a dataset run: the counterpart of a suite's ``SuiteGate``.
+
+    A metric fails it when no sample could be scored (every evaluation failed), or when
+    ``fail_under`` is given and its mean is under it (or does not exist).
+    """
+
+    model_config = _FROZEN
+
+    fail_under: float | None = Field(description="Mean every metric needs; None: not checked.")
+    failures: list[GateFailure] = Field(description="The metrics that fail it, in run order.")
+    passed: bool = Field(description="Whether no metric fails it.")
+
+
 class RunResult(BaseModel):
     """The result of running metrics over a dataset: every sample, every metric, summaries."""
 
@@ -276,6 +306,29 @@ class RunResult(BaseModel):
             if summary.metric == metric:
                 return summary
         return None
+
+    def gate(self, fail_under: float | None = None) -> RunGate:
+        """The CI gate's verdict (``ragas-boot evaluate --fail-under``).
+
+        Raises:
+            ValueError: ``fail_under`` is outside [0, 1].
+        """
+        if fail_under is not None and not 0.0 <= fail_under <= 1.0:
+            raise ValueError(f"fail_under must be within [0, 1], got {fail_under!r}")
+        failures = []
+        for summary in self.metric_summaries:
+            kind: Literal["nothing_scored", "under_fail_under"] | None = None
+            if summary.mean is None and summary.failed:
+                kind = "nothing_scored"
+            elif fail_under is not None and (summary.mean is None or summary.mean < fail_under):
+                kind = "under_fail_under"
+            if kind is not None:
+                failures.append(
+                    GateFailure(
+                        metric=summary.metric, kind=kind, mean=summary.mean, failed=summary.failed
+                    )
+                )
+        return RunGate(fail_under=fail_under, failures=failures, passed=not failures)
 
     def failures(self) -> list[tuple[str, Evaluation]]:
         """``(sample id, evaluation)`` of every failed evaluation, in run order."""

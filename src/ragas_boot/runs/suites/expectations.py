@@ -43,6 +43,7 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
+from ragas_boot.chat.tool_agent import DEFAULT_MAX_TOOL_CALLS
 from ragas_boot.metrics.agent.tool_matching import (
     ToolCallMode,
     ValueComparison,
@@ -73,8 +74,6 @@ __all__ = [
     "validator_failure",
 ]
 
-DEFAULT_MAX_TOOL_CALLS = 5
-"""A case's default tool-call budget (as in the seed article)."""
 DEFAULT_MAX_LATENCY_MS = 10_000.0
 """A case's default latency budget in milliseconds (as in the seed article)."""
 

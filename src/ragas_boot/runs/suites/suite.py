@@ -56,11 +56,11 @@ from pydantic.json_schema import SkipJsonSchema
 
 from ragas_boot._validation import FieldProblem, field_problems, model_keys
 from ragas_boot.errors import SuiteError
-from ragas_boot.suites.expectations import (
+from ragas_boot.runs.suites.expectations import (
     AgentTestCase,
     SuiteModel,
 )
-from ragas_boot.suites.scoring import ScoringSettings
+from ragas_boot.runs.suites.scoring import ScoringSettings
 
 __all__ = [
     "DEFAULT_CONCURRENCY",

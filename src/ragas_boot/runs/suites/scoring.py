@@ -42,8 +42,7 @@ from ragas_boot.metrics.agent.tool_matching import (
     ValueComparison,
     match_tool_calls,
 )
-from ragas_boot.samples import Sample, ToolCall
-from ragas_boot.suites.expectations import (
+from ragas_boot.runs.suites.expectations import (
     AgentTestCase,
     ParamRule,
     SuiteModel,
@@ -52,7 +51,8 @@ from ragas_boot.suites.expectations import (
     same_value,
     validator_failure,
 )
-from ragas_boot.suites.results import AgentRun, CaseIssue, CaseResult, IssueKind, StopReason
+from ragas_boot.runs.suites.results import AgentRun, CaseIssue, CaseResult, IssueKind, StopReason
+from ragas_boot.samples import Sample, ToolCall
 
 __all__ = [
     "DEFAULT_PASS_THRESHOLD",
