@@ -263,9 +263,20 @@ def _write(text: str) -> None:
 
 
 def _message(text: str, style: str = "") -> None:
-    from rich.text import Text
+    from ragas_boot.reporting._format import plain
 
-    stderr().print(Text(text, style=style))
+    # Messages quote file names, sample ids and values from datasets and configs: shown as
+    # written (no markup, control characters escaped), never interpreted by the terminal.
+    stderr().print(plain(text, style=style))
+
+
+class _PrintableFormatter(logging.Formatter):
+    """Log records may quote dataset or config text: control characters are shown escaped."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from ragas_boot._text import printable
+
+        return printable(super().format(record))
 
 
 class _QuietExecution(logging.Filter):
@@ -284,6 +295,7 @@ def _logging(err: Console, *, verbose: bool, debug: bool) -> Iterator[None]:
     handler = RichHandler(
         console=err, show_time=False, show_path=False, markup=False, rich_tracebacks=False
     )
+    handler.setFormatter(_PrintableFormatter("%(message)s"))
     handler.setLevel(level)
     if not (verbose or debug):
         handler.addFilter(_QuietExecution())
@@ -603,6 +615,7 @@ def _config_check(args: argparse.Namespace) -> int:
 
     from ragas_boot.container import create_container
     from ragas_boot.metrics.registry import METRICS
+    from ragas_boot.reporting._format import plain
 
     settings = settings_from_args(args)
     with create_container(settings) as container:
@@ -617,10 +630,10 @@ def _config_check(args: argparse.Namespace) -> int:
             spec = judge.spec
             endpoint = spec.base_url.rstrip("/") + spec.completions_path
             table.add_row(
-                Text(judge.id),
-                Text(judge.provider),
-                Text(spec.model),
-                Text(getattr(judge, "endpoint", endpoint)),
+                plain(judge.id),
+                plain(judge.provider),
+                plain(spec.model),
+                plain(getattr(judge, "endpoint", endpoint)),
                 spec.structured_output.value,
             )
         stdout().print(table)
@@ -628,7 +641,7 @@ def _config_check(args: argparse.Namespace) -> int:
         files = ", ".join(settings.source.files)
         profiles = ", ".join(settings.source.active_profiles)
         stdout().print(
-            Text(
+            plain(
                 f"Configuration OK: {len(judges)} judge(s) in {providers} provider(s) "
                 f"(files: {files}; profiles: {profiles})",
                 style="green",
@@ -644,10 +657,10 @@ def _config_check(args: argparse.Namespace) -> int:
         ping.add_column(column)
     for judge_id, error, latency in results:
         ping.add_row(
-            Text(judge_id),
+            plain(judge_id),
             Text("ok" if error is None else "failed", style="green" if error is None else "red"),
             f"{latency * 1000:.0f} ms",
-            Text(error or ""),
+            plain(error or ""),
         )
     stdout().print(ping)
     failed = [judge_id for judge_id, error, _ in results if error is not None]
