@@ -235,7 +235,7 @@ def test_a_file_with_only_an_empty_section_gives_the_defaults(write_yaml):
     settings = load_settings(path, environ={})
 
     assert settings.retry == RetrySettings()
-    assert settings.retry.backoff.initial_interval == timedelta(seconds=2)
+    assert settings.retry.backoff.initial_interval == timedelta(seconds=1)
     assert settings.providers.openai_compatible == []
 
 

@@ -183,7 +183,7 @@ def test_an_empty_section_leaves_the_defaults(write_yaml):
 
     assert settings.providers.default_provider == DefaultProviderSettings()
     assert settings.providers.openai_compatible == []
-    assert settings.retry.max_attempts == 10
+    assert settings.retry.max_attempts == 4
 
 
 def test_later_documents_merge_maps_and_replace_lists(write_yaml):

@@ -63,6 +63,8 @@ def resolve_limits(
         wait_timeout=own.timeout if own.timeout is not None else defaults.default_timeout,
         max_concurrency=max_concurrency or providers.max_concurrency,
         call_timeout=timeout or providers.timeout,
+        failure_threshold=providers.circuit_breaker.failure_threshold,
+        open_for=providers.circuit_breaker.open_for,
     )
 
 

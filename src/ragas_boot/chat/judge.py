@@ -69,6 +69,9 @@ class ProviderLimits:
         wait_timeout: longest WAIT for a token; zero means forever.
         max_concurrency: calls in flight at once.
         call_timeout: per-attempt timeout of one HTTP call.
+        failure_threshold: attempts in a row that time out, cannot connect or get a 5xx
+            before the provider's calls fail fast (its circuit opens); 0 = never.
+        open_for: how long the circuit stays open before one probe is let through.
     """
 
     provider: str
@@ -77,6 +80,8 @@ class ProviderLimits:
     wait_timeout: timedelta = timedelta(0)
     max_concurrency: int = 16
     call_timeout: timedelta = timedelta(seconds=120)
+    failure_threshold: int = 5
+    open_for: timedelta = timedelta(seconds=30)
 
 
 @dataclass(frozen=True, slots=True)

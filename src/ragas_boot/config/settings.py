@@ -43,6 +43,7 @@ __all__ = [
     "BackoffSettings",
     "ChatModelSettings",
     "ChatOptions",
+    "CircuitBreakerSettings",
     "DefaultOptions",
     "DefaultProviderSettings",
     "Duration",
@@ -191,14 +192,21 @@ def _lower_language(value: Any) -> Any:
 
 
 class BackoffSettings(_Section):
-    """``spring.ai.retry.backoff``: exponential backoff between attempts."""
+    """``spring.ai.retry.backoff``: exponential backoff between attempts.
+
+    The defaults (1 s, ×2, at most 30 s) are smaller than Spring AI's (2 s, ×5, 3 min) on
+    purpose: with those, a provider answering 500 cost about 19 minutes of sleep per judge
+    call. ``max-interval`` also caps ``Retry-After``: a server asking for a longer wait gets
+    its judge excluded from the call at once.
+    """
 
     initial_interval: Duration = Field(
-        default=timedelta(seconds=2), description="Wait before the first retry."
+        default=timedelta(seconds=1), description="Wait before the first retry."
     )
-    multiplier: float = Field(default=5.0, ge=1.0, description="Growth factor of each wait.")
+    multiplier: float = Field(default=2.0, ge=1.0, description="Growth factor of each wait.")
     max_interval: Duration = Field(
-        default=timedelta(minutes=3), description="Upper bound of a single wait."
+        default=timedelta(seconds=30),
+        description="Upper bound of a single wait; a longer Retry-After is not waited for.",
     )
 
 
@@ -211,7 +219,7 @@ class RetrySettings(_Section):
     """
 
     max_attempts: int = Field(
-        default=10, ge=1, description="Attempts per call, the first included."
+        default=4, ge=1, description="Attempts per call, the first included (Spring AI: 10)."
     )
     on_http_codes: list[int] = Field(
         default_factory=list, description="Extra HTTP status codes to retry."
@@ -221,7 +229,9 @@ class RetrySettings(_Section):
     )
     on_client_errors: bool = Field(default=False, description="Retry every other 4xx as well.")
     honor_retry_after: bool = Field(
-        default=True, description="Wait as long as a Retry-After header asks (at most 300 s)."
+        default=True,
+        description="Wait as long as a Retry-After header asks, up to backoff.max-interval; "
+        "a longer one excludes the judge from the call at once.",
     )
     backoff: BackoffSettings = Field(
         default_factory=BackoffSettings, description="Backoff between attempts."
@@ -321,6 +331,21 @@ class GlobalRateLimitSettings(_Section):
     )
     default_timeout: Duration = Field(
         default=timedelta(0), description="Default WAIT timeout; 0 = forever."
+    )
+
+
+class CircuitBreakerSettings(_Section):
+    """``spring.ai.ragas.providers.circuit-breaker``: fail fast while a provider is down."""
+
+    failure_threshold: int = Field(
+        default=5,
+        ge=0,
+        description="Attempts in a row that time out, cannot connect or get a 5xx before the "
+        "provider's calls fail fast; 0 = never.",
+    )
+    open_for: Duration = Field(
+        default=timedelta(seconds=30),
+        description="How long calls fail fast before one probe call is let through.",
     )
 
 
@@ -474,6 +499,15 @@ class ProvidersSettings(_Section):
     )
     output_retries: int = Field(
         default=1, ge=0, description="Re-asks after an empty/unparseable/invalid answer."
+    )
+    circuit_breaker: CircuitBreakerSettings = Field(
+        default_factory=CircuitBreakerSettings, description="Fail fast while a provider is down."
+    )
+    max_answer_chars: int = Field(
+        default=100_000,
+        ge=1_000,
+        description="Longest judge answer read and kept, in characters; a longer one is cut "
+        "(marked as cut) and that judge's call fails.",
     )
 
     @field_validator("openai_compatible")
