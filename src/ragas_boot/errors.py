@@ -16,7 +16,7 @@ for callers that do not know this library::
     │   ├── JudgeConnectionError (ConnectionError)
     │   ├── JudgeOutputError (ValueError)      empty, unparseable or schema-invalid answer
     │   ├── RateLimitExceededError             REJECT strategy, or WAIT past its timeout
-    │   └── JudgeUnavailableError              the provider's circuit is open: not sent
+    │   └── JudgeUnavailableError              the judge's circuit is open: not sent
     ├── AllJudgesFailedError (RuntimeError)    no judge answered a required step
     ├── NoConsensusError (ArithmeticError)     CONSENSUS aggregation outside its tolerance
     └── UndefinedScoreError (ArithmeticError)  no score exists for this sample (says why)
@@ -280,9 +280,9 @@ class RateLimitExceededError(JudgeError):
 
 
 class JudgeUnavailableError(JudgeError):
-    """The provider failed too often in a row (its circuit is open): the call was not sent."""
+    """The judge failed too often in a row (its circuit is open): the call was not sent."""
 
-    kind = "provider_down"
+    kind = "unavailable"
 
     def __init__(self, message: str, *, judge_id: str, provider: str) -> None:
         self.provider = provider

@@ -69,8 +69,8 @@ class ProviderLimits:
         wait_timeout: longest WAIT for a token; zero means forever.
         max_concurrency: calls in flight at once.
         call_timeout: per-attempt timeout of one HTTP call.
-        failure_threshold: attempts in a row that time out, cannot connect or get a 5xx
-            before the provider's calls fail fast (its circuit opens); 0 = never.
+        failure_threshold: attempts in a row of one judge that time out, cannot connect or
+            get a 5xx before its calls fail fast (its circuit opens); 0 = never.
         open_for: how long the circuit stays open before one probe is let through.
     """
 

@@ -335,13 +335,17 @@ class GlobalRateLimitSettings(_Section):
 
 
 class CircuitBreakerSettings(_Section):
-    """``spring.ai.ragas.providers.circuit-breaker``: fail fast while a provider is down."""
+    """``spring.ai.ragas.providers.circuit-breaker``: fail fast while a judge is down.
+
+    Each judge has its own circuit: a provider that is down opens them all, one failing model
+    does not shut out the provider's other models.
+    """
 
     failure_threshold: int = Field(
         default=5,
         ge=0,
-        description="Attempts in a row that time out, cannot connect or get a 5xx before the "
-        "provider's calls fail fast; 0 = never.",
+        description="Attempts in a row of one judge that time out, cannot connect or get a "
+        "5xx before its calls fail fast; 0 = never.",
     )
     open_for: Duration = Field(
         default=timedelta(seconds=30),
@@ -501,7 +505,7 @@ class ProvidersSettings(_Section):
         default=1, ge=0, description="Re-asks after an empty/unparseable/invalid answer."
     )
     circuit_breaker: CircuitBreakerSettings = Field(
-        default_factory=CircuitBreakerSettings, description="Fail fast while a provider is down."
+        default_factory=CircuitBreakerSettings, description="Fail fast while a judge is down."
     )
     max_answer_chars: int = Field(
         default=100_000,

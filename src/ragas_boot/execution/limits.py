@@ -77,7 +77,7 @@ def _counts_as_down(error: BaseException) -> bool:
 
 
 class CircuitBreaker:
-    """Fails a provider's calls fast once it is clearly down; lets one probe through later.
+    """Fails a judge's calls fast once it is clearly down; lets one probe through later.
 
     ``threshold`` consecutive attempts that time out, cannot connect or get a 5xx open the
     circuit: calls then fail at once with :class:`JudgeUnavailableError`, sending nothing.
@@ -86,18 +86,21 @@ class CircuitBreaker:
 
     Args:
         provider: provider name (for messages).
+        judge_id: the judge whose attempts it counts (for messages).
         threshold: consecutive failures that open the circuit; 0 = never.
         open_for_s: seconds before a probe is let through.
     """
 
-    def __init__(self, *, provider: str, threshold: int, open_for_s: float) -> None:
+    def __init__(self, *, provider: str, judge_id: str, threshold: int, open_for_s: float) -> None:
         self._provider = provider
+        self._judge_id = judge_id
         self._threshold = threshold
         self._open_for_s = open_for_s
         self._failures = 0
         self._opened_at: float | None = None
         self._last_error = ""
         self._probing = False
+        self._probe_done: asyncio.Event | None = None
         self.times_opened = 0
 
     @property
@@ -111,62 +114,78 @@ class CircuitBreaker:
 
     def _refuse(self, judge_id: str) -> JudgeUnavailableError:
         return JudgeUnavailableError(
-            f"provider {self._provider} is failing ({self._failures} attempts in a row, last: "
-            f"{self._last_error}); not sent, next try after {self._open_for_s:g}s",
+            f"{self._judge_id} at provider {self._provider} is failing ({self._failures} "
+            f"attempts in a row, last: {self._last_error}); not sent, next try after "
+            f"{self._open_for_s:g}s",
             judge_id=judge_id,
             provider=self._provider,
         )
 
     def check(self, judge_id: str) -> None:
-        """Raise at once when no attempt would be allowed now (nothing is taken).
+        """Raise at once when the circuit is open and no probe is due (nothing is taken).
 
         Raises:
-            JudgeUnavailableError: the circuit is open (or its probe is out).
+            JudgeUnavailableError: the circuit is open.
         """
-        if self.state == "open" or self._probing:
+        if self.state == "open":
             raise self._refuse(judge_id)
 
-    def before_attempt(self, judge_id: str) -> bool:
+    async def admit(self, judge_id: str) -> bool:
         """Allow an attempt, or raise; returns whether the attempt is the probe.
 
+        While a probe is out, other attempts wait for its outcome: they go on if it closed
+        the circuit and fail fast if it opened it again.
+
         Raises:
-            JudgeUnavailableError: the circuit is open (or its probe is out).
+            JudgeUnavailableError: the circuit is open.
         """
-        if self._opened_at is None:
-            return False
-        if self.state == "half_open" and not self._probing:
-            self._probing = True
-            return True
-        raise self._refuse(judge_id)
+        while True:
+            if self._opened_at is None:
+                return False
+            if self._probing and self._probe_done is not None:
+                await self._probe_done.wait()
+                continue
+            if self.state == "half_open":
+                self._probing = True
+                self._probe_done = asyncio.Event()
+                return True
+            raise self._refuse(judge_id)
+
+    def _end_probe(self) -> None:
+        self._probing = False
+        if self._probe_done is not None:
+            self._probe_done.set()
+            self._probe_done = None
 
     def release_probe(self) -> None:
         """The probe ended without an outcome (cancelled): let the next attempt probe."""
-        self._probing = False
+        self._end_probe()
 
     def record(self, error: BaseException | None, *, probe: bool) -> None:
-        """Count the outcome of an attempt allowed by :meth:`before_attempt`."""
-        if probe:
-            self._probing = False
+        """Count the outcome of an attempt allowed by :meth:`admit`."""
         if error is None or not _counts_as_down(error):
             # Any answer, even a 4xx or an invalid one, shows the provider is up.
             self._failures = 0
             self._opened_at = None
-            return
-        self._failures += 1
-        self._last_error = f"{type(error).__name__}: {error}"[:200]
-        if self._threshold and (probe or self._failures >= self._threshold):
-            if self._opened_at is None:
-                self.times_opened += 1
-            self._opened_at = time.monotonic()
+        else:
+            self._failures += 1
+            self._last_error = f"{type(error).__name__}: {error}"[:200]
+            if self._threshold and (probe or self._failures >= self._threshold):
+                if self._opened_at is None:
+                    self.times_opened += 1
+                self._opened_at = time.monotonic()
+        if probe:
+            self._end_probe()
 
 
 class ProviderGate:
     """Admits one HTTP attempt at a time per slot for one provider's judges.
 
     The rate limit (:class:`SlidingWindowLimiter`) admits at most ``rps`` attempts in any
-    one-second window; the semaphore caps attempts in flight; the :class:`CircuitBreaker`
-    fails attempts fast while the provider is down. All must be used from one event loop
-    (the container's portal).
+    one-second window; the semaphore caps attempts in flight; a :class:`CircuitBreaker` per
+    judge fails its attempts fast while it is down (a provider that is down opens every one
+    of its judges' circuits; one failing model does not shut out the provider's others).
+    All must be used from one event loop (the container's portal).
 
     Args:
         limits: the provider's resolved limits.
@@ -176,11 +195,21 @@ class ProviderGate:
         self._limits = limits
         self._limiter = SlidingWindowLimiter(limits.rps) if limits.rps else None
         self._semaphore = asyncio.Semaphore(limits.max_concurrency)
-        self.breaker = CircuitBreaker(
-            provider=limits.provider,
-            threshold=limits.failure_threshold,
-            open_for_s=limits.open_for.total_seconds(),
-        )
+        self._breakers: dict[str, CircuitBreaker] = {}
+
+    def breaker(self, judge_id: str) -> CircuitBreaker:
+        """The circuit breaker of one judge (made on first use)."""
+        breaker = self._breakers.get(judge_id)
+        if breaker is None:
+            limits = self._limits
+            breaker = CircuitBreaker(
+                provider=limits.provider,
+                judge_id=judge_id,
+                threshold=limits.failure_threshold,
+                open_for_s=limits.open_for.total_seconds(),
+            )
+            self._breakers[judge_id] = breaker
+        return breaker
 
     @property
     def limits(self) -> ProviderLimits:
@@ -223,21 +252,22 @@ class ProviderGate:
 
         Raises:
             RateLimitExceededError: REJECT found no token, or WAIT ran past its timeout.
-            JudgeUnavailableError: the provider's circuit is open.
+            JudgeUnavailableError: the judge's circuit is open.
         """
         started = time.perf_counter()
-        self.breaker.check(judge_id)  # fail fast, before waiting for anything
+        breaker = self.breaker(judge_id)
+        breaker.check(judge_id)  # fail fast, before waiting for anything
         await self._acquire_token(judge_id)
         async with self._semaphore:
             # Checked again: the circuit may have opened while this attempt was queued.
-            probe = self.breaker.before_attempt(judge_id)
+            probe = await breaker.admit(judge_id)
             try:
                 yield time.perf_counter() - started
             except Exception as error:
-                self.breaker.record(error, probe=probe)
+                breaker.record(error, probe=probe)
                 raise
             except BaseException:  # cancelled: no outcome
                 if probe:
-                    self.breaker.release_probe()
+                    breaker.release_probe()
                 raise
-            self.breaker.record(None, probe=probe)
+            breaker.record(None, probe=probe)
