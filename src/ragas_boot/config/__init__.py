@@ -28,6 +28,7 @@ from ragas_boot.config.settings import (
     RateLimitSettings,
     RateLimitStrategy,
     RetrySettings,
+    RunSettings,
     SettingsSource,
     StructuredOutputMode,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "RateLimitSettings",
     "RateLimitStrategy",
     "RetrySettings",
+    "RunSettings",
     "SettingsSource",
     "StructuredOutputMode",
     "load_settings",

@@ -14,6 +14,7 @@ YAML prefix of each root field:
 ``providers``        ``spring.ai.ragas.providers``
 ``metrics``          ``spring.ai.ragas.metrics``
 ``allure``           ``spring.ai.ragas.allure``
+``run``              ``spring.ai.ragas.run``
 ===================  ==========================
 """
 
@@ -63,6 +64,7 @@ __all__ = [
     "RateLimitSettings",
     "RateLimitStrategy",
     "RetrySettings",
+    "RunSettings",
     "SettingsSource",
     "StructuredOutputMode",
     "parse_duration",
@@ -75,6 +77,7 @@ ROOT_PREFIXES: dict[str, str] = {
     "providers": "spring.ai.ragas.providers",
     "metrics": "spring.ai.ragas.metrics",
     "allure": "spring.ai.ragas.allure",
+    "run": "spring.ai.ragas.run",
 }
 
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|ms|s|m|h|d)?\s*$", re.IGNORECASE)
@@ -590,6 +593,29 @@ class AllureSettings(_Section):
     max_response_length: int = Field(default=0, ge=0, description="Cut answers; 0 = whole.")
 
 
+class RunSettings(_Section):
+    """``spring.ai.ragas.run``: bounds of a dataset run (``ragas-boot evaluate`` / ``compare``).
+
+    When a deadline passes, what is unfinished is cancelled and every sample still gets a
+    result (failed with the kind ``deadline``); reports are written as usual.
+    """
+
+    deadline: Duration | None = Field(
+        default=None, description="Longest time a whole run may take; unset = no limit."
+    )
+    evaluation_deadline: Duration | None = Field(
+        default=None,
+        description="Longest time one evaluation (a sample × a metric) may take; unset = none.",
+    )
+
+    @field_validator("deadline", "evaluation_deadline")
+    @classmethod
+    def _positive(cls, value: timedelta | None) -> timedelta | None:
+        if value is not None and value <= timedelta(0):
+            raise ValueError("must be a positive duration, e.g. 30s or 10m")
+        return value
+
+
 # --------------------------------------------------------------------------- root
 
 
@@ -634,6 +660,7 @@ class RagasSettings(BaseSettings):
     allure: AllureSettings = Field(
         default_factory=AllureSettings, description="spring.ai.ragas.allure"
     )
+    run: RunSettings = Field(default_factory=RunSettings, description="spring.ai.ragas.run")
     source: SettingsSource = Field(
         default_factory=SettingsSource, description="Provenance; filled by load_settings."
     )

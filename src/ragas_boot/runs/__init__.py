@@ -3,6 +3,7 @@
 from ragas_boot.runs.engine import (
     DEFAULT_CONCURRENCY,
     ProgressCallback,
+    RunControl,
     RunProgress,
     aevaluate_dataset,
     evaluate_dataset,
@@ -21,6 +22,7 @@ from ragas_boot.runs.results import (
     RunResult,
     RunTotals,
     SampleRun,
+    StopReason,
 )
 from ragas_boot.runs.statistics import cohen_kappa, fleiss_kappa, percentile
 
@@ -37,10 +39,12 @@ __all__ = [
     "MetricSummary",
     "PairAgreement",
     "ProgressCallback",
+    "RunControl",
     "RunProgress",
     "RunResult",
     "RunTotals",
     "SampleRun",
+    "StopReason",
     "aevaluate_dataset",
     "cohen_kappa",
     "evaluate_dataset",

@@ -12,12 +12,19 @@ Each (sample, metric) pair is one evaluation; ``concurrency`` of them are in fli
 (each one fans out to its judges, under the providers' own limits). An evaluation that fails
 (no judge answered, or the sample lacks a field the metric needs) is recorded as failed with
 its error: every sample appears in the result, in dataset order.
+
+A run can be bounded: ``evaluation_deadline_s`` per evaluation, ``deadline_s`` for the whole
+run, and a :class:`RunControl` whose :meth:`~RunControl.stop` (safe from a signal handler or
+another thread) ends it early. What finished is kept; every evaluation that did not finish is
+failed with the kind ``deadline`` or ``interrupted``, and ``RunResult.stopped`` says why.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,6 +45,7 @@ from ragas_boot.runs.results import (
     MetricInfo,
     RunResult,
     SampleRun,
+    StopReason,
 )
 from ragas_boot.runs.summaries import (
     agreement_summaries,
@@ -50,6 +58,7 @@ from ragas_boot.samples import Sample
 __all__ = [
     "DEFAULT_CONCURRENCY",
     "ProgressCallback",
+    "RunControl",
     "RunProgress",
     "aevaluate_dataset",
     "evaluate_dataset",
@@ -100,6 +109,64 @@ class RunProgress:
 
 #: Receives a :class:`RunProgress` after each evaluation (and once at the start).
 ProgressCallback = Callable[[RunProgress], None]
+
+
+class RunControl:
+    """Ends a run early from anywhere: a signal handler, another thread, a callback.
+
+    Pass it to :func:`evaluate_dataset` / :func:`aevaluate_dataset`; :meth:`stop` makes the run
+    send nothing more, cancel the judge calls in flight and return what finished, every
+    unfinished evaluation failed with the given reason. Stopping before the run starts ends
+    it at once; stopping twice keeps the first reason.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._reason: StopReason | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._event: asyncio.Event | None = None
+
+    @property
+    def reason(self) -> StopReason | None:
+        """Why :meth:`stop` was called, or None."""
+        return self._reason
+
+    def stop(self, reason: StopReason = "interrupted") -> None:
+        """End the run (thread-safe, signal-safe, idempotent)."""
+        with self._lock:
+            if self._reason is None:
+                self._reason = reason
+            loop, event = self._loop, self._event
+        if loop is not None and event is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(event.set)
+
+    async def _wait(self) -> None:
+        with self._lock:
+            self._loop = asyncio.get_running_loop()
+            self._event = asyncio.Event()
+            if self._reason is not None:
+                self._event.set()
+        await self._event.wait()
+
+
+_STOP_MESSAGES: dict[StopReason, str] = {
+    "deadline": "the run's deadline of {deadline} passed before this evaluation finished",
+    "interrupted": "the run was interrupted before this evaluation finished",
+}
+
+
+def _unfinished(name: str, reason: StopReason, deadline_s: float | None) -> Evaluation:
+    deadline = f"{deadline_s:g}s" if deadline_s is not None else "?"
+    return Evaluation(
+        metric=name,
+        status="failed",
+        error=EvaluationError(
+            kind=reason,
+            type="RunStopped",
+            message=_STOP_MESSAGES[reason].format(deadline=deadline),
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,13 +255,27 @@ def _failure(error: Exception) -> EvaluationError:
     return EvaluationError(kind="error", type=kind, message=str(error) or kind)
 
 
-async def _evaluate(plan: _Plan, sample: Sample) -> Evaluation:
+async def _evaluate(plan: _Plan, sample: Sample, deadline_s: float | None = None) -> Evaluation:
     started = time.perf_counter()
+    limit = asyncio.timeout(deadline_s)
     try:
-        result = await plan.metric.aevaluate(sample, plan.config)
+        async with limit:
+            result = await plan.metric.aevaluate(sample, plan.config)
     except asyncio.CancelledError:
         raise
     except Exception as error:
+        if isinstance(error, TimeoutError) and limit.expired():
+            return Evaluation(
+                metric=plan.name,
+                status="failed",
+                error=EvaluationError(
+                    kind="deadline",
+                    type="DeadlineExceeded",
+                    message=f"no result within the evaluation deadline of {deadline_s:g}s; "
+                    "its judge calls were cancelled",
+                ),
+                duration_s=time.perf_counter() - started,
+            )
         if not isinstance(error, AllJudgesFailedError | SampleValidationError | NoConsensusError):
             log.exception("%s failed on sample %s with an unexpected error", plan.name, sample.id)
         return Evaluation(
@@ -264,6 +345,9 @@ async def aevaluate_dataset(
     configs: ConfigsArgument | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: ProgressCallback | None = None,
+    deadline_s: float | None = None,
+    evaluation_deadline_s: float | None = None,
+    control: RunControl | None = None,
 ) -> RunResult:
     """Evaluate every sample with every metric and summarise.
 
@@ -276,16 +360,30 @@ async def aevaluate_dataset(
             for this run, e.g. ``{"agent_goal_accuracy": {"models": ["a", "b"]}}``.
         concurrency: evaluations in flight at once (at least 1).
         progress: called after each evaluation with a :class:`RunProgress`.
+        deadline_s: seconds the whole run may take; then what is unfinished is cancelled
+            and failed with the kind ``deadline``.
+        evaluation_deadline_s: seconds one evaluation may take; then it is cancelled and
+            failed with the kind ``deadline`` (the run goes on).
+        control: lets a signal handler or another thread end the run early
+            (:meth:`RunControl.stop`); unfinished evaluations are failed as ``interrupted``.
 
     Returns:
-        The run: every sample × metric, scored, undefined or failed, and the summaries.
+        The run: every sample × metric, scored, undefined or failed, and the summaries;
+        ``stopped`` says whether (and why) it ended early.
 
     Raises:
         JudgeNotFoundError: a config names an unknown judge (before any call is made).
-        ValueError: no metric, a metric given twice, duplicate sample ids, bad concurrency.
+        ValueError: no metric, a metric given twice, duplicate sample ids, bad concurrency
+            or a deadline that is not positive.
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    for name, value in (
+        ("deadline_s", deadline_s),
+        ("evaluation_deadline_s", evaluation_deadline_s),
+    ):
+        if value is not None and not value > 0:
+            raise ValueError(f"{name} must be > 0, got {value}")
     plans = _plans(metrics, configs)
     info, samples = _samples(dataset)
     started_at = datetime.now(UTC)
@@ -296,18 +394,33 @@ async def aevaluate_dataset(
 
     async def worker() -> None:
         for sample_index, plan_index in pending:
-            evaluation = await _evaluate(plans[plan_index], samples[sample_index])
+            evaluation = await _evaluate(
+                plans[plan_index], samples[sample_index], evaluation_deadline_s
+            )
             outcomes[sample_index, plan_index] = evaluation
             tracker.finished(sample_index, evaluation)
 
     tracker.notify()
-    await asyncio.gather(*(worker() for _ in range(min(concurrency, tracker.total) or 1)))
+    stopped = await _run_workers(
+        [worker() for _ in range(min(concurrency, tracker.total) or 1)], deadline_s, control
+    )
+    if stopped is not None:
+        log.warning(
+            "run stopped (%s) with %d of %d evaluations finished",
+            stopped,
+            len(outcomes),
+            tracker.total,
+        )
 
     runs = [
         SampleRun(
             sample_id=sample.id or "",
             sample=sample,
-            evaluations=[outcomes[index, plan_index] for plan_index in range(len(plans))],
+            evaluations=[
+                outcomes.get((index, plan_index))
+                or _unfinished(plans[plan_index].name, stopped or "interrupted", deadline_s)
+                for plan_index in range(len(plans))
+            ],
         )
         for index, sample in enumerate(samples)
     ]
@@ -331,7 +444,31 @@ async def aevaluate_dataset(
         concurrency=concurrency,
         started_at=started_at,
         duration_s=time.perf_counter() - started,
+        stopped=stopped,
     )
+
+
+async def _run_workers(
+    workers: list[Any], deadline_s: float | None, control: RunControl | None
+) -> StopReason | None:
+    """Run the workers to the end, the deadline or a stop; cancel them in the latter cases."""
+    everything = asyncio.gather(*workers)
+    stop = asyncio.ensure_future(control._wait()) if control is not None else None
+    waiting: set[asyncio.Future[Any]] = {everything} if stop is None else {everything, stop}
+    try:
+        await asyncio.wait(waiting, timeout=deadline_s, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if stop is not None:
+            stop.cancel()
+    if everything.done():
+        everything.result()  # an unexpected error of the engine itself propagates
+        return None
+    everything.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await everything
+    if control is not None and control.reason is not None:
+        return control.reason
+    return "deadline"
 
 
 def evaluate_dataset(
@@ -341,6 +478,9 @@ def evaluate_dataset(
     configs: ConfigsArgument | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: ProgressCallback | None = None,
+    deadline_s: float | None = None,
+    evaluation_deadline_s: float | None = None,
+    control: RunControl | None = None,
 ) -> RunResult:
     """Sync twin of :func:`aevaluate_dataset`; the run happens on the judges' I/O loop.
 
@@ -348,7 +488,14 @@ def evaluate_dataset(
     """
     beans = list(metrics.values()) if isinstance(metrics, Mapping) else list(metrics)
     run = aevaluate_dataset(
-        dataset, metrics, configs=configs, concurrency=concurrency, progress=progress
+        dataset,
+        metrics,
+        configs=configs,
+        concurrency=concurrency,
+        progress=progress,
+        deadline_s=deadline_s,
+        evaluation_deadline_s=evaluation_deadline_s,
+        control=control,
     )
     portal = next((bean.executor.portal for bean in beans if bean.uses_judges), None)
     if portal is not None:
