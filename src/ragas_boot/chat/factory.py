@@ -102,6 +102,7 @@ def _spec(
         limits=limits,
         headers=headers,
         local=local,
+        max_answer_chars=providers.max_answer_chars,
     )
 
 

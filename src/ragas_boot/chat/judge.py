@@ -128,6 +128,8 @@ class JudgeSpec:
         headers: extra HTTP headers.
         local: for a judge of the embedded ``local`` provider, the model its server loads;
             ``base_url`` is then only known once that server has started.
+        max_answer_chars: longest answer read and kept; a longer one is cut (visibly) and
+            fails the call.
     """
 
     id: str
@@ -143,6 +145,7 @@ class JudgeSpec:
     limits: ProviderLimits = field(default_factory=lambda: ProviderLimits(provider="default"))
     headers: dict[str, str] = field(default_factory=dict)
     local: LocalModelSpec | None = None
+    max_answer_chars: int = 100_000
 
 
 @runtime_checkable
