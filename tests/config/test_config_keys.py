@@ -162,7 +162,7 @@ def test_free_form_map_keys_keep_their_spelling(write_yaml):
 
     headers = load_settings(path, environ={}).providers.openai_compatible[0].headers
 
-    assert headers == {
+    assert {name: value.get_secret_value() for name, value in headers.items()} == {
         "X-Title": "ragas",
         "HTTP-Referer": "https://example.org",
         "X.Dotted": "yes-it-is",

@@ -78,7 +78,7 @@ def _spec(
     completions_path: str,
     limits: ProviderLimits,
     structured_output: object,
-    headers: dict[str, str],
+    headers: dict[str, SecretStr],
     max_tokens: int | None = None,
     local: LocalModelSpec | None = None,
 ) -> JudgeSpec:

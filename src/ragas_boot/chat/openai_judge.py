@@ -11,7 +11,7 @@ import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretStr
 
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, TokenUsage
 from ragas_boot.chat.structured import (
@@ -21,6 +21,7 @@ from ragas_boot.chat.structured import (
     schema_name,
 )
 from ragas_boot.config.settings import StructuredOutputMode
+from ragas_boot.config.urls import mask_url
 from ragas_boot.errors import (
     JudgeConnectionError,
     JudgeError,
@@ -305,7 +306,11 @@ class LoopBoundChatModel:
             top_p=spec.top_p,
             max_retries=0,
             timeout=timeout,
-            default_headers=spec.headers or None,
+            default_headers={
+                name: value.get_secret_value() if isinstance(value, SecretStr) else str(value)
+                for name, value in spec.headers.items()
+            }
+            or None,
             http_async_client=http,
         )
         return _LoopClient(llm, http)
@@ -344,7 +349,7 @@ class OpenAICompatibleJudge:
     def __repr__(self) -> str:
         return (
             f"OpenAICompatibleJudge(id={self.id!r}, provider={self.provider!r}, "
-            f"model={self._spec.model!r}, url={self._api_base!r})"
+            f"model={self._spec.model!r}, url={mask_url(self._api_base)!r})"
         )
 
     @property
@@ -364,8 +369,8 @@ class OpenAICompatibleJudge:
 
     @property
     def endpoint(self) -> str:
-        """The URL chat completions are posted to."""
-        return self._api_base + _CHAT_SUFFIX
+        """The URL chat completions are posted to (credentials in it masked)."""
+        return mask_url(self._api_base + _CHAT_SUFFIX)
 
     def prepare(self) -> None:
         """Create this loop's HTTP client now (importing langchain-openai on first use)."""

@@ -36,6 +36,7 @@ from pydantic.alias_generators import to_snake
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from ragas_boot._enums import CaseInsensitiveEnum
+from ragas_boot.config.urls import check_base_url
 
 __all__ = [
     "ROOT_PREFIXES",
@@ -280,6 +281,12 @@ class OpenAISettings(_Section):
         default_factory=OpenAIChatSettings, description="Chat model defaults."
     )
 
+    @field_validator("base_url")
+    @classmethod
+    def _absolute_url(cls, value: str | None) -> str | None:
+        # Empty is Spring's "not set" (``base-url: ${OPENAI_BASE_URL:}``).
+        return check_base_url(value) if value else value
+
 
 # --------------------------------------------------------------------------- providers
 
@@ -385,9 +392,16 @@ class OpenAICompatibleProviderSettings(_Section):
     structured_output: StructuredOutputMode | None = Field(
         default=None, description="How JSON is asked for; default providers.structured-output."
     )
-    headers: dict[str, str] = Field(
-        default_factory=dict, repr=False, description="Extra HTTP headers sent with every call."
+    headers: dict[str, SecretStr] = Field(
+        default_factory=dict,
+        repr=False,
+        description="Extra HTTP headers sent with every call; values are secrets, never shown.",
     )
+
+    @field_validator("base_url")
+    @classmethod
+    def _absolute_url(cls, value: str) -> str:
+        return check_base_url(value)
 
     @field_validator("completions_path")
     @classmethod
