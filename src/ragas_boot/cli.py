@@ -10,7 +10,15 @@ Subcommands::
 
 Exit codes: 0 success; 1 a quality gate failed (``--fail-under``, a metric with no score at all,
 a judge that did not answer ``--ping``); 2 bad input (arguments, configuration or dataset),
-reported as one message without a traceback (``--debug`` shows it); 130 interrupted.
+reported as one message without a traceback (``--debug`` shows it), or a report that could
+not be written; 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+
+``evaluate`` and ``compare`` never lose finished work: on SIGINT or SIGTERM they stop sending,
+cancel the judge calls in flight, write every ``--out`` report of what finished (the rest
+marked ``interrupted``) and stop the local judge; a second signal aborts at once. Every
+``--out`` path is checked before the first judge call, and reports are written atomically
+(a temporary file renamed over the target), never through a symbolic link unless
+``--follow-symlinks`` is given.
 
 Adding a subcommand
 -------------------
@@ -52,7 +60,10 @@ import io
 import json
 import logging
 import os
+import signal
 import sys
+import tempfile
+import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
@@ -90,6 +101,7 @@ EXIT_OK = 0
 EXIT_GATE_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 _REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".json": "json"}
 
@@ -265,9 +277,20 @@ def _write(text: str) -> None:
 
 
 def _message(text: str, style: str = "") -> None:
-    from rich.text import Text
+    from ragas_boot.reporting._format import plain
 
-    stderr().print(Text(text, style=style))
+    # Messages quote file names, sample ids and values from datasets and configs: shown as
+    # written (no markup, control characters escaped), never interpreted by the terminal.
+    stderr().print(plain(text, style=style))
+
+
+class _PrintableFormatter(logging.Formatter):
+    """Log records may quote dataset or config text: control characters are shown escaped."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from ragas_boot._text import printable
+
+        return printable(super().format(record))
 
 
 class _QuietExecution(logging.Filter):
@@ -286,6 +309,7 @@ def _logging(err: Console, *, verbose: bool, debug: bool) -> Iterator[None]:
     handler = RichHandler(
         console=err, show_time=False, show_path=False, markup=False, rich_tracebacks=False
     )
+    handler.setFormatter(_PrintableFormatter("%(message)s"))
     handler.setLevel(level)
     if not (verbose or debug):
         handler.addFilter(_QuietExecution())
@@ -428,21 +452,103 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
         help="exit 1 when the mean score of any metric is under X (a CI gate)",
     )
     parser.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="--out may be a symbolic link: write to its target (default: refuse)",
+    )
+    parser.add_argument(
+        "--deadline",
+        type=_duration,
+        metavar="DURATION",
+        help="longest time the whole run may take (30s, 10m, 1h); then what is unfinished is "
+        "cancelled and reported as 'deadline' (default: spring.ai.ragas.run.deadline)",
+    )
+    parser.add_argument(
+        "--evaluation-deadline",
+        type=_duration,
+        metavar="DURATION",
+        help="longest time one sample × metric may take (default: "
+        "spring.ai.ragas.run.evaluation-deadline)",
+    )
+    parser.add_argument(
         "--no-progress", action="store_true", help="no live progress bar (auto off when piped)"
     )
 
 
-def _report_paths(values: Sequence[str]) -> list[tuple[Path, str]]:
-    paths = []
+def _duration(text: str) -> float:
+    """An argparse type: a duration with a unit (``500ms``, ``30s``, ``10m``, ``PT1H``)."""
+    from ragas_boot.config.settings import parse_duration
+
+    if text.strip().replace(".", "", 1).isdigit():
+        raise argparse.ArgumentTypeError(f"give a unit, e.g. {text.strip()}s or {text.strip()}m")
+    try:
+        value = parse_duration(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    seconds = float(value.total_seconds())
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {text!r}")
+    return seconds
+
+
+def _report_paths(values: Sequence[str], *, follow_symlinks: bool) -> list[tuple[Path, str]]:
+    """The ``--out`` paths, each checked writable now: a bad one must not cost a whole run."""
+    paths: list[tuple[Path, str]] = []
     for value in values:
         path = Path(value)
         kind = _REPORT_SUFFIXES.get(path.suffix.lower())
         if kind is None:
-            raise UsageError(f"--out {value}: use a .html or .json file name")
+            raise UsageError(f"--out {value}: use a .html, .htm or .json file name")
+        if path.is_symlink():
+            if not follow_symlinks:
+                raise UsageError(
+                    f"--out {value} is a symbolic link (to {os.readlink(path)}); pass "
+                    "--follow-symlinks to write to its target, or choose another name"
+                )
+            path = path.resolve()
         if not path.parent.is_dir():
             raise UsageError(f"--out {value}: the directory {path.parent} does not exist")
+        if path.exists() and not path.is_file():
+            raise UsageError(f"--out {value} exists and is not a file")
+        if path.exists() and not os.access(path, os.W_OK):
+            raise UsageError(f"--out {value} is not writable")
+        try:  # the report is renamed into place: the directory must take a new file
+            probe, probe_name = tempfile.mkstemp(
+                dir=path.parent, prefix=".ragas-boot-", suffix=".tmp"
+            )
+            os.close(probe)
+            os.unlink(probe_name)
+        except OSError as error:
+            raise UsageError(
+                f"--out {value}: cannot write in {path.parent}: {error.strerror or error}"
+            ) from None
+        if any(path == earlier for earlier, _ in paths):
+            raise UsageError(f"--out {value} is given twice")
         paths.append((path, kind))
     return paths
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``.
+
+    A reader never sees half a report, an interrupted write leaves the old one in place, and
+    a symbolic link at ``path`` is replaced, never written through (callers resolve it first
+    when asked to follow it).
+    """
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # as a plain open() would (mkstemp makes 0600)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def _metric_choices() -> str:
@@ -535,45 +641,109 @@ def _progress(enabled: bool, total: int) -> Iterator[ProgressCallback | None]:
         yield update
 
 
+@contextlib.contextmanager
+def _stop_on_signals(on_signal: Callable[[int], None]) -> Iterator[None]:
+    """Call ``on_signal`` on SIGINT / SIGTERM (main thread only); restore the old handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+
+    def handler(signum: int, frame: object) -> None:
+        if received:  # a second signal: stop waiting for a clean end
+            raise KeyboardInterrupt
+        received.append(signum)
+        on_signal(signum)
+
+    saved = {number: signal.signal(number, handler) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, previous in saved.items():
+            signal.signal(number, previous)
+
+
 def _run_dataset(args: argparse.Namespace, view: str) -> int:
     from ragas_boot.container import create_container
     from ragas_boot.datasets import load_dataset
     from ragas_boot.reporting import console_renderables, render_html, render_json
     from ragas_boot.reporting.gates import run_gate_lines
-    from ragas_boot.runs import evaluate_dataset
+    from ragas_boot.runs import RunControl, evaluate_dataset
 
-    reports = _report_paths(args.out)
+    reports = _report_paths(args.out, follow_symlinks=args.follow_symlinks)
     _metric_names(args.metric)  # an unknown metric is reported before anything is loaded
     dataset = load_dataset(args.dataset)
     settings = settings_from_args(args)
     names = _metric_names(args.metric, settings)
-    with create_container(settings) as container:
-        beans = {name: container.metric(name) for name in names}
-        enabled = not args.no_progress and stderr().is_terminal
-        with _progress(enabled, len(dataset)) as callback:
-            run = evaluate_dataset(
-                dataset,
-                beans,
-                configs=_run_configs(args, names),
-                concurrency=args.concurrency,
-                progress=callback,
-            )
-    console = stdout()
-    for part in console_renderables(run, "compare" if view == "compare" else "evaluate"):
-        console.print(part)
-    title = (
-        f"ragas-boot judge comparison: {dataset.name or args.dataset}"
-        if view == "compare"
-        else None
-    )
-    for path, kind in reports:
-        text = render_html(run, title=title) if kind == "html" else render_json(run)
-        path.write_text(_redact(text), encoding="utf-8")
-        _message(f"Report written: {path}")
+    deadline = args.deadline
+    if deadline is None and settings.run.deadline is not None:
+        deadline = settings.run.deadline.total_seconds()
+    evaluation_deadline = args.evaluation_deadline
+    if evaluation_deadline is None and settings.run.evaluation_deadline is not None:
+        evaluation_deadline = settings.run.evaluation_deadline.total_seconds()
+    control = RunControl()
+    signals: list[int] = []
+
+    def stop(signum: int) -> None:
+        signals.append(signum)
+        control.stop("interrupted")
+
+    with _stop_on_signals(stop):
+        with create_container(settings) as container:  # closing it stops the local judge
+            beans = {name: container.metric(name) for name in names}
+            enabled = not args.no_progress and stderr().is_terminal
+            with _progress(enabled, len(dataset)) as callback:
+                run = evaluate_dataset(
+                    dataset,
+                    beans,
+                    configs=_run_configs(args, names),
+                    concurrency=args.concurrency,
+                    progress=callback,
+                    deadline_s=deadline,
+                    evaluation_deadline_s=evaluation_deadline,
+                    control=control,
+                )
+        console = stdout()
+        for part in console_renderables(run, "compare" if view == "compare" else "evaluate"):
+            console.print(part)
+        title = (
+            f"ragas-boot judge comparison: {dataset.name or args.dataset}"
+            if view == "compare"
+            else None
+        )
+        unwritten = 0
+        for path, kind in reports:  # one report failing must not cost the others
+            try:
+                text = render_html(run, title=title) if kind == "html" else render_json(run)
+                _write_atomically(path, _redact(text))
+            except OSError as error:
+                unwritten += 1
+                _message(f"ragas-boot: error: cannot write {path}: {error}", "bold red")
+            else:
+                _message(f"Report written: {path}")
+    if run.stopped is not None:
+        unfinished = sum(
+            1
+            for sample in run.samples
+            for evaluation in sample.evaluations
+            if evaluation.error is not None and evaluation.error.kind == run.stopped
+        )
+        total = run.dataset.size * len(run.metrics)
+        cause = "the run's deadline passed" if run.stopped == "deadline" else "interrupted"
+        _message(
+            f"STOPPED {cause}: {total - unfinished} of {total} evaluations finished, "
+            f"{unfinished} marked '{run.stopped}'",
+            "bold red",
+        )
+    if signals:
+        return EXIT_TERMINATED if signals[0] == signal.SIGTERM else EXIT_INTERRUPTED
+    if unwritten:
+        return EXIT_BAD_INPUT
     gate = run.gate(args.fail_under)
-    for line in run_gate_lines(gate):
-        _message(line, "green" if gate.passed else "bold red")
-    return EXIT_OK if gate.passed else EXIT_GATE_FAILED
+    if not gate.passed or run.stopped is None:  # no PASSED line for a run cut short
+        for line in run_gate_lines(gate):
+            _message(line, "green" if gate.passed else "bold red")
+    return EXIT_OK if gate.passed and run.stopped is None else EXIT_GATE_FAILED
 
 
 def _redact(text: str) -> str:
@@ -625,8 +795,10 @@ def _config_check(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
+    from ragas_boot.config.urls import mask_url
     from ragas_boot.container import create_container
     from ragas_boot.metrics.registry import METRICS, criterion_beans
+    from ragas_boot.reporting._format import plain
 
     settings = settings_from_args(args)
     with create_container(settings) as container:
@@ -641,12 +813,12 @@ def _config_check(args: argparse.Namespace) -> int:
             table.add_column(column, overflow="fold")
         for judge in judges:
             spec = judge.spec
-            endpoint = spec.base_url.rstrip("/") + spec.completions_path
+            endpoint = mask_url(spec.base_url.rstrip("/") + spec.completions_path)
             table.add_row(
-                Text(judge.id),
-                Text(judge.provider),
-                Text(spec.model),
-                Text(getattr(judge, "endpoint", endpoint)),
+                plain(judge.id),
+                plain(judge.provider),
+                plain(spec.model),
+                plain(getattr(judge, "endpoint", endpoint)),
                 spec.structured_output.value,
             )
         stdout().print(table)
@@ -654,7 +826,7 @@ def _config_check(args: argparse.Namespace) -> int:
         files = ", ".join(settings.source.files)
         profiles = ", ".join(settings.source.active_profiles)
         stdout().print(
-            Text(
+            plain(
                 f"Configuration OK: {len(judges)} judge(s) in {providers} provider(s) "
                 f"(files: {files}; profiles: {profiles})",
                 style="green",
@@ -670,10 +842,10 @@ def _config_check(args: argparse.Namespace) -> int:
         ping.add_column(column)
     for judge_id, error, latency in results:
         ping.add_row(
-            Text(judge_id),
+            plain(judge_id),
             Text("ok" if error is None else "failed", style="green" if error is None else "red"),
             f"{latency * 1000:.0f} ms",
-            Text(error or ""),
+            plain(error or ""),
         )
     stdout().print(ping)
     failed = [judge_id for judge_id, error, _ in results if error is not None]
@@ -787,6 +959,11 @@ def _configure_suite(parser: argparse.ArgumentParser) -> None:
         default=[],
         help="also write the report: .html (self-contained) or .json; repeat for several",
     )
+    runner.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="--out may be a symbolic link: write its target (refused otherwise)",
+    )
 
 
 def _run_suite(args: argparse.Namespace) -> int:
@@ -796,7 +973,7 @@ def _run_suite(args: argparse.Namespace) -> int:
     from ragas_boot.runs.suites import load_suite
 
     suite = load_suite(args.suite)
-    reports = _report_paths(args.out)
+    reports = _report_paths(args.out, follow_symlinks=args.follow_symlinks)
     known = [case.id for case in suite.cases]
     for case_id in args.cases or ():
         if case_id not in known:
@@ -806,7 +983,7 @@ def _run_suite(args: argparse.Namespace) -> int:
     _write(render_console(result, gate, color=stdout().is_terminal))
     for path, kind in reports:
         text = render_html(result, gate) if kind == "html" else render_json(result, gate)
-        path.write_text(_redact(text), encoding="utf-8")
+        _write_atomically(path, _redact(text))
         _message(f"Report written: {path}")
     return EXIT_OK if gate.passed else EXIT_GATE_FAILED
 
@@ -888,8 +1065,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ragas-boot",
         description="Score AI agents with several LLM judges configured in application.yaml.",
-        epilog="Exit codes: 0 ok; 1 a quality gate failed; 2 bad arguments, configuration or "
-        "dataset; 130 interrupted.",
+        epilog="Exit codes: 0 ok; 1 a quality gate failed (or a deadline passed); 2 bad "
+        "arguments, configuration or dataset, or a report not written; 130 interrupted; "
+        "143 terminated.",
     )
     from ragas_boot import __version__
 

@@ -36,7 +36,7 @@ def test_config_show_prints_resolved_yaml_with_origins_and_masked_secrets(
     assert [m["id"] for m in providers[0]["chat-models"]] == ["judge-a", "judge-b", "judge-c"]
 
 
-def test_config_show_masks_credential_headers(run_cli, tmp_path):
+def test_config_show_masks_every_header_value(run_cli, tmp_path):
     config = tmp_path / "application.yaml"
     config.write_text(
         "spring.ai.ragas.providers.openai-compatible:\n"
@@ -51,7 +51,8 @@ def test_config_show_masks_credential_headers(run_cli, tmp_path):
     assert result.code == 0, result.err
     assert "plain-key-value-123" not in result.out
     assert "header-secret-456789" not in result.out
-    assert "HTTP-Referer: https://example.org" in result.out
+    assert "https://example.org" not in result.out
+    assert "HTTP-Referer: '****'" in result.out
 
 
 def test_config_check_lists_the_judges(run_cli, config_file, judges):

@@ -138,7 +138,7 @@ def test_reports_are_written(suite_dir: Path, capsys: pytest.CaptureFixture[str]
     ("argv", "message"),
     [
         (["run", "missing.yaml"], "suite file not found"),
-        (["run", "{suite}", "--out", "report.txt"], "use a .html or .json file name"),
+        (["run", "{suite}", "--out", "report.txt"], "use a .html, .htm or .json file name"),
         (["run", "{suite}", "--out", "no/such/dir/r.json"], "does not exist"),
         (["run", "{suite}", "--agent", "no_such_module_abc:run"], "cannot import module"),
         (["run", "{suite}", "--agent", "four_of_five:nothing"], "has no attribute"),

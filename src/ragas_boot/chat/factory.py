@@ -63,6 +63,8 @@ def resolve_limits(
         wait_timeout=own.timeout if own.timeout is not None else defaults.default_timeout,
         max_concurrency=max_concurrency or providers.max_concurrency,
         call_timeout=timeout or providers.timeout,
+        failure_threshold=providers.circuit_breaker.failure_threshold,
+        open_for=providers.circuit_breaker.open_for,
     )
 
 
@@ -76,7 +78,7 @@ def _spec(
     completions_path: str,
     limits: ProviderLimits,
     structured_output: object,
-    headers: dict[str, str],
+    headers: dict[str, SecretStr],
     max_tokens: int | None = None,
     local: LocalModelSpec | None = None,
 ) -> JudgeSpec:
@@ -100,6 +102,7 @@ def _spec(
         limits=limits,
         headers=headers,
         local=local,
+        max_answer_chars=providers.max_answer_chars,
     )
 
 

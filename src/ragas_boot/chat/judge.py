@@ -69,6 +69,9 @@ class ProviderLimits:
         wait_timeout: longest WAIT for a token; zero means forever.
         max_concurrency: calls in flight at once.
         call_timeout: per-attempt timeout of one HTTP call.
+        failure_threshold: attempts in a row of one judge that time out, cannot connect or
+            get a 5xx before its calls fail fast (its circuit opens); 0 = never.
+        open_for: how long the circuit stays open before one probe is let through.
     """
 
     provider: str
@@ -77,6 +80,8 @@ class ProviderLimits:
     wait_timeout: timedelta = timedelta(0)
     max_concurrency: int = 16
     call_timeout: timedelta = timedelta(seconds=120)
+    failure_threshold: int = 5
+    open_for: timedelta = timedelta(seconds=30)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +117,8 @@ class JudgeSpec:
         id: judge id (the alias, else the model id); unique across providers.
         model: model id sent to the provider.
         provider: provider name.
-        base_url: provider base URL as configured (Spring AI form, no ``/v1``).
+        base_url: provider base URL as configured (Spring AI form, no ``/v1``); shown in
+            reprs with its credentials masked.
         completions_path: path appended to ``base_url`` for chat completions.
         api_key: the key, kept secret.
         temperature: sampling temperature.
@@ -120,15 +126,17 @@ class JudgeSpec:
         top_p: nucleus sampling.
         structured_output: how JSON is asked for.
         limits: rate limit, concurrency and timeout shared with the provider's other judges.
-        headers: extra HTTP headers.
+        headers: extra HTTP headers (values are secrets: never in reprs).
         local: for a judge of the embedded ``local`` provider, the model its server loads;
             ``base_url`` is then only known once that server has started.
+        max_answer_chars: longest answer read and kept; a longer one is cut (visibly) and
+            fails the call.
     """
 
     id: str
     model: str
     provider: str
-    base_url: str
+    base_url: str = field(repr=False)
     api_key: SecretStr = field(repr=False)
     completions_path: str = "/v1/chat/completions"
     temperature: float = 0.0
@@ -136,8 +144,9 @@ class JudgeSpec:
     top_p: float = 1.0
     structured_output: StructuredOutputMode = StructuredOutputMode.PROMPT
     limits: ProviderLimits = field(default_factory=lambda: ProviderLimits(provider="default"))
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, SecretStr] = field(default_factory=dict, repr=False)
     local: LocalModelSpec | None = None
+    max_answer_chars: int = 100_000
 
 
 @runtime_checkable

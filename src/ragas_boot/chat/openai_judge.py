@@ -8,9 +8,10 @@ import json
 import logging
 import time
 import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretStr
 
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, TokenUsage
 from ragas_boot.chat.structured import (
@@ -20,6 +21,7 @@ from ragas_boot.chat.structured import (
     schema_name,
 )
 from ragas_boot.config.settings import StructuredOutputMode
+from ragas_boot.config.urls import mask_url
 from ragas_boot.errors import (
     JudgeConnectionError,
     JudgeError,
@@ -38,7 +40,9 @@ if TYPE_CHECKING:
 __all__ = [
     "LoopBoundChatModel",
     "OpenAICompatibleJudge",
+    "answer_size_hook",
     "api_base_url",
+    "cut_answer",
     "scrub_secret",
     "translate_error",
     "usage_of",
@@ -111,6 +115,60 @@ def _tool_call_arguments(message: BaseMessage) -> str | None:
     if tool_calls:
         return json.dumps(tool_calls[0].get("args", {}), ensure_ascii=False)
     return None
+
+
+def cut_answer(text: str, limit: int, total: str) -> str:
+    """``text`` cut to ``limit`` characters, marked as cut (and how much there was)."""
+    return text[:limit] + f" … [cut by ragas-boot at max-answer-chars {limit:,}; {total} in all]"
+
+
+def answer_size_hook(spec: JudgeSpec) -> Callable[[Any], Awaitable[None]]:
+    """An httpx response hook that stops reading a body longer than the spec allows.
+
+    A chat-completion body holds the answer as a JSON string (each character up to 6 bytes
+    escaped) in a small envelope, so reading stops at ``6 × max-answer-chars + 64 KiB``
+    bytes: a server ignoring ``max_tokens`` cannot make the client read or keep megabytes.
+
+    Raises (from the response's body, while it is read):
+        JudgeOutputError: the body is larger; ``raw_text`` holds its start, marked as cut.
+    """
+    import httpx2
+
+    chars = spec.max_answer_chars
+    limit = chars * 6 + 64 * 1024
+
+    def too_large(head: bytes, total: str) -> JudgeOutputError:
+        return JudgeOutputError(
+            f"the answer is larger than {limit:,} bytes (max-answer-chars {chars:,}); "
+            "reading stopped",
+            judge_id=spec.id,
+            raw_text=cut_answer(head.decode("utf-8", "replace"), chars, total),
+        )
+
+    class BoundedStream(httpx2.AsyncByteStream):
+        def __init__(self, inner: httpx2.AsyncByteStream) -> None:
+            self._inner = inner
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            seen = 0
+            head = bytearray()
+            async for chunk in self._inner:
+                seen += len(chunk)
+                if len(head) < chars:
+                    head += chunk[: chars - len(head)]
+                if seen > limit:
+                    await self._inner.aclose()
+                    raise too_large(bytes(head), f"more than {limit:,} bytes")
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    async def hook(response: Any) -> None:
+        # Read up to the bound whatever Content-Length says: the start is kept for the report.
+        response.stream = BoundedStream(response.stream)
+
+    return hook
 
 
 def _connection_limits(max_concurrency: int) -> Any:
@@ -237,6 +295,7 @@ class LoopBoundChatModel:
         http = DefaultAioHttpClient(
             timeout=timeout,
             limits=_connection_limits(spec.limits.max_concurrency),
+            event_hooks={"response": [answer_size_hook(spec)]},
         )
         llm = chat_openai_class()(
             model=spec.model,
@@ -247,7 +306,11 @@ class LoopBoundChatModel:
             top_p=spec.top_p,
             max_retries=0,
             timeout=timeout,
-            default_headers=spec.headers or None,
+            default_headers={
+                name: value.get_secret_value() if isinstance(value, SecretStr) else str(value)
+                for name, value in spec.headers.items()
+            }
+            or None,
             http_async_client=http,
         )
         return _LoopClient(llm, http)
@@ -286,7 +349,7 @@ class OpenAICompatibleJudge:
     def __repr__(self) -> str:
         return (
             f"OpenAICompatibleJudge(id={self.id!r}, provider={self.provider!r}, "
-            f"model={self._spec.model!r}, url={self._api_base!r})"
+            f"model={self._spec.model!r}, url={mask_url(self._api_base)!r})"
         )
 
     @property
@@ -306,8 +369,8 @@ class OpenAICompatibleJudge:
 
     @property
     def endpoint(self) -> str:
-        """The URL chat completions are posted to."""
-        return self._api_base + _CHAT_SUFFIX
+        """The URL chat completions are posted to (credentials in it masked)."""
+        return mask_url(self._api_base + _CHAT_SUFFIX)
 
     def prepare(self) -> None:
         """Create this loop's HTTP client now (importing langchain-openai on first use)."""
@@ -379,6 +442,13 @@ class OpenAICompatibleJudge:
             # A provider may echo the key back (an error page, a confused model); what a judge
             # answered is kept in results and quoted in errors and logs, so it goes in scrubbed.
             raw = self._scrub(raw)
+            limit = self._spec.max_answer_chars
+            if len(raw) > limit:
+                raise JudgeOutputError(
+                    f"the answer has {len(raw):,} characters, more than max-answer-chars {limit:,}",
+                    judge_id=self.id,
+                    raw_text=cut_answer(raw, limit, f"{len(raw):,} characters"),
+                )
         value = parse_structured(raw, output_model, judge_id=self.id)
         return JudgeAnswer(
             value=value, raw_text=raw or "", usage=usage_of(message), latency_s=latency

@@ -17,6 +17,7 @@ from ragas_boot._validation import did_you_mean, field_problems
 from ragas_boot.config import _schema
 from ragas_boot.config._tree import KeyPath, Origins, Segment, format_path
 from ragas_boot.config.settings import ROOT_PREFIXES
+from ragas_boot.config.urls import mask_url
 from ragas_boot.errors import ConfigError
 
 _ECHO_LIMIT = 60
@@ -116,6 +117,7 @@ def _show(value: Any) -> str | None:
     if isinstance(value, int | float):
         return str(value)
     if isinstance(value, str):
+        value = mask_url(value)  # a URL's credentials are secrets wherever they appear
         text = value if len(value) <= _ECHO_LIMIT else value[:_ECHO_LIMIT] + "..."
         return repr(text)
     return None

@@ -14,6 +14,7 @@ YAML prefix of each root field:
 ``providers``        ``spring.ai.ragas.providers``
 ``metrics``          ``spring.ai.ragas.metrics``
 ``allure``           ``spring.ai.ragas.allure``
+``run``              ``spring.ai.ragas.run``
 ===================  ==========================
 """
 
@@ -37,6 +38,7 @@ from pydantic.alias_generators import to_snake
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from ragas_boot._enums import CaseInsensitiveEnum
+from ragas_boot.config.urls import check_base_url
 
 __all__ = [
     "ROOT_PREFIXES",
@@ -45,6 +47,7 @@ __all__ = [
     "BackoffSettings",
     "ChatModelSettings",
     "ChatOptions",
+    "CircuitBreakerSettings",
     "DefaultOptions",
     "DefaultProviderSettings",
     "Duration",
@@ -64,6 +67,7 @@ __all__ = [
     "RateLimitSettings",
     "RateLimitStrategy",
     "RetrySettings",
+    "RunSettings",
     "SettingsSource",
     "StructuredOutputMode",
     "parse_duration",
@@ -76,6 +80,7 @@ ROOT_PREFIXES: dict[str, str] = {
     "providers": "spring.ai.ragas.providers",
     "metrics": "spring.ai.ragas.metrics",
     "allure": "spring.ai.ragas.allure",
+    "run": "spring.ai.ragas.run",
 }
 
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|ms|s|m|h|d)?\s*$", re.IGNORECASE)
@@ -193,14 +198,21 @@ def _lower_language(value: Any) -> Any:
 
 
 class BackoffSettings(_Section):
-    """``spring.ai.retry.backoff``: exponential backoff between attempts."""
+    """``spring.ai.retry.backoff``: exponential backoff between attempts.
+
+    The defaults (1 s, ×2, at most 30 s) are smaller than Spring AI's (2 s, ×5, 3 min) on
+    purpose: with those, a provider answering 500 cost about 19 minutes of sleep per judge
+    call. ``max-interval`` also caps ``Retry-After``: a server asking for a longer wait gets
+    its judge excluded from the call at once.
+    """
 
     initial_interval: Duration = Field(
-        default=timedelta(seconds=2), description="Wait before the first retry."
+        default=timedelta(seconds=1), description="Wait before the first retry."
     )
-    multiplier: float = Field(default=5.0, ge=1.0, description="Growth factor of each wait.")
+    multiplier: float = Field(default=2.0, ge=1.0, description="Growth factor of each wait.")
     max_interval: Duration = Field(
-        default=timedelta(minutes=3), description="Upper bound of a single wait."
+        default=timedelta(seconds=30),
+        description="Upper bound of a single wait; a longer Retry-After is not waited for.",
     )
 
 
@@ -213,7 +225,7 @@ class RetrySettings(_Section):
     """
 
     max_attempts: int = Field(
-        default=10, ge=1, description="Attempts per call, the first included."
+        default=4, ge=1, description="Attempts per call, the first included (Spring AI: 10)."
     )
     on_http_codes: list[int] = Field(
         default_factory=list, description="Extra HTTP status codes to retry."
@@ -223,7 +235,9 @@ class RetrySettings(_Section):
     )
     on_client_errors: bool = Field(default=False, description="Retry every other 4xx as well.")
     honor_retry_after: bool = Field(
-        default=True, description="Wait as long as a Retry-After header asks (at most 300 s)."
+        default=True,
+        description="Wait as long as a Retry-After header asks, up to backoff.max-interval; "
+        "a longer one excludes the judge from the call at once.",
     )
     backoff: BackoffSettings = Field(
         default_factory=BackoffSettings, description="Backoff between attempts."
@@ -268,6 +282,12 @@ class OpenAISettings(_Section):
     chat: OpenAIChatSettings = Field(
         default_factory=OpenAIChatSettings, description="Chat model defaults."
     )
+
+    @field_validator("base_url")
+    @classmethod
+    def _absolute_url(cls, value: str | None) -> str | None:
+        # Empty is Spring's "not set" (``base-url: ${OPENAI_BASE_URL:}``).
+        return check_base_url(value) if value else value
 
 
 # --------------------------------------------------------------------------- providers
@@ -326,6 +346,25 @@ class GlobalRateLimitSettings(_Section):
     )
 
 
+class CircuitBreakerSettings(_Section):
+    """``spring.ai.ragas.providers.circuit-breaker``: fail fast while a judge is down.
+
+    Each judge has its own circuit: a provider that is down opens them all, one failing model
+    does not shut out the provider's other models.
+    """
+
+    failure_threshold: int = Field(
+        default=5,
+        ge=0,
+        description="Attempts in a row of one judge that time out, cannot connect or get a "
+        "5xx before its calls fail fast; 0 = never.",
+    )
+    open_for: Duration = Field(
+        default=timedelta(seconds=30),
+        description="How long calls fail fast before one probe call is let through.",
+    )
+
+
 class OpenAICompatibleProviderSettings(_Section):
     """One entry of ``spring.ai.ragas.providers.openai-compatible``."""
 
@@ -355,9 +394,16 @@ class OpenAICompatibleProviderSettings(_Section):
     structured_output: StructuredOutputMode | None = Field(
         default=None, description="How JSON is asked for; default providers.structured-output."
     )
-    headers: dict[str, str] = Field(
-        default_factory=dict, repr=False, description="Extra HTTP headers sent with every call."
+    headers: dict[str, SecretStr] = Field(
+        default_factory=dict,
+        repr=False,
+        description="Extra HTTP headers sent with every call; values are secrets, never shown.",
     )
+
+    @field_validator("base_url")
+    @classmethod
+    def _absolute_url(cls, value: str) -> str:
+        return check_base_url(value)
 
     @field_validator("completions_path")
     @classmethod
@@ -476,6 +522,15 @@ class ProvidersSettings(_Section):
     )
     output_retries: int = Field(
         default=1, ge=0, description="Re-asks after an empty/unparseable/invalid answer."
+    )
+    circuit_breaker: CircuitBreakerSettings = Field(
+        default_factory=CircuitBreakerSettings, description="Fail fast while a judge is down."
+    )
+    max_answer_chars: int = Field(
+        default=100_000,
+        ge=1_000,
+        description="Longest judge answer read and kept, in characters; a longer one is cut "
+        "(marked as cut) and that judge's call fails.",
     )
 
     @field_validator("openai_compatible")
@@ -613,6 +668,29 @@ class AllureSettings(_Section):
     max_response_length: int = Field(default=0, ge=0, description="Cut answers; 0 = whole.")
 
 
+class RunSettings(_Section):
+    """``spring.ai.ragas.run``: bounds of a dataset run (``ragas-boot evaluate`` / ``compare``).
+
+    When a deadline passes, what is unfinished is cancelled and every sample still gets a
+    result (failed with the kind ``deadline``); reports are written as usual.
+    """
+
+    deadline: Duration | None = Field(
+        default=None, description="Longest time a whole run may take; unset = no limit."
+    )
+    evaluation_deadline: Duration | None = Field(
+        default=None,
+        description="Longest time one evaluation (a sample × a metric) may take; unset = none.",
+    )
+
+    @field_validator("deadline", "evaluation_deadline")
+    @classmethod
+    def _positive(cls, value: timedelta | None) -> timedelta | None:
+        if value is not None and value <= timedelta(0):
+            raise ValueError("must be a positive duration, e.g. 30s or 10m")
+        return value
+
+
 # --------------------------------------------------------------------------- root
 
 
@@ -657,6 +735,7 @@ class RagasSettings(BaseSettings):
     allure: AllureSettings = Field(
         default_factory=AllureSettings, description="spring.ai.ragas.allure"
     )
+    run: RunSettings = Field(default_factory=RunSettings, description="spring.ai.ragas.run")
     source: SettingsSource = Field(
         default_factory=SettingsSource, description="Provenance; filled by load_settings."
     )

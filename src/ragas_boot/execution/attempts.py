@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from ragas_boot.chat import tool_agent
 from ragas_boot.chat.judge import JudgeSpec, ProviderLimits
 from ragas_boot.config.settings import RetrySettings
-from ragas_boot.errors import JudgeError, JudgeTimeoutError
+from ragas_boot.errors import JudgeError, JudgeHTTPError, JudgeTimeoutError
 from ragas_boot.execution.limits import ProviderGate
 from ragas_boot.execution.retry import RetryPolicy
 
@@ -53,6 +53,8 @@ async def call_with_retries(
 
     Each attempt holds the provider's rate-limit token and concurrency slot and runs under
     ``timeout_s``; a timeout becomes :class:`JudgeTimeoutError`, which the policy retries.
+    A ``Retry-After`` longer than the policy waits ends the call at once, the requested wait
+    in the message; an open circuit (the provider failing in a row) ends it before sending.
     ``call`` must raise judge errors (translate the client's own errors first).
 
     Raises:
@@ -68,6 +70,17 @@ async def call_with_retries(
                 try:
                     async with asyncio.timeout(timeout_s):
                         return await call()
+                except JudgeHTTPError as error:
+                    wait = policy.refused_wait(error)
+                    if wait is None:
+                        raise
+                    raise JudgeHTTPError(
+                        f"{error}; the server asked to retry after {wait:g}s, more than "
+                        f"backoff.max-interval {policy.max_wait_s:g}s: not waiting",
+                        judge_id=error.judge_id,
+                        status_code=error.status_code,
+                        retry_after=wait,
+                    ) from error
                 except JudgeError:
                     raise
                 except TimeoutError:

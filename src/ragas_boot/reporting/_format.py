@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from rich.text import Text
+
+from ragas_boot._text import printable
 from ragas_boot.runs.results import Evaluation
 
 __all__ = [
@@ -11,6 +14,7 @@ __all__ = [
     "kappa",
     "milliseconds",
     "percent",
+    "plain",
     "score",
     "seconds",
     "short",
@@ -67,6 +71,15 @@ def short(text: str, limit: int = 120) -> str:
     """``text`` on one line, cut to ``limit`` characters."""
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def plain(value: object, style: str = "") -> Text:
+    """Text from a dataset or a configuration for a rich console: shown as written.
+
+    A ``Text`` is never parsed for markup (``[/x]`` and ``[link=...]`` stay literal), and
+    :func:`~ragas_boot._text.printable` shows control characters as escapes.
+    """
+    return Text(printable(value), style=style)
 
 
 def evaluation_label(evaluation: Evaluation) -> str:

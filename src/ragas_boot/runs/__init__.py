@@ -3,6 +3,7 @@
 from ragas_boot.runs.engine import (
     DEFAULT_CONCURRENCY,
     ProgressCallback,
+    RunControl,
     RunProgress,
     aevaluate_dataset,
     evaluate_dataset,
@@ -23,6 +24,7 @@ from ragas_boot.runs.results import (
     RunResult,
     RunTotals,
     SampleRun,
+    StopReason,
 )
 from ragas_boot.runs.statistics import cohen_kappa, fleiss_kappa, percentile
 
@@ -40,11 +42,13 @@ __all__ = [
     "MetricSummary",
     "PairAgreement",
     "ProgressCallback",
+    "RunControl",
     "RunGate",
     "RunProgress",
     "RunResult",
     "RunTotals",
     "SampleRun",
+    "StopReason",
     "aevaluate_dataset",
     "cohen_kappa",
     "evaluate_dataset",

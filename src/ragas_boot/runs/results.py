@@ -33,11 +33,16 @@ __all__ = [
     "RunResult",
     "RunTotals",
     "SampleRun",
+    "StopReason",
 ]
 
 #: ``scored``: a score exists; ``undefined``: the metric has no score for this sample (the
 #: result says why); ``failed``: no result (every judge failed, or the sample lacks a field).
 EvaluationStatus = Literal["scored", "undefined", "failed"]
+
+#: Why a run ended before every evaluation finished: its deadline passed, or it was
+#: interrupted (SIGINT / SIGTERM, or :meth:`~ragas_boot.runs.RunControl.stop`).
+StopReason = Literal["deadline", "interrupted"]
 
 _FROZEN = ConfigDict(frozen=True)
 
@@ -79,9 +84,12 @@ class EvaluationError(BaseModel):
 
     model_config = _FROZEN
 
-    kind: Literal["all_judges_failed", "sample_validation", "no_consensus", "error"] = Field(
+    kind: Literal[
+        "all_judges_failed", "sample_validation", "no_consensus", "deadline", "interrupted", "error"
+    ] = Field(
         description="Failure kind: no judge answered, the sample lacks a field, no consensus, "
-        "or an unexpected error."
+        "a deadline passed (the evaluation's or the run's) or the run was interrupted before "
+        "it finished, or an unexpected error."
     )
     type: str = Field(description="Exception class name.")
     message: str = Field(description="The error message.")
@@ -277,6 +285,11 @@ class RunResult(BaseModel):
     concurrency: int = Field(description="Evaluations allowed in flight at once.")
     started_at: datetime = Field(description="When the run started (UTC).")
     duration_s: float = Field(description="Wall time of the run.")
+    stopped: StopReason | None = Field(
+        default=None,
+        description="Why the run ended early (deadline, interrupted); None when it finished. "
+        "Evaluations it did not finish are failed with that kind.",
+    )
 
     def metric_summary(self, metric: str) -> MetricSummary:
         """The summary of ``metric`` (bean name).

@@ -11,12 +11,12 @@ and file parts are left out, because judges only read text.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from ragas_boot._loading import DATASET_LIMITS, LoadLimitError, load_json
 from ragas_boot.errors import SampleValidationError
 from ragas_boot.samples._base import join_path, prefixed, short_repr
 from ragas_boot.samples.messages import AIMessage, HumanMessage, Message, ToolCall, ToolMessage
@@ -297,9 +297,9 @@ def _arguments(raw: Any, path: str) -> Any:
     if not raw.strip():
         return {}
     try:
-        parsed = json.loads(raw)
-    except RecursionError:
-        raise SampleValidationError("JSON nested too deeply", field=path) from None
+        parsed = load_json(raw, limits=DATASET_LIMITS)
+    except LoadLimitError as exc:
+        raise SampleValidationError(f"refused: {exc}", field=path) from None
     except ValueError as exc:
         raise SampleValidationError(
             f"not valid JSON ({exc}): {short_repr(raw)}", field=path
