@@ -415,7 +415,11 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
         required=metric_required,
         help=f"metric to run: {_metric_choices()}; METRIC:CRITERION runs a named criterion "
         "of the YAML (aspect_critic:no-profanity); repeat"
-        + ("" if metric_required else "; default: every metric that uses judges"),
+        + (
+            ""
+            if metric_required
+            else "; default: every metric that uses judges and can read the dataset's samples"
+        ),
     )
     add_config_arguments(parser)
     parser.add_argument(
@@ -449,7 +453,8 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
         "--fail-under",
         type=unit_float,
         metavar="X",
-        help="exit 1 when the mean score of any metric is under X (a CI gate)",
+        help="exit 1 when the mean score of any metric is under X (a CI gate); for "
+        "lower-is-better metrics (noise_sensitivity, hallucination), over 1 - X",
     )
     parser.add_argument(
         "--follow-symlinks",
@@ -558,11 +563,15 @@ def _metric_choices() -> str:
     return ", ".join(METRICS)
 
 
-def _metric_names(names: Sequence[str], settings: RagasSettings | None = None) -> list[str]:
+def _metric_names(
+    names: Sequence[str], settings: RagasSettings | None = None, samples: Sequence[Any] = ()
+) -> list[str]:
     """Bean names for ``--metric`` (``aspect_critic:no-profanity`` names a criterion).
 
-    Without ``--metric``: every metric that uses judges, except that a metric with named
-    criteria (AspectCritic, ...) runs as its declared criteria, since it needs one.
+    Without ``--metric``: every metric that uses judges and can read some sample of the
+    dataset (an agent dataset does not run the RAG metrics, nor a RAG dataset the agent
+    ones); a metric with named criteria (AspectCritic, ...) runs as its declared criteria,
+    since it needs one.
 
     Raises:
         UsageError: an unknown metric.
@@ -575,6 +584,8 @@ def _metric_names(names: Sequence[str], settings: RagasSettings | None = None) -
         chosen = []
         for name, cls in METRICS.items():
             if not cls.uses(Need.JUDGES):
+                continue
+            if samples and not any(map(cls.can_read, samples)):
                 continue
             if cls.criteria_key is None:
                 chosen.append(name)
@@ -674,7 +685,7 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
     _metric_names(args.metric)  # an unknown metric is reported before anything is loaded
     dataset = load_dataset(args.dataset)
     settings = settings_from_args(args)
-    names = _metric_names(args.metric, settings)
+    names = _metric_names(args.metric, settings, dataset.samples)
     deadline = args.deadline
     if deadline is None and settings.run.deadline is not None:
         deadline = settings.run.deadline.total_seconds()

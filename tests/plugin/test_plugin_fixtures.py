@@ -119,8 +119,8 @@ def test_ragas_metric_finds_a_bean_by_any_of_its_names(write_tests, project):
             assert ragas_metric("judges") == ragas_container.judges()
 
         def test_unknown_name(ragas_metric):
-            with pytest.raises(LookupError, match="no bean named 'faithfulness'") as error:
-                ragas_metric("faithfulness")
+            with pytest.raises(LookupError, match="no bean named 'no_such_metric'") as error:
+                ragas_metric("no_such_metric")
             assert "tool_call_accuracy" in str(error.value)
         """,
     )

@@ -36,14 +36,44 @@ from ragas_boot.metrics.nlp.string_similarity import (
     StringSimilarityConfig,
     StringSimilarityMetric,
 )
+from ragas_boot.metrics.nvidia.answer_accuracy import AnswerAccuracyConfig, AnswerAccuracyMetric
+from ragas_boot.metrics.nvidia.context_relevance import (
+    ContextRelevanceConfig,
+    ContextRelevanceMetric,
+)
+from ragas_boot.metrics.nvidia.response_groundedness import (
+    ResponseGroundednessConfig,
+    ResponseGroundednessMetric,
+)
 from ragas_boot.metrics.registry import METRICS, metric_class, register_metric
+from ragas_boot.metrics.response.factual_correctness import (
+    FactualCorrectnessConfig,
+    FactualCorrectnessMetric,
+)
+from ragas_boot.metrics.response.hallucination import HallucinationConfig, HallucinationMetric
 from ragas_boot.metrics.results import MetricResult
+from ragas_boot.metrics.retrieval.context_entity_recall import (
+    ContextEntityRecallConfig,
+    ContextEntityRecallMetric,
+)
+from ragas_boot.metrics.retrieval.context_precision import (
+    ContextPrecisionConfig,
+    ContextPrecisionMetric,
+)
+from ragas_boot.metrics.retrieval.context_recall import ContextRecallConfig, ContextRecallMetric
+from ragas_boot.metrics.retrieval.faithfulness import FaithfulnessConfig, FaithfulnessMetric
+from ragas_boot.metrics.retrieval.noise_sensitivity import (
+    NoiseSensitivityConfig,
+    NoiseSensitivityMetric,
+)
 
 __all__ = [
     "METRICS",
     "AgentGoalAccuracyConfig",
     "AgentGoalAccuracyMetric",
     "AgentGoalMode",
+    "AnswerAccuracyConfig",
+    "AnswerAccuracyMetric",
     "AspectCriticConfig",
     "AspectCriticMetric",
     "BleuScoreConfig",
@@ -51,11 +81,29 @@ __all__ = [
     "CallOrder",
     "ChrfScoreConfig",
     "ChrfScoreMetric",
+    "ContextEntityRecallConfig",
+    "ContextEntityRecallMetric",
+    "ContextPrecisionConfig",
+    "ContextPrecisionMetric",
+    "ContextRecallConfig",
+    "ContextRecallMetric",
+    "ContextRelevanceConfig",
+    "ContextRelevanceMetric",
+    "FactualCorrectnessConfig",
+    "FactualCorrectnessMetric",
     "FailedCalls",
+    "FaithfulnessConfig",
+    "FaithfulnessMetric",
+    "HallucinationConfig",
+    "HallucinationMetric",
     "Metric",
     "MetricConfig",
     "MetricResult",
     "Need",
+    "NoiseSensitivityConfig",
+    "NoiseSensitivityMetric",
+    "ResponseGroundednessConfig",
+    "ResponseGroundednessMetric",
     "RougeScoreConfig",
     "RougeScoreMetric",
     "RubricsScoreConfig",

@@ -276,6 +276,21 @@ class Metric(ABC, Generic[ConfigT]):
         )
 
     @classmethod
+    def can_read(cls, sample: Sample) -> bool:
+        """Whether ``sample`` has every field some mode of the metric reads (``reads``)."""
+
+        def present(name: str) -> bool:
+            value = getattr(sample, name, None)
+            return bool(value.strip()) if isinstance(value, str) else bool(value)
+
+        common = cls.reads.get("*", ())
+        modes = [fields for mode, fields in cls.reads.items() if mode != "*"] or [()]
+        return any(
+            all(any(present(name) for name in field.split("|")) for field in (*common, *fields))
+            for fields in modes
+        )
+
+    @classmethod
     def uses(cls, need: Need) -> bool:
         """Whether the metric needs ``need``."""
         return need in cls.needs
@@ -606,6 +621,7 @@ class Metric(ABC, Generic[ConfigT]):
             duration_s=time.perf_counter() - started,
             usage=usage,
             sample_id=sample.id,
+            lower_is_better=self.lower_is_better,
         )
         self._listeners.notify_after(
             EvaluationFinished(

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ragas_boot.chat.judge import TokenUsage
 from ragas_boot.execution.results import Exclusion, StepRecord
 
-__all__ = ["MetricResult"]
+__all__ = ["MetricResult", "meets_threshold"]
 
 
 class MetricResult(BaseModel):
@@ -50,6 +50,17 @@ class MetricResult(BaseModel):
     duration_s: float = Field(default=0.0, description="Wall time of the evaluation.")
     usage: TokenUsage = Field(default_factory=TokenUsage, description="Tokens used by all judges.")
     sample_id: str | None = Field(default=None, description="The sample's id, when it has one.")
+    lower_is_better: bool = Field(
+        default=False,
+        description="Whether a lower score is better (NoiseSensitivity, Hallucination); the "
+        "threshold is then a maximum.",
+    )
+
+    def passes(self, threshold: float) -> bool | None:
+        """Whether the score meets ``threshold`` (a maximum when lower is better)."""
+        if self.score is None:
+            return None
+        return meets_threshold(self.score, threshold, lower_is_better=self.lower_is_better)
 
     @property
     def excluded_judges(self) -> list[str]:
@@ -60,3 +71,8 @@ class MetricResult(BaseModel):
         """Judge id → the reason its final verdict gave, when the metric records one."""
         reasons = self.metadata.get("reasons")
         return dict(reasons) if isinstance(reasons, dict) else {}
+
+
+def meets_threshold(score: float, threshold: float, *, lower_is_better: bool = False) -> bool:
+    """``score >= threshold``, or ``score <= threshold`` for a lower-is-better metric."""
+    return score <= threshold if lower_is_better else score >= threshold

@@ -56,7 +56,7 @@ def metrics_table(run: RunResult) -> Table:
             fmt.score(summary.minimum),
             fmt.score(summary.maximum),
             fmt.percent(summary.pass_rate),
-            f"{summary.threshold:.2f}",
+            f"{'≤ ' if summary.lower_is_better else ''}{summary.threshold:.2f}",
             str(summary.scored),
             str(summary.undefined),
             Text(str(summary.failed), style="bold red" if summary.failed else ""),

@@ -12,6 +12,11 @@ __all__ = ["run_gate_lines", "suite_gate_line"]
 def _failure_line(failure: GateFailure, fail_under: float | None) -> str:
     if failure.kind == "nothing_scored":
         return f"FAILED {failure.metric}: no sample could be scored ({failure.failed} failed)"
+    if failure.kind == "over_maximum" and fail_under is not None:
+        return (
+            f"FAILED {failure.metric}: mean {fmt.score(failure.mean)} is over "
+            f"{1 - fail_under:g} (lower is better: 1 - --fail-under {fail_under:g})"
+        )
     return (
         f"FAILED {failure.metric}: mean {fmt.score(failure.mean)} is under --fail-under "
         f"{fail_under:g}"

@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 
 from ragas_boot.execution.results import JudgeCall, StepRecord
+from ragas_boot.metrics.results import meets_threshold
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting._html import escape as _e
 from ragas_boot.reporting._html import numeric_cell as _num
@@ -189,10 +190,11 @@ def _metrics_section(run: RunResult) -> str:
     rows = []
     for s in run.metric_summaries:
         failed = f'<td class="num error">{s.failed}</td>' if s.failed else _num(str(s.failed))
+        threshold = ("≤ " if s.lower_is_better else "") + f"{s.threshold:.2f}"
         rows.append(
             f"<tr><td>{_e(s.metric)}</td>{_num(fmt.score(s.mean))}{_num(fmt.score(s.minimum))}"
             f"{_num(fmt.score(s.maximum))}{_num(fmt.percent(s.pass_rate))}"
-            f"{_num(f'{s.threshold:.2f}')}{_num(str(s.scored))}{_num(str(s.undefined))}"
+            f"{_num(threshold)}{_num(str(s.scored))}{_num(str(s.undefined))}"
             f"{failed}</tr>"
         )
     headers = ("Metric", "Mean", "Min", "Max", "Pass rate", "Threshold", "Scored", "Undefined")
@@ -428,7 +430,11 @@ def _evaluation(evaluation: Evaluation) -> str:
     reasons = result.reasons()
     threshold = float(result.config.get("threshold", 0.5))
     for judge_id, value in result.model_scores.items():
-        verdict = "pass" if value >= threshold else "fail"
+        verdict = (
+            "pass"
+            if meets_threshold(value, threshold, lower_is_better=result.lower_is_better)
+            else "fail"
+        )
         rows.append(
             f"<tr><td>{_e(judge_id)}</td>{_num(fmt.score(value))}"
             f'<td><span class="badge {verdict}">{verdict}</span></td>'

@@ -140,6 +140,7 @@ class _Plan:
             name=self.name,
             metric=self.metric.name,
             threshold=self.config.threshold,
+            lower_is_better=self.metric.lower_is_better,
             judge_ids=[judge.id for judge in self.judges],
             config=self.config.model_dump(mode="json"),
         )
@@ -248,7 +249,7 @@ async def _evaluate(plan: _Plan, sample: Sample, deadline_s: float | None = None
         metric=plan.name,
         status="scored" if scored else "undefined",
         score=result.score,
-        passed=result.score >= plan.config.threshold if result.score is not None else None,
+        passed=result.passes(plan.config.threshold),
         result=result,
         duration_s=time.perf_counter() - started,
     )

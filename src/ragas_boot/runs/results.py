@@ -65,6 +65,9 @@ class MetricInfo(BaseModel):
     name: str = Field(description="Bean name, e.g. agent_goal_accuracy.")
     metric: str = Field(description="Metric class name, e.g. AgentGoalAccuracyMetric.")
     threshold: float = Field(description="Pass mark of the metric's config.")
+    lower_is_better: bool = Field(
+        default=False, description="Whether lower scores are better (the threshold is a maximum)."
+    )
     judge_ids: list[str] = Field(description="Judges the metric asks; empty when it uses none.")
     config: dict[str, Any] = Field(description="The effective metric config, as JSON.")
 
@@ -114,7 +117,9 @@ class Evaluation(BaseModel):
     )
     score: float | None = Field(default=None, description="The aggregated score when scored.")
     passed: bool | None = Field(
-        default=None, description="score >= the metric's threshold; None unless scored."
+        default=None,
+        description="score >= the metric's threshold (<= when lower is better); None unless "
+        "scored.",
     )
     result: MetricResult | None = Field(
         default=None, description="The full metric result; None when failed."
@@ -158,11 +163,17 @@ class MetricSummary(BaseModel):
 
     metric: str = Field(description="Bean name of the metric.")
     threshold: float = Field(description="Pass mark used for passed and pass_rate.")
+    lower_is_better: bool = Field(
+        default=False, description="Whether lower scores are better (the threshold is a maximum)."
+    )
     evaluations: int = Field(description="Samples evaluated (all of them).")
     scored: int = Field(description="Evaluations with a score.")
     undefined: int = Field(description="Evaluations whose score is undefined.")
     failed: int = Field(description="Evaluations that failed.")
-    passed: int = Field(description="Scored evaluations at or above the threshold.")
+    passed: int = Field(
+        description="Scored evaluations at or above the threshold (at or below when lower is "
+        "better)."
+    )
     mean: float | None = Field(description="Mean of the scores; None when nothing was scored.")
     minimum: float | None = Field(description="Lowest score; None when nothing was scored.")
     maximum: float | None = Field(description="Highest score; None when nothing was scored.")
@@ -243,9 +254,10 @@ class GateFailure(BaseModel):
     model_config = _FROZEN
 
     metric: str = Field(description="Bean name of the metric.")
-    kind: Literal["nothing_scored", "under_fail_under"] = Field(
+    kind: Literal["nothing_scored", "under_fail_under", "over_maximum"] = Field(
         description="nothing_scored: every evaluation failed; under_fail_under: the mean is "
-        "under (or, with nothing scored, has no value against) the required mean."
+        "under (or, with nothing scored, has no value against) the required mean; "
+        "over_maximum: a lower-is-better metric's mean is over 1 - fail_under."
     )
     mean: float | None = Field(description="The metric's mean score; None when none exists.")
     failed: int = Field(description="Evaluations of the metric that failed.")
@@ -255,7 +267,9 @@ class RunGate(BaseModel):
     """The CI gate's verdict on a dataset run: the counterpart of a suite's ``SuiteGate``.
 
     A metric fails it when no sample could be scored (every evaluation failed), or when
-    ``fail_under`` is given and its mean is under it (or does not exist).
+    ``fail_under`` is given and its mean is under it (or does not exist); for a
+    lower-is-better metric (NoiseSensitivity, Hallucination) the gate is on ``1 - score``,
+    so its mean may be at most ``1 - fail_under``.
     """
 
     model_config = _FROZEN
@@ -330,10 +344,15 @@ class RunResult(BaseModel):
             raise ValueError(f"fail_under must be within [0, 1], got {fail_under!r}")
         failures = []
         for summary in self.metric_summaries:
-            kind: Literal["nothing_scored", "under_fail_under"] | None = None
+            kind: Literal["nothing_scored", "under_fail_under", "over_maximum"] | None = None
             if summary.mean is None and summary.failed:
                 kind = "nothing_scored"
-            elif fail_under is not None and (summary.mean is None or summary.mean < fail_under):
+            elif fail_under is None:
+                pass
+            elif summary.lower_is_better:
+                if summary.mean is None or summary.mean > 1 - fail_under:
+                    kind = "over_maximum"
+            elif summary.mean is None or summary.mean < fail_under:
                 kind = "under_fail_under"
             if kind is not None:
                 failures.append(

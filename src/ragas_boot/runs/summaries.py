@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ragas_boot.chat.judge import TokenUsage
+from ragas_boot.metrics.results import meets_threshold
 from ragas_boot.runs.results import (
     AgreementSummary,
     Evaluation,
@@ -36,6 +37,7 @@ def metric_summaries(
             MetricSummary(
                 metric=info.name,
                 threshold=info.threshold,
+                lower_is_better=info.lower_is_better,
                 evaluations=len(evaluations),
                 scored=len(scores),
                 undefined=sum(1 for e in evaluations if e.status == "undefined"),
@@ -63,7 +65,7 @@ class _Tally:
     latencies: list[float] = field(default_factory=list)
     usage: TokenUsage = field(default_factory=TokenUsage)
 
-    def add_evaluation(self, evaluation: Evaluation, judge_id: str, threshold: float) -> None:
+    def add_evaluation(self, evaluation: Evaluation, judge_id: str, info: MetricInfo) -> None:
         calls = [
             call for step in evaluation.steps for call in step.calls if call.judge_id == judge_id
         ]
@@ -75,7 +77,9 @@ class _Tally:
         if result is not None and judge_id in result.model_scores:
             score = result.model_scores[judge_id]
             self.scores.append(score)
-            self.passed += score >= threshold
+            self.passed += meets_threshold(
+                score, info.threshold, lower_is_better=info.lower_is_better
+            )
         elif result is None or judge_id in result.excluded_judges:
             self.excluded += 1
         for call in calls:
@@ -120,8 +124,8 @@ def judge_summaries(
             tally = _Tally()
             for run in samples:
                 evaluation = run.evaluation(info.name)
-                tally.add_evaluation(evaluation, judge.id, info.threshold)
-                total.add_evaluation(evaluation, judge.id, info.threshold)
+                tally.add_evaluation(evaluation, judge.id, info)
+                total.add_evaluation(evaluation, judge.id, info)
             per_metric.append(tally.summary(judge, info.name))
         overall.append(total.summary(judge, None))
     return per_metric + overall

@@ -1,0 +1,1 @@
+"""NVIDIA-style metrics: one 0/1/2 rating per judge, normalised."""

@@ -1,0 +1,1 @@
+"""Response metrics: the answer against the reference or the contexts."""

@@ -1,0 +1,1 @@
+"""Retrieval metrics: the retrieved contexts, and the answer against them."""

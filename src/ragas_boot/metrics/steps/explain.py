@@ -1,0 +1,49 @@
+"""Explanation sentences the retrieval, response and NVIDIA metrics share (en/ru)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ragas_boot.execution.results import Exclusion
+
+__all__ = ["mean_text", "outcome_text"]
+
+_TEXT = {
+    "en": {
+        "mean": "mean over {judges} judge(s): {score}",
+        "excluded": "{count} judge(s) excluded",
+        "lower": "lower is better",
+    },
+    "ru": {
+        "mean": "среднее по судьям ({judges}): {score}",
+        "excluded": "исключено судей: {count}",
+        "lower": "чем ниже, тем лучше",
+    },
+}
+
+
+def _text(language: str) -> dict[str, str]:
+    return _TEXT["ru" if language == "ru" else "en"]
+
+
+def mean_text(language: str, scores: Mapping[str, float]) -> str:
+    """``mean over 3 judge(s): 0.67`` in ``language``."""
+    mean = sum(scores.values()) / len(scores) if scores else 0.0
+    return _text(language)["mean"].format(judges=len(scores), score=f"{mean:.2f}")
+
+
+def outcome_text(
+    language: str,
+    parts: list[str],
+    exclusions: list[Exclusion],
+    *,
+    lower_is_better: bool = False,
+) -> str:
+    """The sentences joined, with the excluded judges and the direction added."""
+    text = _text(language)
+    parts = [part for part in parts if part]
+    if lower_is_better:
+        parts.append(text["lower"])
+    if exclusions:
+        parts.append(text["excluded"].format(count=len({e.judge_id for e in exclusions})))
+    return ". ".join(parts) + "."
