@@ -88,7 +88,6 @@ _OPTION_ARGUMENTS = {
 _TIMEOUT_ARGUMENTS = ("timeout", "request_timeout", "default_request_timeout")
 _MAX_ECHO = 300
 #: Packages whose clients a chat model makes for itself alone, so closing them is safe.
-#: (langchain-anthropic shares one cached HTTP client between its models: left open.)
 _OWN_CLIENT_PACKAGES = frozenset({"gigachat", "ollama"})
 #: Errors that are bugs, not a provider's failure to answer.
 _PROGRAMMING_ERRORS = (AttributeError, NameError, ImportError, NotImplementedError, AssertionError)
@@ -345,12 +344,32 @@ def _tool_arguments(message: Any) -> str | None:
     return None
 
 
+async def _close_anthropic(model: Any) -> None:
+    """Close a ChatAnthropic's async client, which langchain-anthropic caches and shares.
+
+    Its HTTP client comes from an ``lru_cache`` keyed by base URL and timeout, so the cache is
+    cleared too: a model made later gets a new client instead of this closed one.
+    """
+    client = model.__dict__.get("_async_client")
+    if client is None:
+        return
+    await client.close()
+    from langchain_anthropic import _client_utils
+
+    factory = getattr(_client_utils, "_get_default_async_httpx_client", None)
+    if factory is not None and hasattr(factory, "cache_clear"):
+        factory.cache_clear()
+
+
 async def _close_model(model: Any) -> None:
     closer = getattr(model, "aclose", None)
     if callable(closer):
         result = closer()
         if inspect.isawaitable(result):
             await result
+        return
+    if type(model).__module__.startswith("langchain_anthropic"):
+        await _close_anthropic(model)
         return
     private = getattr(model, "__pydantic_private__", None) or {}
     for name in ("_client", "_async_client"):
@@ -533,9 +552,9 @@ class LangChainJudge:
     async def aclose(self) -> None:
         """Close the clients of the models this judge built (a given model stays open).
 
-        GigaChat's and Ollama's clients are closed; langchain-anthropic shares one cached
-        HTTP client between its models, which stays open; other classes are closed when they
-        have an ``aclose`` method.
+        GigaChat's, Ollama's and Anthropic's clients are closed (langchain-anthropic caches
+        one HTTP client per base URL: its cache is cleared with it); other classes are closed
+        when they have an ``aclose`` method, else left to the garbage collector.
         """
         current = asyncio.get_running_loop()
         models = list(self._models.items())
