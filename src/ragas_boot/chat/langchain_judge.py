@@ -21,10 +21,10 @@ Retries belong to the executor (``spring.ai.retry``): a class with a ``max_retri
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import importlib
 import importlib.util
-import inspect
 import json
 import time
 import warnings
@@ -87,8 +87,6 @@ _OPTION_ARGUMENTS = {
 }
 _TIMEOUT_ARGUMENTS = ("timeout", "request_timeout", "default_request_timeout")
 _MAX_ECHO = 300
-#: Packages whose clients a chat model makes for itself alone, so closing them is safe.
-_OWN_CLIENT_PACKAGES = frozenset({"gigachat", "ollama"})
 #: Errors that are bugs, not a provider's failure to answer.
 _PROGRAMMING_ERRORS = (AttributeError, NameError, ImportError, NotImplementedError, AssertionError)
 
@@ -344,43 +342,44 @@ def _tool_arguments(message: Any) -> str | None:
     return None
 
 
-async def _close_anthropic(model: Any) -> None:
-    """Close a ChatAnthropic's async client, which langchain-anthropic caches and shares.
+def _is_async_httpx_client(obj: Any) -> bool:
+    # httpx's, or a fork of it with the same shape (the anthropic SDK ships on "httpx2").
+    return hasattr(obj, "_transport") and any(
+        cls.__name__ == "AsyncClient" and cls.__module__.split(".")[0].startswith("httpx")
+        for cls in type(obj).__mro__
+    )
 
-    Its HTTP client comes from an ``lru_cache`` keyed by base URL and timeout, so the cache is
-    cleared too: a model made later gets a new client instead of this closed one.
+
+def _async_http_clients(obj: Any, depth: int, seen: set[int]) -> Iterator[Any]:
+    """The httpx ``AsyncClient`` objects a chat model holds, through its ``*client*`` fields."""
+    if depth < 0 or id(obj) in seen:
+        return
+    seen.add(id(obj))
+    if _is_async_httpx_client(obj):
+        yield obj
+        return
+    fields = dict(getattr(obj, "__dict__", None) or {})
+    fields.update(getattr(obj, "__pydantic_private__", None) or {})
+    for name, value in fields.items():
+        if value is not None and "client" in name.lower():
+            yield from _async_http_clients(value, depth - 1, seen)
+
+
+async def _release_connections(model: Any) -> None:
+    """Close the pooled connections a chat model opened on the running loop.
+
+    Connections belong to the loop they were opened on, which may end before the model does
+    (the container's loop ends with the container). Closing the connection pools, not the
+    clients, releases them and leaves every client usable: a client that langchain-anthropic
+    shares between models, or a model registered in code that its owner uses afterwards,
+    just opens new connections. Clients that are not httpx's are left as they are.
     """
-    client = model.__dict__.get("_async_client")
-    if client is None:
-        return
-    await client.close()
-    from langchain_anthropic import _client_utils
-
-    factory = getattr(_client_utils, "_get_default_async_httpx_client", None)
-    if factory is not None and hasattr(factory, "cache_clear"):
-        factory.cache_clear()
-
-
-async def _close_model(model: Any) -> None:
-    closer = getattr(model, "aclose", None)
-    if callable(closer):
-        result = closer()
-        if inspect.isawaitable(result):
-            await result
-        return
-    if type(model).__module__.startswith("langchain_anthropic"):
-        await _close_anthropic(model)
-        return
-    private = getattr(model, "__pydantic_private__", None) or {}
-    for name in ("_client", "_async_client"):
-        client = model.__dict__.get(name) or private.get(name)
-        if client is None or type(client).__module__.split(".")[0] not in _OWN_CLIENT_PACKAGES:
-            continue
-        close = getattr(client, "aclose", None) or getattr(client, "close", None)
-        if callable(close):
-            result = close()
-            if inspect.isawaitable(result):
-                await result
+    for client in _async_http_clients(model, depth=4, seen=set()):
+        transports = [client._transport, *client._mounts.values()]  # httpx keeps no public handle
+        for transport in transports:
+            if transport is not None:
+                with contextlib.suppress(Exception):  # closing is best effort
+                    await transport.aclose()
 
 
 class LangChainJudge:
@@ -550,18 +549,18 @@ class LangChainJudge:
         return None
 
     async def aclose(self) -> None:
-        """Close the clients of the models this judge built (a given model stays open).
+        """Release the connections the judge's models opened (see ``_release_connections``).
 
-        GigaChat's, Ollama's and Anthropic's clients are closed (langchain-anthropic caches
-        one HTTP client per base URL: its cache is cleared with it); other classes are closed
-        when they have an ``aclose`` method, else left to the garbage collector.
+        The models stay usable: a given model is its owner's, and may be called again.
         """
         current = asyncio.get_running_loop()
         models = list(self._models.items())
         self._models.clear()
+        if self._model is not None:
+            await _release_connections(self._model)
         for loop, model in models:
             if loop is current:
-                await _close_model(model)
+                await _release_connections(model)
             elif loop.is_running() and not loop.is_closed():
-                future = asyncio.run_coroutine_threadsafe(_close_model(model), loop)
+                future = asyncio.run_coroutine_threadsafe(_release_connections(model), loop)
                 await asyncio.wrap_future(future)
