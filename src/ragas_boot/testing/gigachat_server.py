@@ -103,7 +103,8 @@ class FakeGigaChatServer(FakeAPIServer):
         if not path.startswith("/api/v1/"):
             return Response(404, self._error_body(404, f"no route {method} {path}")), None
         if not self._authorized(headers):
-            return Response(401, self._error_body(401, "Unauthorized")), None
+            model = body.get("model") if isinstance(body, dict) else None
+            return Response(401, self._error_body(401, "Unauthorized")), model
         if method == "GET" and path == "/api/v1/models":
             listed = self.models or ("GigaChat",)
             data = [{"id": m, "object": "model", "owned_by": "salutedevices"} for m in listed]
