@@ -163,7 +163,10 @@ def test_429_and_5xx_are_retried_by_our_policy_not_by_the_client(tmp_path, gigac
 def test_a_judge_that_keeps_failing_is_excluded_with_its_status(tmp_path, gigachat):
     gigachat.respond("GigaChat-2-Max", Reply.error(500))
     gigachat.respond("GigaChat-2-Pro", ACHIEVED)
-    extra = "spring.ai.ragas.providers.external-starters.gigachat.chat-models: [GigaChat-2-Max, GigaChat-2-Pro]"
+    extra = (
+        "spring.ai.ragas.providers.external-starters.gigachat.chat-models:"
+        " [GigaChat-2-Max, GigaChat-2-Pro]"
+    )
 
     judges, result = evaluate(config(tmp_path, gigachat, extra))
 
@@ -213,7 +216,8 @@ def test_client_id_and_secret_make_the_authorization_key_as_the_starter_does(tmp
         ("spring.ai.ragas.providers.external-starters.gigachat.enabled: false", []),
         (
             "spring.ai.ragas.providers.external-starters.gigachat.chat-models:\n"
-            "  - GigaChat-2-Pro\n  - { id: GigaChat-2-Max, alias: max, options: { temperature: 0.3 } }",
+            "  - GigaChat-2-Pro\n"
+            "  - { id: GigaChat-2-Max, alias: max, options: { temperature: 0.3 } }",
             ["GigaChat-2-Pro", "max"],
         ),
         ("", ["GigaChat-2-Max"]),
