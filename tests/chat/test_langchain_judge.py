@@ -489,3 +489,27 @@ def test_a_registered_id_that_is_taken_or_not_a_chat_model_is_refused(tmp_path):
         create_container(settings, chat_models={"taken": ChatOllama(model="m")})
     with pytest.raises(ConfigError, match="not a LangChain BaseChatModel"):
         create_container(settings, chat_models={"x": object()})  # type: ignore[dict-item]
+
+
+def test_a_langchain_provider_has_its_rate_limit(tmp_path, ollama_server):
+    path = write_config(
+        tmp_path,
+        f"""
+spring.ai.ragas.providers.langchain:
+  - name: ollama
+    class: {OLLAMA}
+    arguments: {{ base-url: {ollama_server.base_url} }}
+    rate-limit: {{ rps: 1, strategy: REJECT }}
+    chat-models: [qwen-a, qwen-b]
+""",
+    )
+    ollama_server.respond(None, {"goal_achieved": True, "reason": "ok"})
+
+    with create_container(load_settings(path, environ={})) as container:
+        result = container.agent_goal_accuracy().evaluate(SAMPLE)
+
+    # One token a second for the whole provider: one judge answers, the other is rejected.
+    assert len(result.model_scores) == 1 and list(result.model_scores.values()) == [1.0]
+    [exclusion] = result.exclusions
+    assert exclusion.kind == "rate_limit_rejected"
+    assert ollama_server.count() == 1

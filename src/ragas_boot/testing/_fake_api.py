@@ -44,7 +44,7 @@ class ProviderRequest:
         model: the model the request named, if any.
         status: the status answered (``None`` for a dropped connection).
         started: ``time.monotonic()`` when the request arrived.
-        finished: ``time.monotonic()`` when it was answered.
+        finished: ``time.monotonic()`` when its answer was ready (just before it was sent).
     """
 
     method: str
@@ -119,26 +119,7 @@ class _Handler(BaseHTTPRequestHandler):
             response, model = fake._route(self.command, path, headers, body)
         except Exception as error:  # a bug of a test's responder: answer it, do not hang
             response, model = Response(500, {"error": f"fake server error: {error!r}"}), None
-        status: int | None = response.status
-        if response.drop:
-            status = None
-            with contextlib.suppress(OSError):
-                self.connection.shutdown(socket.SHUT_RDWR)
-            self.close_connection = True
-        else:
-            payload = (
-                response.raw
-                if response.raw is not None
-                else json.dumps(response.body, ensure_ascii=False).encode()
-            )
-            self.send_response(response.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            for name, value in response.headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            with contextlib.suppress(OSError):
-                self.wfile.write(payload)
+        # Recorded before answering: a client that has its answer sees the request recorded.
         fake._record(
             ProviderRequest(
                 method=self.command,
@@ -146,11 +127,29 @@ class _Handler(BaseHTTPRequestHandler):
                 headers=headers,
                 body=body,
                 model=model,
-                status=status,
+                status=None if response.drop else response.status,
                 started=started,
                 finished=time.monotonic(),
             )
         )
+        if response.drop:
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+            self.close_connection = True
+            return
+        payload = (
+            response.raw
+            if response.raw is not None
+            else json.dumps(response.body, ensure_ascii=False).encode()
+        )
+        self.send_response(response.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        for name, value in response.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        with contextlib.suppress(OSError):
+            self.wfile.write(payload)
 
     do_GET = _serve
     do_POST = _serve
