@@ -276,3 +276,13 @@ def test_a_missing_extra_names_the_pip_command():
         )
 
     assert "pip install 'ragas-boot[gigachat]'" in str(caught.value)
+
+
+def test_a_gigachat_section_with_only_embeddings_asks_for_no_judge(tmp_path):
+    path = tmp_path / "application.yaml"
+    path.write_text("spring.ai.gigachat.embedding.options.model: Embeddings\n", encoding="utf-8")
+
+    settings = load_settings(path, environ={})
+
+    assert judge_specs(settings) == []
+    assert settings.source.unsupported_keys == ["spring.ai.gigachat.embedding"]

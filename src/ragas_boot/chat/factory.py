@@ -70,6 +70,7 @@ GIGACHAT_DEFAULT_MODEL = "GigaChat"
 
 _PREFIX = "spring.ai.ragas.providers"
 _GIGACHAT = "spring.ai.gigachat"
+_GIGACHAT_NOT_CHAT = (f"{_GIGACHAT}.embedding", f"{_GIGACHAT}.image")
 #: Modes only a LangChain chat class can do.
 _LANGCHAIN_ONLY = frozenset({StructuredOutputMode.NATIVE})
 
@@ -272,8 +273,10 @@ def _gigachat_specs(settings: RagasSettings) -> list[tuple[JudgeSpec, str]]:
     listed = bool(starter and starter.chat_models)
     if not providers.auto_detect_beans or (starter is not None and not starter.enabled):
         return []
-    present = settings.source.origins and any(
-        key.startswith(_GIGACHAT + ".") for key in settings.source.origins
+    # A section that only configures GigaChat embeddings asks for no judge.
+    present = any(
+        key.startswith(_GIGACHAT + ".") and not key.startswith(_GIGACHAT_NOT_CHAT)
+        for key in settings.source.origins
     )
     if not (gigachat.configured or listed or present):
         return []
