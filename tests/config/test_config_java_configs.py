@@ -189,3 +189,22 @@ def test_the_seed_config_gives_four_openrouter_judges_and_the_retry(data_dir):
     ]
     assert_java_retry(settings.retry)
     assert settings.providers.default_options.max_tokens == 1000
+
+
+def test_spring_boot_test_config_all_profile_keeps_its_two_gigachat_judges(java):
+    environ = {
+        "OPENROUTER_API_KEY": FAKE_OPENROUTER,
+        "GIGACHAT_API_CLIENT_ID": "client-1",
+        "GIGACHAT_API_CLIENT_SECRET": "FAKE-gc-3333",
+    }
+
+    settings = load_settings(java / "spring-boot-test-application.yml", "all", environ=environ)
+
+    assert [(s.provider, s.id) for s in judge_specs(settings)] == [
+        ("openrouter", "deepseek/deepseek-v3.2"),
+        ("openrouter", "google/gemini-3-flash-preview"),
+        ("openrouter", "x-ai/grok-4.1-fast"),
+        ("openrouter", "google/gemini-2.5-flash"),
+        ("gigachat", "GigaChat-2-Max"),
+        ("gigachat", "GigaChat-2-Pro"),
+    ]
