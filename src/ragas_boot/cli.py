@@ -849,24 +849,43 @@ def _config_check(args: argparse.Namespace) -> int:
             return EXIT_OK
         results = container.portal().call(_ping_all(judges, args.timeout))
     ping = Table(title="Ping", title_justify="left")
-    for column in ("Judge", "Status", "Latency", "Detail"):
-        ping.add_column(column)
-    for judge_id, error, latency in results:
+    for column in ("Judge", "Status", "Latency", "Detail", "Modes accepted"):
+        ping.add_column(column, overflow="fold")
+    for result in results:
         ping.add_row(
-            plain(judge_id),
-            Text("ok" if error is None else "failed", style="green" if error is None else "red"),
-            f"{latency * 1000:.0f} ms",
-            plain(error or ""),
+            plain(result.judge_id),
+            Text(
+                "ok" if result.error is None else "failed",
+                style="green" if result.error is None else "red",
+            ),
+            f"{result.latency_s * 1000:.0f} ms",
+            plain(result.error or ""),
+            plain(result.modes_text()),
         )
     stdout().print(ping)
-    failed = [judge_id for judge_id, error, _ in results if error is not None]
+    failed = [result.judge_id for result in results if result.error is not None]
     if failed:
         _message(f"FAILED {len(failed)} judge(s) did not answer: {', '.join(failed)}", "bold red")
         return EXIT_GATE_FAILED
     return EXIT_OK
 
 
-async def _ping_all(judges: Sequence[Any], seconds: float) -> list[tuple[str, str | None, float]]:
+@dataclass
+class _PingResult:
+    judge_id: str
+    error: str | None
+    latency_s: float
+    modes: dict[str, str | None] = field(default_factory=dict)
+
+    def modes_text(self) -> str:
+        """``prompt, json_object; not: json_schema (HTTP 500)``: what the judge took."""
+        accepted = [mode for mode, error in self.modes.items() if error is None]
+        refused = [f"{mode} ({error})" for mode, error in self.modes.items() if error is not None]
+        text = ", ".join(accepted) or "none"
+        return text + (f"; not: {', '.join(refused)}" if refused else "")
+
+
+async def _ping_all(judges: Sequence[Any], seconds: float) -> list[_PingResult]:
     import asyncio
     import time
 
@@ -879,7 +898,7 @@ async def _ping_all(judges: Sequence[Any], seconds: float) -> list[tuple[str, st
 
     prompt = 'This is a health check. Answer with the JSON object {"ok": true}.'
 
-    async def ping(judge: Any) -> tuple[str, str | None, float]:
+    async def attempt(judge: Any) -> tuple[str | None, float]:
         started = time.perf_counter()
         try:
             judge.prepare()
@@ -888,8 +907,38 @@ async def _ping_all(judges: Sequence[Any], seconds: float) -> list[tuple[str, st
         except Exception as error:
             kind = getattr(error, "kind_detail", None) or getattr(error, "kind", None)
             detail = f"{kind or type(error).__name__}: {error or f'no answer in {seconds:g} s'}"
-            return judge.id, detail, time.perf_counter() - started
-        return judge.id, None, time.perf_counter() - started
+            return detail, time.perf_counter() - started
+        return None, time.perf_counter() - started
+
+    async def short(judge: Any) -> str | None:
+        """Why a mode failed, in a word or two (``HTTP 500``, ``output``, ``timeout``)."""
+        try:
+            judge.prepare()
+            async with asyncio.timeout(seconds):
+                await judge.ainvoke_structured(prompt, Ping)
+        except Exception as error:
+            status = getattr(error, "status_code", None)
+            if status is not None:
+                return f"HTTP {status}"
+            return str(getattr(error, "kind", None) or type(error).__name__)
+        return None
+
+    async def ping(judge: Any) -> _PingResult:
+        error, latency = await attempt(judge)
+        result = _PingResult(judge.id, error, latency)
+        configured = judge.spec.structured_output
+        modes = [mode for mode in getattr(judge, "output_modes", ()) if mode is not configured]
+        variants = [judge.with_output_mode(mode) for mode in modes]
+        try:
+            answers = await asyncio.gather(*(short(variant) for variant in variants))
+        finally:
+            await asyncio.gather(
+                *(variant.aclose() for variant in variants), return_exceptions=True
+            )
+        result.modes[configured.value] = None if error is None else "failed"
+        for mode, answer in zip(modes, answers, strict=True):
+            result.modes[mode.value] = answer
+        return result
 
     return list(await asyncio.gather(*(ping(judge) for judge in judges)))
 

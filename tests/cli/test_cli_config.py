@@ -71,13 +71,16 @@ def test_config_check_ping_reports_each_judge(run_cli, config_file, judges):
     assert " ok " in rows["judge-a"] and " ms " in rows["judge-a"]
     assert "failed" in rows["judge-c"] and "auth" in rows["judge-c"]
     assert "FAILED 1 judge(s) did not answer: judge-c" in result.err
-    assert judges.count("judge-a") == 1
+    # One request in the configured mode, one more for each other structured-output mode.
+    assert judges.count("judge-a") == 4
+    assert "prompt, json_object, json_schema, function_calling" in rows["judge-a"]
+    assert "not: " in rows["judge-c"] and "HTTP 401" in rows["judge-c"]
 
 
 def test_config_check_ping_all_ok(run_cli, config_file, judges):
     result = run_cli("config", "check", "--config", config_file, "--ping")
     assert result.code == 0, result.err
-    assert judges.count() == 3
+    assert judges.count() == 3 * 4  # each judge once per structured-output mode
 
 
 def test_config_check_refuses_a_bad_metric_section(run_cli, config_file):

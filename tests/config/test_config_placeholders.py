@@ -204,13 +204,13 @@ def test_placeholders_outside_the_consumed_keys_are_not_resolved(write_yaml):
     path = write_yaml(
         """\
         spring.application.name: ${APP_NAME}
-        spring.ai.gigachat.auth.bearer.api-key: ${GIGACHAT_API_KEY}
+        spring.ai.gigachat.embedding.options.model: ${GIGACHAT_EMBEDDING}
         spring.ai.openai.embedding.api-key: ${EMBEDDING_KEY}
         spring.ai.openai.organization: ${ORGANIZATION}
         spring.ai.ragas.providers:
           embedding-default-options: { dimensions: "${DIMENSIONS}" }
           external-starters:
-            gigachat: { chat-models: ["${GIGACHAT_MODEL}"] }
+            gigachat: { embedding-models: ["${GIGACHAT_EMBEDDING_MODEL}"] }
           openai-compatible:
             - name: p
               base-url: http://p
@@ -223,9 +223,9 @@ def test_placeholders_outside_the_consumed_keys_are_not_resolved(write_yaml):
 
     provider = settings.providers.openai_compatible[0]
     assert provider.embedding_models == [{"id": "${EMBEDDING_MODEL}"}]
-    assert settings.providers.external_starters == {
-        "gigachat": {"chat-models": ["${GIGACHAT_MODEL}"]}
-    }
+    assert settings.providers.external_starters["gigachat"].embedding_models == [
+        "${GIGACHAT_EMBEDDING_MODEL}"
+    ]
 
 
 def test_placeholders_inside_free_form_maps_are_resolved(write_yaml):

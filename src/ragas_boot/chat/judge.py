@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Generic, Protocol, TypeVar, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
@@ -15,6 +15,7 @@ __all__ = [
     "JudgeAnswer",
     "JudgeModel",
     "JudgeSpec",
+    "LangChainModelSpec",
     "LocalModelSpec",
     "ProviderLimits",
     "TokenUsage",
@@ -110,6 +111,28 @@ class LocalModelSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class LangChainModelSpec:
+    """A LangChain chat class and how to build it: the judge makes one instance per event loop.
+
+    Attributes:
+        class_path: dotted path of a ``BaseChatModel`` subclass.
+        arguments: keyword arguments of the class (``SecretStr`` values are passed unwrapped;
+            the model id and options are added by the judge).
+        model_argument: the argument that takes the model id.
+        extra: the pip extra that installs the class's package (named when it is missing).
+    """
+
+    class_path: str
+    arguments: tuple[tuple[str, Any], ...] = ()
+    model_argument: str = "model"
+    extra: str | None = None
+
+    def __repr__(self) -> str:
+        names = ", ".join(name for name, _ in self.arguments)
+        return f"LangChainModelSpec({self.class_path!r}, arguments=[{names}])"
+
+
+@dataclass(frozen=True, slots=True)
 class JudgeSpec:
     """Everything needed to build one judge: one (provider, chat model) pair.
 
@@ -131,6 +154,9 @@ class JudgeSpec:
             ``base_url`` is then only known once that server has started.
         max_answer_chars: longest answer read and kept; a longer one is cut (visibly) and
             fails the call.
+        langchain: for a judge on a LangChain chat class (a ``langchain`` provider, GigaChat,
+            a model registered in code), the class and its arguments.
+        json_object_schema: in ``json_object`` mode, send the schema beside the type too.
     """
 
     id: str
@@ -147,6 +173,8 @@ class JudgeSpec:
     headers: dict[str, SecretStr] = field(default_factory=dict, repr=False)
     local: LocalModelSpec | None = None
     max_answer_chars: int = 100_000
+    langchain: LangChainModelSpec | None = None
+    json_object_schema: bool = True
 
 
 @runtime_checkable

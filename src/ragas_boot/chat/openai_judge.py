@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
 import json
 import logging
@@ -53,6 +54,8 @@ log = logging.getLogger(__name__)
 OutputT = TypeVar("OutputT", bound=BaseModel)
 
 _CHAT_SUFFIX = "/chat/completions"
+#: Modes whose prompt carries the JSON schema.
+_SCHEMA_IN_PROMPT = frozenset({StructuredOutputMode.PROMPT, StructuredOutputMode.JSON_OBJECT})
 _logged_v1_bases: set[str] = set()
 
 
@@ -342,6 +345,12 @@ class OpenAICompatibleJudge:
     """
 
     def __init__(self, *, spec: JudgeSpec) -> None:
+        if spec.structured_output not in self.output_modes:
+            raise ValueError(
+                f"judge '{spec.id}': structured output '{spec.structured_output.value}' needs a "
+                "LangChain chat class; an OpenAI-compatible judge takes "
+                + ", ".join(mode.value for mode in self.output_modes)
+            )
         self._spec = spec
         self._api_base = api_base_url(spec.base_url, spec.completions_path)
         self._models = LoopBoundChatModel(spec=spec, api_base=self._api_base)
@@ -380,6 +389,13 @@ class OpenAICompatibleJudge:
         self, llm: ChatOpenAI, output_model: type[BaseModel]
     ) -> Runnable[LanguageModelInput, BaseMessage]:
         mode = self._spec.structured_output
+        if mode is StructuredOutputMode.JSON_OBJECT:
+            response_format: dict[str, Any] = {"type": "json_object"}
+            if self._spec.json_object_schema:
+                # llama-cpp-python's server and vLLM constrain decoding to it; the schema is in
+                # the prompt as well for servers that only take the type.
+                response_format["schema"] = output_schema(output_model)
+            return llm.bind(response_format=response_format)
         if mode is StructuredOutputMode.JSON_SCHEMA:
             return llm.bind(
                 response_format={
@@ -409,9 +425,21 @@ class OpenAICompatibleJudge:
         return llm
 
     def _message_text(self, prompt: str, output_model: type[BaseModel]) -> str:
-        if self._spec.structured_output is StructuredOutputMode.PROMPT:
+        if self._spec.structured_output in _SCHEMA_IN_PROMPT:
             return prompt + format_instructions(output_model)
         return prompt
+
+    #: The modes ``config check --ping`` tries on this judge.
+    output_modes: tuple[StructuredOutputMode, ...] = (
+        StructuredOutputMode.PROMPT,
+        StructuredOutputMode.JSON_OBJECT,
+        StructuredOutputMode.JSON_SCHEMA,
+        StructuredOutputMode.FUNCTION_CALLING,
+    )
+
+    def with_output_mode(self, mode: StructuredOutputMode) -> OpenAICompatibleJudge:
+        """The same judge asking for JSON another way (its own HTTP clients: close it)."""
+        return OpenAICompatibleJudge(spec=dataclasses.replace(self._spec, structured_output=mode))
 
     async def ainvoke_structured(
         self, prompt: str, output_model: type[OutputT]

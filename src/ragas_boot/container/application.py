@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from types import TracebackType
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from ragas_boot.config.settings import RagasSettings
 from ragas_boot.container.containers import application_container, bean_names, metric_provider
@@ -19,6 +20,9 @@ from ragas_boot.metrics.registry import (
 )
 
 M = TypeVar("M", bound=Metric[Any])
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 __all__ = ["RagasContainer", "create_container"]
 
@@ -156,17 +160,28 @@ class RagasContainer:
         self.close()
 
 
-def create_container(settings: RagasSettings) -> RagasContainer:
+def create_container(
+    settings: RagasSettings, *, chat_models: Mapping[str, BaseChatModel] | None = None
+) -> RagasContainer:
     """Build the application container from settings; judges are checked here.
 
     Building the judges validates them (duplicate ids, unreachable completions paths) so a
     bad config fails at start-up, but no network traffic happens until the first call.
 
+    Args:
+        settings: the configuration.
+        chat_models: LangChain chat models to judge with besides the configured ones, by
+            judge id (the counterpart of Java's auto-detected ``ChatModel`` beans). Each
+            judge's provider is named after its class (``ChatAnthropic`` → ``anthropic``);
+            ``external-starters.<provider>`` gives its limits. The container calls them from
+            its own event loop and leaves them open.
+
     Raises:
-        ConfigError: the judges cannot be built from the settings.
+        ConfigError: the judges cannot be built from the settings, or a registered id is
+            taken.
     """
     check_metric_sections(settings)
-    di = application_container()(settings=settings)
+    di = application_container()(settings=settings, chat_models=dict(chat_models or {}))
     for name, (cls, criterion) in criterion_beans(settings).items():
         # Named criteria are declared in the settings, so their beans join this instance.
         di.set_provider(

@@ -16,7 +16,7 @@ from typing import Any
 
 from dependency_injector import containers, providers
 
-from ragas_boot.chat.factory import build_judges, judge_specs
+from ragas_boot.chat.factory import build_judges, judge_specs, registered_judges
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.chat.local import LocalModelPool
 from ragas_boot.config.settings import MetricsSettings, RagasSettings
@@ -47,8 +47,12 @@ def _listeners(metrics: MetricsSettings) -> list[MetricListener]:
     return [LoggingListener(level=metrics.logging.level, width=metrics.logging.chart_width)]
 
 
-def _judges(settings: RagasSettings, local_models: LocalModelPool) -> list[JudgeModel]:
+def _judges(
+    settings: RagasSettings, local_models: LocalModelPool, chat_models: dict[str, Any]
+) -> list[JudgeModel]:
     judges = list(build_judges(judge_specs(settings), local_models=local_models))
+    if chat_models:
+        judges += registered_judges(settings, chat_models, taken=[judge.id for judge in judges])
     log.info(
         "ragas-boot judges: %d in %d provider(s): %s",
         len(judges),
@@ -69,12 +73,16 @@ class ChatContainer(containers.DeclarativeContainer):
     """The judges: one per (provider, chat model) of the settings.
 
     ``local_models`` owns the embedded local model servers (started by the local judges on
-    first use, stopped when the application container closes).
+    first use, stopped when the application container closes). ``chat_models`` are LangChain
+    chat models registered in code (judge id → instance), judges after the configured ones.
     """
 
     core = providers.DependenciesContainer()
+    chat_models: providers.Dependency[dict[str, Any]] = providers.Dependency(
+        instance_of=dict, default={}
+    )
     local_models = providers.Singleton(LocalModelPool)
-    judges = providers.Singleton(_judges, core.settings, local_models)
+    judges = providers.Singleton(_judges, core.settings, local_models, chat_models)
 
 
 class ExecutionContainer(containers.DeclarativeContainer):
@@ -114,8 +122,11 @@ class ApplicationContainer(containers.DeclarativeContainer):
     """Every layer, with the beans users ask for exposed at the top."""
 
     settings: providers.Dependency[RagasSettings] = providers.Dependency(instance_of=RagasSettings)
+    chat_models: providers.Dependency[dict[str, Any]] = providers.Dependency(
+        instance_of=dict, default={}
+    )
     core = providers.Container(CoreContainer, settings=settings)
-    chat = providers.Container(ChatContainer, core=core)
+    chat = providers.Container(ChatContainer, core=core, chat_models=chat_models)
     execution = providers.Container(ExecutionContainer, core=core, chat=chat)
 
     portal = core.portal
