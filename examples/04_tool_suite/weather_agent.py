@@ -9,6 +9,11 @@ It has one deliberate mistake, so that the report shows a failure: any message w
 "weather" makes it look the weather up, even "What's the difference between weather and
 climate?", where no tool is needed (and no city is named, so it falls back to Hanoi).
 
+Two habits exercise the suite's richer expectations: an umbrella question gets a 1-day
+forecast (the suite accepts current weather too), and a city written as an abbreviation
+("HCMC") is first passed as written; ``get_weather`` rejects it, the failure goes into the
+trace as a tool message with ``"status": "error"``, and the agent retries with the full name.
+
 ``get_weather`` and ``get_forecast`` are also the tool functions the suite declares, so the
 built-in model runner (``--profile local`` or ``--agent-model``) executes the same tools.
 """
@@ -38,11 +43,14 @@ CURRENT = {
     "Paris": (12, "overcast"),
 }
 SKIES = ("sunny", "cloudy", "showers", "thunderstorms", "sunny", "cloudy", "light rain")
+ABBREVIATIONS = {"HCMC": "Ho Chi Minh City"}
 
 
 def get_weather(city: str, units: str = "celsius") -> dict[str, Any]:
-    """Current weather of a city (canned data)."""
-    celsius, sky = CURRENT.get(city, (25, "fair"))
+    """Current weather of a city (canned data); an unknown city is an error."""
+    if city not in CURRENT:
+        raise ValueError(f"unknown city {city!r}; give its full name")
+    celsius, sky = CURRENT[city]
     temperature = round(celsius * 9 / 5 + 32) if units == "fahrenheit" else celsius
     return {"city": city, "temperature": temperature, "units": units, "sky": sky}
 
@@ -65,14 +73,19 @@ TOOLS = {"get_weather": get_weather, "get_forecast": get_forecast}
 def _cities(text: str) -> list[str]:
     """Cities named in ``text``, in the order they appear."""
     lowered = text.lower()
-    found = sorted((lowered.find(name), city) for name, city in CITIES.items() if name in lowered)
-    return list(dict.fromkeys(city for _, city in found))
+    found = [(lowered.find(name), city) for name, city in CITIES.items() if name in lowered]
+    # Abbreviations are kept as written: the tool will reject them (see run).
+    found += [(m.start(), m.group()) for m in re.finditer(r"\b[A-Z]{3,}\b", text)]
+    found = [(at, city) for at, city in found if city in CURRENT or city in ABBREVIATIONS]
+    return list(dict.fromkeys(city for _, city in sorted(found)))
 
 
 def _plan(text: str, earlier: list[str]) -> list[tuple[str, dict[str, Any]]]:
     """The tool calls the rules choose for the last message."""
     lowered = text.lower()
     cities = _cities(text) or next((_cities(m) for m in reversed(earlier) if _cities(m)), [])
+    if "umbrella" in lowered:
+        return [("get_forecast", {"city": city, "days": 1}) for city in cities[:1]]
     if any(word in lowered for word in ("forecast", "rain", "next", "week")):
         match = re.search(r"(\d+)[- ]day", lowered)
         days = int(match.group(1)) if match else 7 if "week" in lowered else 3
@@ -116,21 +129,35 @@ def run(messages: list[Message]) -> list[dict[str, Any]]:
     trace: list[dict[str, Any]] = []
     results = []
     plan = _plan(text, earlier)
-    if plan:
+    made = 0
+    while plan:  # one assistant turn per round; a round retries what failed in the last one
+        ids = [f"call_{made + index}" for index in range(len(plan))]
+        made += len(plan)
         calls = [
             {
-                "id": f"call_{index}",
+                "id": call_id,
                 "type": "function",
                 "function": {"name": name, "arguments": json.dumps(arguments)},
             }
-            for index, (name, arguments) in enumerate(plan)
+            for call_id, (name, arguments) in zip(ids, plan, strict=True)
         ]
         trace.append({"role": "assistant", "content": None, "tool_calls": calls})
-        for index, (name, arguments) in enumerate(plan):
-            result = TOOLS[name](**arguments)
+        retries = []
+        for call_id, (name, arguments) in zip(ids, plan, strict=True):
+            try:
+                result = TOOLS[name](**arguments)
+            except ValueError as error:
+                # The chat format has no error field; agent logs add one, and so does this.
+                failure = json.dumps({"error": str(error)})
+                trace.append(
+                    {"role": "tool", "tool_call_id": call_id, "content": failure, "status": "error"}
+                )
+                full_name = ABBREVIATIONS.get(arguments.get("city", ""))
+                if full_name:
+                    retries.append((name, {**arguments, "city": full_name}))
+                continue
             results.append(result)
-            trace.append(
-                {"role": "tool", "tool_call_id": f"call_{index}", "content": json.dumps(result)}
-            )
+            trace.append({"role": "tool", "tool_call_id": call_id, "content": json.dumps(result)})
+        plan = retries
     trace.append({"role": "assistant", "content": _answer(text, results)})
     return trace

@@ -20,6 +20,7 @@ from ragas_boot.errors import (
     SampleValidationError,
     UndefinedScoreError,
 )
+from ragas_boot.metrics.registry import register_metric
 from ragas_boot.metrics.results import MetricResult
 from ragas_boot.runs import RunResult, aevaluate_dataset, evaluate_dataset
 from ragas_boot.samples import AIMessage, HumanMessage, Sample, ToolCall, ToolMessage
@@ -53,4 +54,5 @@ __all__ = [
     "evaluate_dataset",
     "load_dataset",
     "load_settings",
+    "register_metric",
 ]

@@ -6,10 +6,19 @@ Subcommands::
     ragas-boot compare DATASET [...]                  the judges side by side, and their agreement
     ragas-boot config show | check [--ping]           the resolved YAML; validate (and reach) judges
     ragas-boot schema dataset | report                JSON Schemas of dataset files and JSON reports
+    ragas-boot suite run SUITE.yaml [...]             run a tool suite; gate CI on its pass rate
 
 Exit codes: 0 success; 1 a quality gate failed (``--fail-under``, a metric with no score at all,
 a judge that did not answer ``--ping``); 2 bad input (arguments, configuration or dataset),
-reported as one message without a traceback (``--debug`` shows it); 130 interrupted.
+reported as one message without a traceback (``--debug`` shows it), or a report that could
+not be written; 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+
+``evaluate`` and ``compare`` never lose finished work: on SIGINT or SIGTERM they stop sending,
+cancel the judge calls in flight, write every ``--out`` report of what finished (the rest
+marked ``interrupted``) and stop the local judge; a second signal aborts at once. Every
+``--out`` path is checked before the first judge call, and reports are written atomically
+(a temporary file renamed over the target), never through a symbolic link unless
+``--follow-symlinks`` is given.
 
 Adding a subcommand
 -------------------
@@ -20,22 +29,22 @@ Other packages add subcommands through :func:`register_command`::
     from ragas_boot.cli import add_config_arguments, register_command, settings_from_args, stdout
 
     def configure(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("suite")
+        parser.add_argument("report")
         add_config_arguments(parser)            # --config / --profile, as the built-ins
 
     def run(args: argparse.Namespace) -> int:
         settings = settings_from_args(args)     # loads, and keeps its secrets out of output
-        stdout().print(f"running {args.suite}")
+        stdout().print(f"publishing {args.report}")
         return 0
 
-    register_command("suite", configure, run, help="run a tool-evaluation suite")
+    register_command("publish", configure, run, help="publish a report")
 
 The module that registers must be imported before :func:`main` builds its parser: declare it
 as an entry point in the group ``ragas_boot.commands`` (the object is a function of no
 arguments that calls :func:`register_command`, or a module that does so when imported)::
 
     [project.entry-points."ragas_boot.commands"]
-    suite = "ragas_boot.suites.cli:register"
+    publish = "my_package.cli:register"
 
 ``run`` returns the exit code; a :class:`~ragas_boot.errors.RagasBootError` (or ``OSError``)
 it raises becomes exit code 2 with its message. Print through :func:`stdout` and
@@ -51,7 +60,10 @@ import io
 import json
 import logging
 import os
+import signal
 import sys
+import tempfile
+import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
@@ -63,7 +75,8 @@ if TYPE_CHECKING:  # heavy modules are imported by the commands that use them
     from rich.console import Console
 
     from ragas_boot.config.settings import RagasSettings
-    from ragas_boot.runs import ProgressCallback, RunResult
+    from ragas_boot.runs import ProgressCallback
+    from ragas_boot.runs.suites import AgentTestSuite, SuiteResult
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -88,6 +101,7 @@ EXIT_OK = 0
 EXIT_GATE_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 _REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".json": "json"}
 
@@ -263,9 +277,20 @@ def _write(text: str) -> None:
 
 
 def _message(text: str, style: str = "") -> None:
-    from rich.text import Text
+    from ragas_boot.reporting._format import plain
 
-    stderr().print(Text(text, style=style))
+    # Messages quote file names, sample ids and values from datasets and configs: shown as
+    # written (no markup, control characters escaped), never interpreted by the terminal.
+    stderr().print(plain(text, style=style))
+
+
+class _PrintableFormatter(logging.Formatter):
+    """Log records may quote dataset or config text: control characters are shown escaped."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from ragas_boot._text import printable
+
+        return printable(super().format(record))
 
 
 class _QuietExecution(logging.Filter):
@@ -284,6 +309,7 @@ def _logging(err: Console, *, verbose: bool, debug: bool) -> Iterator[None]:
     handler = RichHandler(
         console=err, show_time=False, show_path=False, markup=False, rich_tracebacks=False
     )
+    handler.setFormatter(_PrintableFormatter("%(message)s"))
     handler.setLevel(level)
     if not (verbose or debug):
         handler.addFilter(_QuietExecution())
@@ -302,12 +328,19 @@ def _logging(err: Console, *, verbose: bool, debug: bool) -> Iterator[None]:
 # --------------------------------------------------------------------------- shared arguments
 
 
-def add_config_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--config FILE`` and ``--profile NAME`` (repeatable, or comma-separated)."""
+def add_config_arguments(
+    parser: argparse.ArgumentParser,
+    *,
+    default_help: str = "$RAGAS_CONFIG, else ./application.yaml",
+) -> None:
+    """Add ``--config FILE`` and ``--profile NAME`` (repeatable, or comma-separated).
+
+    ``default_help`` says where the configuration comes from without ``--config``.
+    """
     parser.add_argument(
         "--config",
         metavar="FILE",
-        help="application.yaml to read (default: $RAGAS_CONFIG, else ./application.yaml)",
+        help=f"application.yaml to read (default: {default_help})",
     )
     parser.add_argument(
         "--profile",
@@ -380,7 +413,8 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
         default=[],
         metavar="NAME",
         required=metric_required,
-        help=f"metric to run: {_metric_choices()}; repeat"
+        help=f"metric to run: {_metric_choices()}; METRIC:CRITERION runs a named criterion "
+        "of the YAML (aspect_critic:no-profanity); repeat"
         + (
             ""
             if metric_required
@@ -423,21 +457,103 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
         "lower-is-better metrics (noise_sensitivity, hallucination), over 1 - X",
     )
     parser.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="--out may be a symbolic link: write to its target (default: refuse)",
+    )
+    parser.add_argument(
+        "--deadline",
+        type=_duration,
+        metavar="DURATION",
+        help="longest time the whole run may take (30s, 10m, 1h); then what is unfinished is "
+        "cancelled and reported as 'deadline' (default: spring.ai.ragas.run.deadline)",
+    )
+    parser.add_argument(
+        "--evaluation-deadline",
+        type=_duration,
+        metavar="DURATION",
+        help="longest time one sample × metric may take (default: "
+        "spring.ai.ragas.run.evaluation-deadline)",
+    )
+    parser.add_argument(
         "--no-progress", action="store_true", help="no live progress bar (auto off when piped)"
     )
 
 
-def _report_paths(values: Sequence[str]) -> list[tuple[Path, str]]:
-    paths = []
+def _duration(text: str) -> float:
+    """An argparse type: a duration with a unit (``500ms``, ``30s``, ``10m``, ``PT1H``)."""
+    from ragas_boot.config.settings import parse_duration
+
+    if text.strip().replace(".", "", 1).isdigit():
+        raise argparse.ArgumentTypeError(f"give a unit, e.g. {text.strip()}s or {text.strip()}m")
+    try:
+        value = parse_duration(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    seconds = float(value.total_seconds())
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {text!r}")
+    return seconds
+
+
+def _report_paths(values: Sequence[str], *, follow_symlinks: bool) -> list[tuple[Path, str]]:
+    """The ``--out`` paths, each checked writable now: a bad one must not cost a whole run."""
+    paths: list[tuple[Path, str]] = []
     for value in values:
         path = Path(value)
         kind = _REPORT_SUFFIXES.get(path.suffix.lower())
         if kind is None:
-            raise UsageError(f"--out {value}: use a .html or .json file name")
+            raise UsageError(f"--out {value}: use a .html, .htm or .json file name")
+        if path.is_symlink():
+            if not follow_symlinks:
+                raise UsageError(
+                    f"--out {value} is a symbolic link (to {os.readlink(path)}); pass "
+                    "--follow-symlinks to write to its target, or choose another name"
+                )
+            path = path.resolve()
         if not path.parent.is_dir():
             raise UsageError(f"--out {value}: the directory {path.parent} does not exist")
+        if path.exists() and not path.is_file():
+            raise UsageError(f"--out {value} exists and is not a file")
+        if path.exists() and not os.access(path, os.W_OK):
+            raise UsageError(f"--out {value} is not writable")
+        try:  # the report is renamed into place: the directory must take a new file
+            probe, probe_name = tempfile.mkstemp(
+                dir=path.parent, prefix=".ragas-boot-", suffix=".tmp"
+            )
+            os.close(probe)
+            os.unlink(probe_name)
+        except OSError as error:
+            raise UsageError(
+                f"--out {value}: cannot write in {path.parent}: {error.strerror or error}"
+            ) from None
+        if any(path == earlier for earlier, _ in paths):
+            raise UsageError(f"--out {value} is given twice")
         paths.append((path, kind))
     return paths
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``.
+
+    A reader never sees half a report, an interrupted write leaves the old one in place, and
+    a symbolic link at ``path`` is replaced, never written through (callers resolve it first
+    when asked to follow it).
+    """
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # as a plain open() would (mkstemp makes 0600)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def _metric_choices() -> str:
@@ -447,24 +563,49 @@ def _metric_choices() -> str:
     return ", ".join(METRICS)
 
 
-def _metric_names(names: Sequence[str], samples: Sequence[Any] = ()) -> list[str]:
+def _metric_names(
+    names: Sequence[str], settings: RagasSettings | None = None, samples: Sequence[Any] = ()
+) -> list[str]:
+    """Bean names for ``--metric`` (``aspect_critic:no-profanity`` names a criterion).
+
+    Without ``--metric``: every metric that uses judges and can read some sample of the
+    dataset (an agent dataset does not run the RAG metrics, nor a RAG dataset the agent
+    ones); a metric with named criteria (AspectCritic, ...) runs as its declared criteria,
+    since it needs one.
+
+    Raises:
+        UsageError: an unknown metric.
+        ConfigError: a criterion the settings do not declare (lists the declared ones).
+    """
     from ragas_boot.metrics.base import Need
-    from ragas_boot.metrics.registry import METRICS, metric_class
+    from ragas_boot.metrics.registry import METRICS, metric_class, split_criterion
 
     if not names:
-        # Every judge metric that can read some sample of the dataset (an agent dataset does
-        # not run the RAG metrics, nor a RAG dataset the agent ones).
-        return [
-            name
-            for name, cls in METRICS.items()
-            if cls.uses(Need.JUDGES) and (not samples or any(map(cls.can_read, samples)))
-        ]
-    chosen: list[str] = []
+        chosen = []
+        for name, cls in METRICS.items():
+            if not cls.uses(Need.JUDGES):
+                continue
+            if samples and not any(map(cls.can_read, samples)):
+                continue
+            if cls.criteria_key is None:
+                chosen.append(name)
+            elif settings is not None:
+                chosen.extend(f"{name}:{c}" for c in cls.criteria(settings.metrics))
+        return chosen
+    chosen = []
     for name in names:
+        metric, criterion = split_criterion(name)
         try:
-            key = metric_class(name).bean_name
+            cls = metric_class(metric)
         except KeyError as error:
             raise UsageError(str(error.args[0])) from None
+        key = cls.bean_name
+        if criterion is not None:
+            if not criterion:
+                raise UsageError(f"--metric {name}: name the criterion after the colon")
+            if settings is not None:
+                criterion = cls.find_criterion(settings.metrics, criterion)
+            key = f"{key}:{criterion}"
         if key not in chosen:
             chosen.append(key)
     return chosen
@@ -472,9 +613,11 @@ def _metric_names(names: Sequence[str], samples: Sequence[Any] = ()) -> list[str
 
 def _without_embedding_metrics(names: Sequence[str]) -> list[str]:
     from ragas_boot.metrics.base import Need
-    from ragas_boot.metrics.registry import METRICS
+    from ragas_boot.metrics.registry import metric_class, split_criterion
 
-    return [name for name in names if not METRICS[name].uses(Need.EMBEDDINGS)]
+    return [
+        name for name in names if not metric_class(split_criterion(name)[0]).uses(Need.EMBEDDINGS)
+    ]
 
 
 def _run_configs(args: argparse.Namespace, names: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -518,79 +661,116 @@ def _progress(enabled: bool, total: int) -> Iterator[ProgressCallback | None]:
         yield update
 
 
-def _gate(run: RunResult, fail_under: float | None) -> list[str]:
-    from ragas_boot.reporting import _format as fmt
+@contextlib.contextmanager
+def _stop_on_signals(on_signal: Callable[[int], None]) -> Iterator[None]:
+    """Call ``on_signal`` on SIGINT / SIGTERM (main thread only); restore the old handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
 
-    problems = []
-    for summary in run.metric_summaries:
-        if summary.mean is None and summary.failed:
-            problems.append(
-                f"{summary.metric}: no sample could be scored ({summary.failed} failed)"
-            )
-        elif fail_under is None:
-            continue
-        elif summary.lower_is_better:
-            # Lower is better: the gate is on 1 - score, so the mean may be at most 1 - X.
-            if summary.mean is None or summary.mean > 1 - fail_under:
-                problems.append(
-                    f"{summary.metric}: mean {fmt.score(summary.mean)} is over "
-                    f"{1 - fail_under:g} (lower is better: 1 - --fail-under {fail_under:g})"
-                )
-        elif summary.mean is None or summary.mean < fail_under:
-            problems.append(
-                f"{summary.metric}: mean {fmt.score(summary.mean)} is under --fail-under "
-                f"{fail_under:g}"
-            )
-    return problems
+    def handler(signum: int, frame: object) -> None:
+        if received:  # a second signal: stop waiting for a clean end
+            raise KeyboardInterrupt
+        received.append(signum)
+        on_signal(signum)
+
+    saved = {number: signal.signal(number, handler) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, previous in saved.items():
+            signal.signal(number, previous)
 
 
 def _run_dataset(args: argparse.Namespace, view: str) -> int:
     from ragas_boot.container import create_container
     from ragas_boot.datasets import load_dataset
     from ragas_boot.reporting import console_renderables, render_html, render_json
-    from ragas_boot.runs import evaluate_dataset
+    from ragas_boot.reporting.gates import run_gate_lines
+    from ragas_boot.runs import RunControl, evaluate_dataset
 
-    reports = _report_paths(args.out)
+    reports = _report_paths(args.out, follow_symlinks=args.follow_symlinks)
+    _metric_names(args.metric)  # an unknown metric is reported before anything is loaded
     dataset = load_dataset(args.dataset)
-    names = _metric_names(args.metric, dataset.samples)
     settings = settings_from_args(args)
-    with create_container(settings) as container:
-        if not args.metric and not container.embedding_models():
-            # By default, metrics that need embedding models are left out when none is
-            # configured; asked for by name, they fail with an error naming embedding-models.
-            names = _without_embedding_metrics(names)
-        beans = {name: getattr(container, name)() for name in names}
-        for bean in beans.values():
-            bean.check_ready()  # a missing judge or embedding model fails before any call
-        enabled = not args.no_progress and stderr().is_terminal
-        with _progress(enabled, len(dataset)) as callback:
-            run = evaluate_dataset(
-                dataset,
-                beans,
-                configs=_run_configs(args, names),
-                concurrency=args.concurrency,
-                progress=callback,
-            )
-    console = stdout()
-    for part in console_renderables(run, "compare" if view == "compare" else "evaluate"):
-        console.print(part)
-    title = (
-        f"ragas-boot judge comparison: {dataset.name or args.dataset}"
-        if view == "compare"
-        else None
-    )
-    for path, kind in reports:
-        text = render_html(run, title=title) if kind == "html" else render_json(run)
-        path.write_text(_redact(text), encoding="utf-8")
-        _message(f"Report written: {path}")
-    problems = _gate(run, args.fail_under)
-    for problem in problems:
-        _message(f"FAILED {problem}", "bold red")
-    if problems:
-        return EXIT_GATE_FAILED
-    if args.fail_under is not None:
-        _message(f"PASSED every metric's mean is at least {args.fail_under:g}", "green")
-    return EXIT_OK
+    names = _metric_names(args.metric, settings, dataset.samples)
+    deadline = args.deadline
+    if deadline is None and settings.run.deadline is not None:
+        deadline = settings.run.deadline.total_seconds()
+    evaluation_deadline = args.evaluation_deadline
+    if evaluation_deadline is None and settings.run.evaluation_deadline is not None:
+        evaluation_deadline = settings.run.evaluation_deadline.total_seconds()
+    control = RunControl()
+    signals: list[int] = []
+
+    def stop(signum: int) -> None:
+        signals.append(signum)
+        control.stop("interrupted")
+
+    with _stop_on_signals(stop):
+        with create_container(settings) as container:  # closing it stops the local judge
+            if not args.metric and not container.embedding_models():
+                # By default, metrics that need embedding models are left out when none is
+                # configured; asked for by name, they fail with an error naming
+                # embedding-models.
+                names = _without_embedding_metrics(names)
+            beans = {name: container.metric(name) for name in names}
+            for bean in beans.values():
+                bean.check_ready()  # a missing judge or embedding model fails before any call
+            enabled = not args.no_progress and stderr().is_terminal
+            with _progress(enabled, len(dataset)) as callback:
+                run = evaluate_dataset(
+                    dataset,
+                    beans,
+                    configs=_run_configs(args, names),
+                    concurrency=args.concurrency,
+                    progress=callback,
+                    deadline_s=deadline,
+                    evaluation_deadline_s=evaluation_deadline,
+                    control=control,
+                )
+        console = stdout()
+        for part in console_renderables(run, "compare" if view == "compare" else "evaluate"):
+            console.print(part)
+        title = (
+            f"ragas-boot judge comparison: {dataset.name or args.dataset}"
+            if view == "compare"
+            else None
+        )
+        unwritten = 0
+        for path, kind in reports:  # one report failing must not cost the others
+            try:
+                text = render_html(run, title=title) if kind == "html" else render_json(run)
+                _write_atomically(path, _redact(text))
+            except OSError as error:
+                unwritten += 1
+                _message(f"ragas-boot: error: cannot write {path}: {error}", "bold red")
+            else:
+                _message(f"Report written: {path}")
+    if run.stopped is not None:
+        unfinished = sum(
+            1
+            for sample in run.samples
+            for evaluation in sample.evaluations
+            if evaluation.error is not None and evaluation.error.kind == run.stopped
+        )
+        total = run.dataset.size * len(run.metrics)
+        cause = "the run's deadline passed" if run.stopped == "deadline" else "interrupted"
+        _message(
+            f"STOPPED {cause}: {total - unfinished} of {total} evaluations finished, "
+            f"{unfinished} marked '{run.stopped}'",
+            "bold red",
+        )
+    if signals:
+        return EXIT_TERMINATED if signals[0] == signal.SIGTERM else EXIT_INTERRUPTED
+    if unwritten:
+        return EXIT_BAD_INPUT
+    gate = run.gate(args.fail_under)
+    if not gate.passed or run.stopped is None:  # no PASSED line for a run cut short
+        for line in run_gate_lines(gate):
+            _message(line, "green" if gate.passed else "bold red")
+    return EXIT_OK if gate.passed and run.stopped is None else EXIT_GATE_FAILED
 
 
 def _redact(text: str) -> str:
@@ -642,8 +822,10 @@ def _config_check(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
+    from ragas_boot.config.urls import mask_url
     from ragas_boot.container import create_container
-    from ragas_boot.metrics.registry import METRICS
+    from ragas_boot.metrics.registry import METRICS, criterion_beans
+    from ragas_boot.reporting._format import plain
 
     settings = settings_from_args(args)
     with create_container(settings) as container:
@@ -651,17 +833,19 @@ def _config_check(args: argparse.Namespace) -> int:
         if settings.metrics.enabled:
             for name in METRICS:  # building the beans validates their YAML sections
                 getattr(container, name)()
+            for name in criterion_beans(settings):  # and each named criterion over them
+                getattr(container, name)()
         table = Table(title="Judges", title_justify="left")
         for column in ("Judge", "Provider", "Model", "Endpoint", "Output"):
             table.add_column(column, overflow="fold")
         for judge in judges:
             spec = judge.spec
-            endpoint = spec.base_url.rstrip("/") + spec.completions_path
+            endpoint = mask_url(spec.base_url.rstrip("/") + spec.completions_path)
             table.add_row(
-                Text(judge.id),
-                Text(judge.provider),
-                Text(spec.model),
-                Text(getattr(judge, "endpoint", endpoint)),
+                plain(judge.id),
+                plain(judge.provider),
+                plain(spec.model),
+                plain(getattr(judge, "endpoint", endpoint)),
                 spec.structured_output.value,
             )
         stdout().print(table)
@@ -669,7 +853,7 @@ def _config_check(args: argparse.Namespace) -> int:
         files = ", ".join(settings.source.files)
         profiles = ", ".join(settings.source.active_profiles)
         stdout().print(
-            Text(
+            plain(
                 f"Configuration OK: {len(judges)} judge(s) in {providers} provider(s) "
                 f"(files: {files}; profiles: {profiles})",
                 style="green",
@@ -681,24 +865,43 @@ def _config_check(args: argparse.Namespace) -> int:
             return EXIT_OK
         results = container.portal().call(_ping_all(judges, args.timeout))
     ping = Table(title="Ping", title_justify="left")
-    for column in ("Judge", "Status", "Latency", "Detail"):
-        ping.add_column(column)
-    for judge_id, error, latency in results:
+    for column in ("Judge", "Status", "Latency", "Detail", "Modes accepted"):
+        ping.add_column(column, overflow="fold")
+    for result in results:
         ping.add_row(
-            Text(judge_id),
-            Text("ok" if error is None else "failed", style="green" if error is None else "red"),
-            f"{latency * 1000:.0f} ms",
-            Text(error or ""),
+            plain(result.judge_id),
+            Text(
+                "ok" if result.error is None else "failed",
+                style="green" if result.error is None else "red",
+            ),
+            f"{result.latency_s * 1000:.0f} ms",
+            plain(result.error or ""),
+            plain(result.modes_text()),
         )
     stdout().print(ping)
-    failed = [judge_id for judge_id, error, _ in results if error is not None]
+    failed = [result.judge_id for result in results if result.error is not None]
     if failed:
         _message(f"FAILED {len(failed)} judge(s) did not answer: {', '.join(failed)}", "bold red")
         return EXIT_GATE_FAILED
     return EXIT_OK
 
 
-async def _ping_all(judges: Sequence[Any], seconds: float) -> list[tuple[str, str | None, float]]:
+@dataclass
+class _PingResult:
+    judge_id: str
+    error: str | None
+    latency_s: float
+    modes: dict[str, str | None] = field(default_factory=dict)
+
+    def modes_text(self) -> str:
+        """``prompt, json_object; not: json_schema (HTTP 500)``: what the judge took."""
+        accepted = [mode for mode, error in self.modes.items() if error is None]
+        refused = [f"{mode} ({error})" for mode, error in self.modes.items() if error is not None]
+        text = ", ".join(accepted) or "none"
+        return text + (f"; not: {', '.join(refused)}" if refused else "")
+
+
+async def _ping_all(judges: Sequence[Any], seconds: float) -> list[_PingResult]:
     import asyncio
     import time
 
@@ -711,7 +914,7 @@ async def _ping_all(judges: Sequence[Any], seconds: float) -> list[tuple[str, st
 
     prompt = 'This is a health check. Answer with the JSON object {"ok": true}.'
 
-    async def ping(judge: Any) -> tuple[str, str | None, float]:
+    async def attempt(judge: Any) -> tuple[str | None, float]:
         started = time.perf_counter()
         try:
             judge.prepare()
@@ -720,8 +923,38 @@ async def _ping_all(judges: Sequence[Any], seconds: float) -> list[tuple[str, st
         except Exception as error:
             kind = getattr(error, "kind_detail", None) or getattr(error, "kind", None)
             detail = f"{kind or type(error).__name__}: {error or f'no answer in {seconds:g} s'}"
-            return judge.id, detail, time.perf_counter() - started
-        return judge.id, None, time.perf_counter() - started
+            return detail, time.perf_counter() - started
+        return None, time.perf_counter() - started
+
+    async def short(judge: Any) -> str | None:
+        """Why a mode failed, in a word or two (``HTTP 500``, ``output``, ``timeout``)."""
+        try:
+            judge.prepare()
+            async with asyncio.timeout(seconds):
+                await judge.ainvoke_structured(prompt, Ping)
+        except Exception as error:
+            status = getattr(error, "status_code", None)
+            if status is not None:
+                return f"HTTP {status}"
+            return str(getattr(error, "kind", None) or type(error).__name__)
+        return None
+
+    async def ping(judge: Any) -> _PingResult:
+        error, latency = await attempt(judge)
+        result = _PingResult(judge.id, error, latency)
+        configured = judge.spec.structured_output
+        modes = [mode for mode in getattr(judge, "output_modes", ()) if mode is not configured]
+        variants = [judge.with_output_mode(mode) for mode in modes]
+        try:
+            answers = await asyncio.gather(*(short(variant) for variant in variants))
+        finally:
+            await asyncio.gather(
+                *(variant.aclose() for variant in variants), return_exceptions=True
+            )
+        result.modes[configured.value] = None if error is None else "failed"
+        for mode, answer in zip(modes, answers, strict=True):
+            result.modes[mode.value] = answer
+        return result
 
     return list(await asyncio.gather(*(ping(judge) for judge in judges)))
 
@@ -750,6 +983,127 @@ def _run_schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# --------------------------------------------------------------------------- suite
+
+
+def _configure_suite(parser: argparse.ArgumentParser) -> None:
+    commands = parser.add_subparsers(dest="suite_command", metavar="COMMAND", required=True)
+    runner = commands.add_parser(
+        "run",
+        help="run a tool-evaluation suite and gate on its pass rate",
+        description="Run an agent on every case of SUITE.yaml, print the report, and exit 1 "
+        "when the pass rate is under --min-pass-rate (2 for bad input).",
+    )
+    _flags(runner, top=False)
+    runner.add_argument("suite", metavar="SUITE.yaml", help="the suite file")
+    runner.add_argument(
+        "--agent",
+        metavar="MODULE:FUNCTION",
+        help="a Python agent callable (default: the suite's agent or agent_model)",
+    )
+    runner.add_argument(
+        "--agent-model",
+        metavar="ID",
+        help="a chat model id (or alias) of the configuration to run as the agent",
+    )
+    add_config_arguments(
+        runner, default_help="$RAGAS_CONFIG, else beside the suite, else ./application.yaml"
+    )
+    runner.add_argument(
+        "--min-pass-rate",
+        metavar="RATE",
+        type=unit_float,
+        help="pass rate the gate requires, 0.9 or 90%% (default: the suite's, else 0.9)",
+    )
+    runner.add_argument(
+        "--concurrency",
+        metavar="N",
+        type=positive_int,
+        help="cases run at once (default: the suite's, else 4)",
+    )
+    runner.add_argument(
+        "--case",
+        metavar="ID",
+        action="append",
+        dest="cases",
+        help="run only this case (repeatable)",
+    )
+    runner.add_argument(
+        "--out",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="also write the report: .html (self-contained) or .json; repeat for several",
+    )
+    runner.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="--out may be a symbolic link: write its target (refused otherwise)",
+    )
+
+
+def _run_suite(args: argparse.Namespace) -> int:
+    """``suite run``: the agent's runs scored, the report printed and written, the gate."""
+    from ragas_boot.errors import SuiteError
+    from ragas_boot.reporting.suite_report import render_console, render_html, render_json
+    from ragas_boot.runs.suites import load_suite
+
+    suite = load_suite(args.suite)
+    reports = _report_paths(args.out, follow_symlinks=args.follow_symlinks)
+    known = [case.id for case in suite.cases]
+    for case_id in args.cases or ():
+        if case_id not in known:
+            raise SuiteError(f"no case '{case_id}' (cases: {', '.join(known)})", file=args.suite)
+    result = _suite_result(suite, args)
+    gate = result.gate(suite.min_pass_rate if args.min_pass_rate is None else args.min_pass_rate)
+    _write(render_console(result, gate, color=stdout().is_terminal))
+    for path, kind in reports:
+        text = render_html(result, gate) if kind == "html" else render_json(result, gate)
+        _write_atomically(path, _redact(text))
+        _message(f"Report written: {path}")
+    return EXIT_OK if gate.passed else EXIT_GATE_FAILED
+
+
+def _suite_result(suite: AgentTestSuite, args: argparse.Namespace) -> SuiteResult:
+    """Run the agent chosen as :mod:`ragas_boot.runs.suites.agents` describes."""
+    from ragas_boot.runs.suites import (
+        python_agent,
+        run_model_agent,
+        run_suite,
+        suite_config_path,
+    )
+
+    if args.agent and args.agent_model:
+        raise UsageError("give --agent or --agent-model, not both")
+    if args.agent:
+        agent = python_agent(args.agent, suite)
+        return run_suite(suite, agent, concurrency=args.concurrency, cases=args.cases)
+    model = args.agent_model or suite.agent_model
+    config = suite_config_path(args.config, suite)
+    if args.agent_model and config is None:
+        raise UsageError(
+            f"--agent-model {args.agent_model} needs a configuration declaring it: pass --config"
+        )
+    profiles = [p.strip() for value in args.profile for p in value.split(",") if p.strip()]
+    if profiles and config is None:
+        raise UsageError(
+            f"--profile {','.join(profiles)} needs a configuration file: pass --config"
+        )
+    if model and config is not None:
+        args.config = str(config)
+        result = run_model_agent(
+            suite,
+            model,
+            settings_from_args(args),
+            required=bool(args.agent_model),
+            concurrency=args.concurrency,
+            cases=args.cases,
+        )
+        if result is not None:
+            return result
+    return run_suite(suite, concurrency=args.concurrency, cases=args.cases)
+
+
 register_command(
     "evaluate",
     _configure_evaluate,
@@ -764,6 +1118,9 @@ register_command(
 )
 register_command("config", _configure_config, _run_config, help="show or check the configuration")
 register_command("schema", _configure_schema, _run_schema, help="print a JSON Schema")
+register_command(
+    "suite", _configure_suite, _run_suite, help="run a tool-evaluation suite; gate CI on it"
+)
 
 
 # --------------------------------------------------------------------------- main
@@ -784,8 +1141,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ragas-boot",
         description="Score AI agents with several LLM judges configured in application.yaml.",
-        epilog="Exit codes: 0 ok; 1 a quality gate failed; 2 bad arguments, configuration or "
-        "dataset; 130 interrupted.",
+        epilog="Exit codes: 0 ok; 1 a quality gate failed (or a deadline passed); 2 bad "
+        "arguments, configuration or dataset, or a report not written; 130 interrupted; "
+        "143 terminated.",
     )
     from ragas_boot import __version__
 

@@ -27,16 +27,17 @@ the chat-completions API, plus the other sample fields (``reference``, ``referen
         reference: The customer is refunded for the lost order
         reference_tool_calls: [{name: get_order, arguments: {order_id: "12345"}}]
 
-A sample without ``id`` gets one from its position (``sample-001``); ids must be unique. Every
-loading problem is a :class:`~ragas_boot.errors.DatasetError` naming the file, the line (the
-JSONL line, or the YAML line of the offending key) and the sample field.
+A sample without ``id`` gets one from its position (``sample-001``); ids must be unique.
+Reading is bounded (:data:`ragas_boot._loading.DATASET_LIMITS`): file size, nesting depth (100
+levels) and YAML aliases (an alias bomb is refused, not expanded). Every loading problem is
+a :class:`~ragas_boot.errors.DatasetError` naming the file, the line (the JSONL line, or the
+YAML line of the offending key) and the sample field.
 :func:`dataset_json_schema` is the JSON Schema of a YAML/JSON document, for editors
 (``ragas-boot schema dataset``).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -47,6 +48,8 @@ import yaml
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, create_model
 from pydantic.alias_generators import to_camel
 
+from ragas_boot._loading import DATASET_LIMITS, LoadLimitError, load_json, load_yaml_documents
+from ragas_boot._validation import did_you_mean
 from ragas_boot.errors import DatasetError, SampleValidationError
 from ragas_boot.samples import AIMessage, Sample, ToolCall, ToolMessage, from_openai_messages
 from ragas_boot.samples._base import message_of
@@ -120,6 +123,13 @@ def load_dataset(path: str | os.PathLike[str]) -> Dataset:
         known = ", ".join(DATASET_FORMATS)
         raise DatasetError(f"unknown dataset format '{suffix}'; use one of {known}", file=str(file))
     try:
+        size = file.stat().st_size
+        if size > DATASET_LIMITS.max_bytes:
+            raise DatasetError(
+                f"the file has {size:,} bytes, more than the {DATASET_LIMITS.max_bytes:,} a "
+                "dataset may have; split it",
+                file=str(file),
+            )
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise DatasetError("dataset file not found", file=str(file)) from None
@@ -217,7 +227,9 @@ def _jsonl_entries(text: str, source: str) -> Iterator[_Entry]:
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = load_json(line, limits=DATASET_LIMITS)
+        except LoadLimitError as error:
+            raise DatasetError(f"refused: {error}", file=source, line=number) from None
         except ValueError as error:
             raise DatasetError(f"not valid JSON: {error}", file=source, line=number) from None
         yield _Entry(data, line=number, location=None)
@@ -225,17 +237,16 @@ def _jsonl_entries(text: str, source: str) -> Iterator[_Entry]:
 
 def _yaml_entries(text: str, source: str) -> tuple[str | None, str | None, list[_Entry]]:
     try:
-        # Parsed twice: the nodes give line numbers, the data is what the samples are built from.
-        nodes = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
-        documents = list(yaml.safe_load_all(text))
+        # The nodes give line numbers, the data is what the samples are built from.
+        loaded = load_yaml_documents(text, limits=DATASET_LIMITS)
+    except LoadLimitError as error:
+        raise DatasetError(f"refused: {error}", file=source, line=error.line) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         problem = getattr(error, "problem", None) or str(error)
         line = mark.line + 1 if mark is not None else None
         raise DatasetError(f"not valid YAML: {problem}", file=source, line=line) from None
-    present = [
-        (data, node) for data, node in zip(documents, nodes, strict=True) if data is not None
-    ]
+    present = [(data, node) for node, data in loaded if data is not None]
     several = len(present) > 1
     name: str | None = None
     description: str | None = None
@@ -249,8 +260,8 @@ def _yaml_entries(text: str, source: str) -> tuple[str | None, str | None, list[
             unknown = [key for key in data if key not in _FILE_KEYS]
             if unknown:
                 raise DatasetError(
-                    f"unknown key '{unknown[0]}' beside 'samples'; a dataset document has "
-                    f"{', '.join(_FILE_KEYS)}",
+                    f"unknown key '{unknown[0]}' beside 'samples'; "
+                    f"{did_you_mean(str(unknown[0]), _FILE_KEYS)}",
                     file=source,
                     line=_field_line(node, str(unknown[0])) or line,
                     location=prefix.rstrip(", ") or None,

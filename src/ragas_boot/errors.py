@@ -15,7 +15,8 @@ for callers that do not know this library::
     │   ├── JudgeTimeoutError (TimeoutError)   no answer within the per-call timeout
     │   ├── JudgeConnectionError (ConnectionError)
     │   ├── JudgeOutputError (ValueError)      empty, unparseable or schema-invalid answer
-    │   └── RateLimitExceededError             REJECT strategy, or WAIT past its timeout
+    │   ├── RateLimitExceededError             REJECT strategy, or WAIT past its timeout
+    │   └── JudgeUnavailableError              the judge's circuit is open: not sent
     ├── AllJudgesFailedError (RuntimeError)    no judge answered a required step
     ├── NoConsensusError (ArithmeticError)     CONSENSUS aggregation outside its tolerance
     └── UndefinedScoreError (ArithmeticError)  no score exists for this sample (says why)
@@ -40,6 +41,7 @@ __all__ = [
     "JudgeNotFoundError",
     "JudgeOutputError",
     "JudgeTimeoutError",
+    "JudgeUnavailableError",
     "MissingExtraError",
     "NoConsensusError",
     "RagasBootError",
@@ -271,6 +273,16 @@ class RateLimitExceededError(JudgeError):
     """The provider's rate limit refused the call (REJECT, or WAIT past its timeout)."""
 
     kind = "rate_limit_rejected"
+
+    def __init__(self, message: str, *, judge_id: str, provider: str) -> None:
+        self.provider = provider
+        super().__init__(message, judge_id=judge_id)
+
+
+class JudgeUnavailableError(JudgeError):
+    """The judge failed too often in a row (its circuit is open): the call was not sent."""
+
+    kind = "unavailable"
 
     def __init__(self, message: str, *, judge_id: str, provider: str) -> None:
         self.provider = provider

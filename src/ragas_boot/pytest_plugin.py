@@ -25,7 +25,11 @@ Fixtures:
   the metric beans.
 - ``ragas_metric``: ``ragas_metric("topic-adherence")`` gives a bean by bean name, Java class
   name (``TopicAdherenceMetric``) or kebab-case name; any other provider of the container
-  (a plugin's metric) by its name.
+  (a plugin's metric) by its name; ``ragas_metric("aspect_critic:no-profanity")`` a named
+  criterion declared in the YAML.
+- one fixture per named criterion of the configured YAML (``spring.ai.ragas.metrics.
+  aspect-critic.criteria.no-profanity`` → ``aspect_critic__no_profanity``), when the config is
+  named with ``--ragas-config``/``ragas_config``.
 - ``ragas_inject`` (module): wires the container to the test's module (see below).
 - ``ragas_openai_server`` (session): a started :class:`~ragas_boot.testing.FakeOpenAIServer`,
   an OpenAI-compatible server with scripted answers to point a config's ``base-url`` at.
@@ -75,7 +79,7 @@ from ragas_boot._pytest.options import add_options
 from ragas_boot._pytest.recording import recording
 from ragas_boot._pytest.report import score_rows, write_report
 from ragas_boot._pytest.state import RagasPluginState, plugin_state
-from ragas_boot._pytest.terminal import header_lines, report_line, summary_lines
+from ragas_boot._pytest.terminal import header_lines, report_line
 from ragas_boot.testing.assertions import assert_score
 
 if TYPE_CHECKING:
@@ -113,10 +117,25 @@ def _metric_fixture(bean: str, metric: type[Metric[Any]]) -> Any:
     return pytest.fixture(name=bean)(fixture)
 
 
-def _metric_fixtures() -> ModuleType:
-    """One fixture per registered metric (built-in, entry point, ``register_metric``)."""
+def _criterion_fixture(bean: str, metric: type[Metric[Any]], criterion: str) -> Any:
+    def fixture(request: pytest.FixtureRequest, ragas_container: RagasContainer) -> Any:
+        return _state(request).adopt(ragas_container.metric(metric, criterion))
+
+    fixture.__name__ = bean
+    fixture.__qualname__ = bean
+    fixture.__doc__ = f"The ``{metric.name}`` bean of the named criterion '{criterion}'."
+    return pytest.fixture(name=bean)(fixture)
+
+
+def _metric_fixtures(config: pytest.Config) -> ModuleType:
+    """One fixture per registered metric (built-in, entry point, ``register_metric``), and
+    one per named criterion of the configured YAML (``aspect_critic__no_profanity``).
+
+    Criteria are read only when a config is named (``--ragas-config``/``ragas_config``, which
+    the header loads anyway), so an unconfigured run stays inert.
+    """
     from ragas_boot.errors import RagasBootError
-    from ragas_boot.metrics.registry import METRICS
+    from ragas_boot.metrics.registry import METRICS, criterion_beans
 
     holder = ModuleType(METRIC_FIXTURES_PLUGIN, "Fixtures of the registered metric beans.")
     try:
@@ -125,6 +144,14 @@ def _metric_fixtures() -> ModuleType:
         raise pytest.UsageError(f"ragas-boot: {error}") from None
     for bean, metric in metrics.items():
         setattr(holder, bean, _metric_fixture(bean, metric))
+    state = plugin_state(config)
+    if state.options.configured:
+        try:
+            named = criterion_beans(state.settings())
+        except Exception:  # the header and the ragas_settings fixture report it
+            named = {}
+        for bean, (metric, criterion) in named.items():
+            setattr(holder, bean, _criterion_fixture(bean, metric, criterion))
     return holder
 
 
@@ -140,7 +167,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """Declare the marker and make this run's score recorder the active one."""
     config.addinivalue_line("markers", LIVE_MARKER_HELP)
     if not config.pluginmanager.has_plugin(METRIC_FIXTURES_PLUGIN):
-        config.pluginmanager.register(_metric_fixtures(), METRIC_FIXTURES_PLUGIN)
+        config.pluginmanager.register(_metric_fixtures(config), METRIC_FIXTURES_PLUGIN)
     state = plugin_state(config)
     stack = ExitStack()
     stack.enter_context(recording(state.recorder))
@@ -229,6 +256,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     state = plugin_state(config)
     rows = score_rows(state.recorder.records)
     if rows:
+        from ragas_boot.reporting.pytest_table import summary_lines  # rich and co. only now
+
         terminalreporter.write_sep("=", "ragas-boot scores")
         for line in summary_lines(rows):
             terminalreporter.write_line(line)
@@ -253,6 +282,8 @@ def _bean_name(container: Any, name: str) -> str:
     from ragas_boot.metrics.registry import METRICS, metric_class
 
     providers = container.providers
+    if ":" in name:
+        return name  # a named criterion; RagasContainer.metric checks it is declared
     wanted = name.strip().replace("-", "_")
     if wanted in providers:
         return wanted
@@ -292,6 +323,7 @@ def ragas_container(
     from ragas_boot._pytest.allure import start_allure
     from ragas_boot.container import create_container
     from ragas_boot.errors import RagasBootError
+    from ragas_boot.metrics.registry import criterion_beans
 
     state = _state(request)
     container = create_container(ragas_settings)
@@ -305,6 +337,8 @@ def ragas_container(
                 state.adopt(getattr(container, name)())
             except RagasBootError:
                 continue
+        for name in criterion_beans(ragas_settings):
+            state.adopt(getattr(container, name)())  # named criteria report their scores too
         yield container
     finally:
         state.container = None
@@ -312,6 +346,8 @@ def ragas_container(
 
 
 def _bean(request: pytest.FixtureRequest, container: Any, name: str) -> Any:
+    if ":" in name:  # a named criterion: "aspect_critic:no-profanity"
+        return _state(request).adopt(container.metric(name))
     return _state(request).adopt(getattr(container, name)())
 
 

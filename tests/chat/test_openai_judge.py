@@ -61,7 +61,7 @@ async def judge_factory(openai_server: FakeOpenAIServer):
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("mode", list(StructuredOutputMode))
+@pytest.mark.parametrize("mode", list(OpenAICompatibleJudge.output_modes))
 async def test_every_structured_output_mode_returns_a_validated_model(
     openai_server, judge_factory, mode
 ):
@@ -77,6 +77,12 @@ async def test_every_structured_output_mode_returns_a_validated_model(
     if mode is StructuredOutputMode.PROMPT:
         assert "JSON Schema" in request.prompt and "goal_achieved" in request.prompt
         assert request.response_format is None and not request.tools
+    elif mode is StructuredOutputMode.JSON_OBJECT:
+        # The schema in the prompt, and beside the type for servers that constrain with it.
+        assert "JSON Schema" in request.prompt and "goal_achieved" in request.prompt
+        assert request.response_format["type"] == "json_object"
+        assert request.response_format["schema"]["required"] == ["goal_achieved", "reason"]
+        assert not request.tools
     elif mode is StructuredOutputMode.JSON_SCHEMA:
         assert request.response_format["type"] == "json_schema"
         assert request.response_format["json_schema"]["schema"]["required"] == [
@@ -235,3 +241,52 @@ async def test_options_reach_the_wire(openai_server):
     assert request.body.get("max_completion_tokens", request.body.get("max_tokens")) == 77
     assert request.body["top_p"] == 0.9
     assert request.headers["x-title"] == "ragas-boot"
+
+
+@pytest.mark.asyncio
+async def test_json_object_mode_can_leave_the_schema_out_of_the_response_format(openai_server):
+    # For servers that reject keys beside "type" (json-object-schema: false).
+    spec = JudgeSpec(
+        id="judge-a",
+        model="judge-a",
+        provider="p",
+        base_url=openai_server.base_url,
+        api_key=SecretStr(SECRET),
+        structured_output=StructuredOutputMode.JSON_OBJECT,
+        json_object_schema=False,
+    )
+    judge = OpenAICompatibleJudge(spec=spec)
+    openai_server.script("judge-a", {"goal_achieved": False, "reason": "нет рейса"})
+    try:
+        answer = await judge.ainvoke_structured("Was the flight booked?", Verdict)
+    finally:
+        await judge.aclose()
+
+    assert answer.value == Verdict(goal_achieved=False, reason="нет рейса")
+    request = openai_server.requests_for("judge-a")[0].request
+    assert request.response_format == {"type": "json_object"}
+    assert '"goal_achieved"' in request.prompt  # the schema travels in the prompt only
+
+
+@pytest.mark.asyncio
+async def test_json_object_mode_rereads_prose_around_the_object_and_fails_on_garbage(
+    openai_server, judge_factory
+):
+    judge = judge_factory(StructuredOutputMode.JSON_OBJECT)
+    openai_server.script(
+        "judge-a",
+        Reply.text('Sure: {"goal_achieved": true, "reason": "ok"} hope that helps'),
+        Reply.text("no json at all"),
+    )
+
+    first = await judge.ainvoke_structured("q", Verdict)
+    with pytest.raises(JudgeOutputError) as caught:
+        await judge.ainvoke_structured("q", Verdict)
+
+    assert first.value.goal_achieved is True
+    assert caught.value.raw_text == "no json at all"
+
+
+def test_an_openai_compatible_judge_refuses_the_native_mode(openai_server):
+    with pytest.raises(ValueError, match="needs a LangChain chat class"):
+        make_judge(openai_server.base_url, StructuredOutputMode.NATIVE)

@@ -36,7 +36,7 @@ def test_config_show_prints_resolved_yaml_with_origins_and_masked_secrets(
     assert [m["id"] for m in providers[0]["chat-models"]] == ["judge-a", "judge-b", "judge-c"]
 
 
-def test_config_show_masks_credential_headers(run_cli, tmp_path):
+def test_config_show_masks_every_header_value(run_cli, tmp_path):
     config = tmp_path / "application.yaml"
     config.write_text(
         "spring.ai.ragas.providers.openai-compatible:\n"
@@ -51,7 +51,8 @@ def test_config_show_masks_credential_headers(run_cli, tmp_path):
     assert result.code == 0, result.err
     assert "plain-key-value-123" not in result.out
     assert "header-secret-456789" not in result.out
-    assert "HTTP-Referer: https://example.org" in result.out
+    assert "https://example.org" not in result.out
+    assert "HTTP-Referer: '****'" in result.out
 
 
 def test_config_check_lists_the_judges(run_cli, config_file, judges):
@@ -70,13 +71,16 @@ def test_config_check_ping_reports_each_judge(run_cli, config_file, judges):
     assert " ok " in rows["judge-a"] and " ms " in rows["judge-a"]
     assert "failed" in rows["judge-c"] and "auth" in rows["judge-c"]
     assert "FAILED 1 judge(s) did not answer: judge-c" in result.err
-    assert judges.count("judge-a") == 1
+    # One request in the configured mode, one more for each other structured-output mode.
+    assert judges.count("judge-a") == 4
+    assert "prompt, json_object, json_schema, function_calling" in rows["judge-a"]
+    assert "not: " in rows["judge-c"] and "HTTP 401" in rows["judge-c"]
 
 
 def test_config_check_ping_all_ok(run_cli, config_file, judges):
     result = run_cli("config", "check", "--config", config_file, "--ping")
     assert result.code == 0, result.err
-    assert judges.count() == 3
+    assert judges.count() == 3 * 4  # each judge once per structured-output mode
 
 
 def test_config_check_refuses_a_bad_metric_section(run_cli, config_file):

@@ -102,7 +102,8 @@ def test_an_index_reaches_into_a_provider_written_in_yaml(write_yaml):
     assert provider.api_key.get_secret_value() == "from-env"
     assert provider.name == "openrouter"
     assert [model.id for model in provider.chat_models] == ["a", "b-from-env"]
-    assert provider.headers == {"X-Title": "title-from-env"}
+    assert provider.headers["X-Title"].get_secret_value() == "title-from-env"
+    assert list(provider.headers) == ["X-Title"]
     assert provider.rate_limit is not None
     assert provider.rate_limit.rps == 5
     origins = settings.source.origins

@@ -219,13 +219,23 @@ def test_a_document_that_is_not_a_mapping_is_an_error(write_yaml):
     assert caught.value.file == str(path)
 
 
-def test_an_empty_file_gives_the_defaults(write_yaml):
-    path = write_yaml("# nothing yet\n")
+@pytest.mark.parametrize("text", ["", "# nothing yet\n", "---\n---\n", "\ufeff\n\n"])
+def test_an_empty_file_is_an_error_naming_it(write_yaml, text):
+    path = write_yaml(text)
+
+    with pytest.raises(ConfigError, match="the configuration file is empty") as caught:
+        load_settings(path, environ={})
+
+    assert caught.value.file == str(path)
+
+
+def test_a_file_with_only_an_empty_section_gives_the_defaults(write_yaml):
+    path = write_yaml("spring.ai.ragas: {}\n")
 
     settings = load_settings(path, environ={})
 
     assert settings.retry == RetrySettings()
-    assert settings.retry.backoff.initial_interval == timedelta(seconds=2)
+    assert settings.retry.backoff.initial_interval == timedelta(seconds=1)
     assert settings.providers.openai_compatible == []
 
 

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import base64
 import logging
 from datetime import timedelta
 
 import pytest
 
+from ragas_boot.chat import judge_specs
 from ragas_boot.config import load_settings
 from ragas_boot.errors import ConfigError
 
 FAKE_OPENROUTER = "sk-or-FAKE-openrouter-1111"
 FAKE_CLOUD_RU = "FAKE-cloud-ru-2222"
+FAKE_GIGACHAT = "RkFLRS1naWdhY2hhdDpzZWNyZXQ="
 
 
 @pytest.fixture
@@ -76,16 +79,38 @@ def test_spring_boot_test_config_uses_its_default_profile_openrouter(java, caplo
     assert FAKE_OPENROUTER not in caplog.text
 
 
-def test_spring_boot_test_config_gigachat_profile_has_no_ragas_provider(java):
+def test_spring_boot_test_config_gigachat_profile_gives_two_gigachat_judges(java):
     path = java / "spring-boot-test-application.yml"
+    environ = {"GIGACHAT_API_CLIENT_ID": "client-1", "GIGACHAT_API_CLIENT_SECRET": "FAKE-gc-3333"}
 
-    # GIGACHAT_* are unset: they sit in a section ragas-boot does not read.
-    settings = load_settings(path, "gigachat", environ={})
+    settings = load_settings(path, "gigachat", environ=environ)
+    specs = judge_specs(settings)
 
     assert settings.providers.openai_compatible == []
-    assert "spring.ai.gigachat" in settings.source.unsupported_keys
-    assert "spring.ai.ragas.providers.external-starters" in settings.source.unsupported_keys
-    assert "spring.ai.ragas.providers.auto-detect-beans" in settings.source.unsupported_keys
+    assert [(s.id, s.provider) for s in specs] == [
+        ("GigaChat-2-Max", "gigachat"),
+        ("GigaChat-2-Pro", "gigachat"),
+    ]
+    arguments = dict(specs[0].langchain.arguments)
+    assert arguments["scope"] == "GIGACHAT_API_CORP"
+    assert arguments["verify_ssl_certs"] is False  # auth.unsafe-ssl: true
+    # The authorization key is base64 of client-id:client-secret, as the Java starter makes it.
+    assert base64.b64decode(arguments["credentials"].get_secret_value()) == b"client-1:FAKE-gc-3333"
+    assert "FAKE-gc-3333" not in repr(specs[0])
+    assert "spring.ai.gigachat.embedding" in settings.source.unsupported_keys
+    assert (
+        "spring.ai.ragas.providers.external-starters.gigachat.embedding-models"
+        in settings.source.unsupported_keys
+    )
+
+
+def test_spring_boot_test_config_gigachat_profile_without_credentials_names_the_key(java):
+    settings = load_settings(java / "spring-boot-test-application.yml", "gigachat", environ={})
+
+    with pytest.raises(ConfigError) as caught:
+        judge_specs(settings)
+
+    assert caught.value.key == "spring.ai.gigachat.auth.bearer.api-key"
 
 
 def test_spring_boot_test_config_cloudru_profile_needs_its_key(java):
@@ -135,20 +160,38 @@ def test_multi_model_config_gives_twelve_judges_in_three_providers(java):
     assert settings.openai.embedding.api_key.get_secret_value() == FAKE_OPENROUTER
 
 
-def test_gigachat_demo_loads_with_only_warnings(java, caplog):
+def test_gigachat_demo_loads_with_only_warnings_and_one_gigachat_judge(java, caplog):
     caplog.set_level(logging.WARNING, logger="ragas_boot.config")
     path = java / "gigachat-demo-application.yml"
 
-    # GIGACHAT_API_KEY is unset: spring.ai.gigachat is not read, so it is not needed.
-    settings = load_settings(path, environ={})
+    settings = load_settings(path, environ={"GIGACHAT_API_KEY": FAKE_GIGACHAT})
+    [spec] = judge_specs(settings)
 
     assert settings.providers.openai_compatible == []
     assert settings.providers.default_options.max_tokens == 2000
     assert settings.allure.language == "ru"
     assert_java_retry(settings.retry)
-    assert settings.source.unsupported_keys == ["spring.ai.gigachat", "spring.main", "logging"]
+    assert settings.source.unsupported_keys == [
+        "spring.main",
+        "logging",
+        "spring.ai.gigachat.embedding",
+    ]
     warnings = [r for r in caplog.records if r.name == "ragas_boot.config"]
     assert [r.levelno for r in warnings] == [logging.WARNING] * 3
+    # auto-detect-beans: true and no external-starters: the starter's own chat model.
+    assert (spec.id, spec.provider, spec.model) == ("GigaChat-2-Max", "gigachat", "GigaChat-2-Max")
+    assert (spec.temperature, spec.max_tokens) == (0.0, 2000)
+    arguments = dict(spec.langchain.arguments)
+    assert arguments["credentials"].get_secret_value() == FAKE_GIGACHAT
+    assert arguments["scope"] == "GIGACHAT_API_PERS"  # ${GIGACHAT_API_SCOPE:GIGACHAT_API_PERS}
+
+
+def test_gigachat_demo_without_its_key_names_the_variable(java):
+    with pytest.raises(ConfigError) as caught:
+        load_settings(java / "gigachat-demo-application.yml", environ={})
+
+    assert "GIGACHAT_API_KEY" in str(caught.value)
+    assert caught.value.key == "spring.ai.gigachat.auth.bearer.api-key"
 
 
 def test_the_seed_config_gives_four_openrouter_judges_and_the_retry(data_dir):
@@ -166,3 +209,22 @@ def test_the_seed_config_gives_four_openrouter_judges_and_the_retry(data_dir):
     ]
     assert_java_retry(settings.retry)
     assert settings.providers.default_options.max_tokens == 1000
+
+
+def test_spring_boot_test_config_all_profile_keeps_its_two_gigachat_judges(java):
+    environ = {
+        "OPENROUTER_API_KEY": FAKE_OPENROUTER,
+        "GIGACHAT_API_CLIENT_ID": "client-1",
+        "GIGACHAT_API_CLIENT_SECRET": "FAKE-gc-3333",
+    }
+
+    settings = load_settings(java / "spring-boot-test-application.yml", "all", environ=environ)
+
+    assert [(s.provider, s.id) for s in judge_specs(settings)] == [
+        ("openrouter", "deepseek/deepseek-v3.2"),
+        ("openrouter", "google/gemini-3-flash-preview"),
+        ("openrouter", "x-ai/grok-4.1-fast"),
+        ("openrouter", "google/gemini-2.5-flash"),
+        ("gigachat", "GigaChat-2-Max"),
+        ("gigachat", "GigaChat-2-Pro"),
+    ]

@@ -8,9 +8,10 @@ from ragas_boot.config import load_settings
 from ragas_boot.errors import ConfigError
 
 
-def openai_base_url(write_yaml, value, environ):
-    path = write_yaml(f"spring.ai.openai.base-url: {value}\n")
-    return load_settings(path, environ=environ).openai.base_url
+def resolved_string(write_yaml, value, environ):
+    # A plain string key (base-url itself must now be an http(s) URL).
+    path = write_yaml(f"spring.ai.openai.chat.options.model: {value}\n")
+    return load_settings(path, environ=environ).openai.chat.options.model
 
 
 @pytest.mark.parametrize(
@@ -49,7 +50,7 @@ def openai_base_url(write_yaml, value, environ):
     ],
 )
 def test_placeholders_resolve(write_yaml, value, environ, expected):
-    assert openai_base_url(write_yaml, value, environ) == expected
+    assert resolved_string(write_yaml, value, environ) == expected
 
 
 def test_a_resolved_value_is_converted_to_the_field_type(write_yaml):
@@ -203,19 +204,19 @@ def test_placeholders_outside_the_consumed_keys_are_not_resolved(write_yaml):
     path = write_yaml(
         """\
         spring.application.name: ${APP_NAME}
-        spring.ai.gigachat.auth.bearer.api-key: ${GIGACHAT_API_KEY}
+        spring.ai.gigachat.embedding.options.model: ${GIGACHAT_EMBEDDING}
         spring.ai.openai.organization: ${ORGANIZATION}
         spring.ai.ragas.providers:
           external-starters:
-            gigachat: { chat-models: ["${GIGACHAT_MODEL}"] }
+            gigachat: { embedding-models: ["${GIGACHAT_EMBEDDING_MODEL}"] }
         """
     )
 
     settings = load_settings(path, environ={})
 
-    assert settings.providers.external_starters == {
-        "gigachat": {"chat-models": ["${GIGACHAT_MODEL}"]}
-    }
+    assert settings.providers.external_starters["gigachat"].embedding_models == [
+        "${GIGACHAT_EMBEDDING_MODEL}"
+    ]
 
 
 def test_placeholders_in_the_embedding_keys_are_resolved(write_yaml):
@@ -260,7 +261,10 @@ def test_placeholders_inside_free_form_maps_are_resolved(write_yaml):
 
     settings = load_settings(path, environ={"TCA_MODE": "flexible"})
 
-    assert settings.providers.openai_compatible[0].headers == {"X-Title": "ragas"}
+    headers = settings.providers.openai_compatible[0].headers
+    assert {name: value.get_secret_value() for name, value in headers.items()} == {
+        "X-Title": "ragas"
+    }
     assert settings.metrics.tool_call_accuracy == {"mode": "flexible", "models": ["flexible"]}
 
 

@@ -81,6 +81,9 @@ def test_a_provider_error_does_not_echo_the_providers_key(write_yaml):
         ("headers: { Authorization: 987654321987 }", "987654321987"),
         ("headers: { X-Access-Token: 987654321987 }", "987654321987"),
         ("headers: { X-Client-Secret: [a] }", "[a]"),
+        # Every header value is a secret, whatever the header's name.
+        ("headers: { X-Title: 987654321987 }", "987654321987"),
+        ("headers: { X-Org: 987654321987 }", "987654321987"),
     ],
 )
 def test_values_of_secret_looking_keys_are_not_echoed(write_yaml, key, value):
@@ -139,7 +142,8 @@ def test_values_of_ordinary_keys_are_echoed(write_yaml):
     # The counterpart of the tests above: the same mistake on a plain key shows the value.
     path = write_yaml(
         "spring.ai.ragas.providers.openai-compatible:\n"
-        "  - { name: p, base-url: http://p, api-key: k, headers: { X-Title: 987654321987 } }\n"
+        "  - { name: p, base-url: http://p, api-key: k,\n"
+        "      chat-models: [{id: m, alias: 987654321987}] }\n"
     )
 
     error = load_error(path)

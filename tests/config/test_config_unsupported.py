@@ -32,10 +32,13 @@ def config_warnings(caplog):
     [
         (
             "spring.ai.ragas.providers:\n  auto-detect-beans: false\n"
-            "  external-starters.gigachat.chat-models: [GigaChat-2-Max]\n",
-            "spring.ai.ragas.providers.external-starters",
+            "  external-starters.gigachat.embedding-models: [Embeddings]\n",
+            "spring.ai.ragas.providers.external-starters.gigachat.embedding-models",
         ),
-        ("spring.ai.gigachat.chat.options.model: GigaChat-2-Max\n", "spring.ai.gigachat"),
+        (
+            "spring.ai.gigachat.embedding.options.model: Embeddings\n",
+            "spring.ai.gigachat.embedding",
+        ),
         ("spring.ai.chat.client.enabled: false\n", "spring.ai.chat"),
         ("spring.ai.model.chat: openai\n", "spring.ai.model"),
         ("spring.main.web-application-type: none\n", "spring.main"),
@@ -54,19 +57,19 @@ def test_an_unsupported_key_loads_with_one_warning(write_yaml, config_warnings, 
     assert str(path) in message
 
 
-def test_auto_detect_beans_with_external_starters_is_reported(write_yaml, config_warnings):
+def test_external_starters_chat_models_are_read_not_reported(write_yaml, config_warnings):
     path = write_yaml(
         "spring.ai.ragas.providers.external-starters.gigachat.chat-models: [GigaChat-2-Max]\n"
     )
 
     settings = load_settings(path, environ={})
 
-    # auto-detect-beans defaults to true, as in Java.
-    assert settings.source.unsupported_keys == [
-        "spring.ai.ragas.providers.external-starters",
-        "spring.ai.ragas.providers.auto-detect-beans",
-    ]
-    assert len(config_warnings()) == 2
+    # auto-detect-beans defaults to true, as in Java; both are supported now (GigaChat).
+    assert settings.source.unsupported_keys == []
+    assert config_warnings() == []
+    [model] = settings.providers.external_starters["gigachat"].chat_models
+    assert model.id == "GigaChat-2-Max"
+    assert settings.providers.auto_detect_beans is True
 
 
 def test_auto_detect_beans_alone_is_not_reported(write_yaml, config_warnings):
@@ -146,12 +149,13 @@ def test_unsupported_values_are_not_logged(write_yaml, caplog):
     path = write_yaml(
         """\
         spring.ai.gigachat.auth.bearer.client-secret: gigachat-value-7f3a
-        spring.threads.virtual.enabled: 98765
+        spring.ai.gigachat.embedding.options.dimensions: 98765
         """
     )
 
-    load_settings(path, environ={})
+    settings = load_settings(path, environ={})
 
-    assert "spring.ai.gigachat" in caplog.text
+    assert "spring.ai.gigachat.embedding" in caplog.text
     assert "gigachat-value-7f3a" not in caplog.text
+    assert "gigachat-value-7f3a" not in repr(settings)
     assert "98765" not in caplog.text

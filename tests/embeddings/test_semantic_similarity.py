@@ -310,3 +310,98 @@ async def test_judges_and_embedding_models_of_a_provider_share_its_concurrency_c
         ]
     )
     assert first[1] <= second[0]  # one call at a time for the provider, whatever its kind
+
+
+def test_an_embedding_model_that_is_down_opens_its_own_circuit(
+    make_embedding_container, openai_server
+):
+    openai_server.fail_always("emb-b", Reply.error(503))
+    metric = make_embedding_container(
+        extra="""\
+        spring.ai.ragas.providers.circuit-breaker:
+          failure-threshold: 3
+          open-for: 1h
+        """
+    ).semantic_similarity()
+
+    first = metric.evaluate(PAIR)
+    sent = len(openai_server.embedding_requests_for("emb-b"))
+    second = metric.evaluate(Sample(response="Berlin is in Germany.", reference="Germany."))
+
+    assert sent == 3  # the breaker opened on the third attempt in a row
+    assert len(openai_server.embedding_requests_for("emb-b")) == sent  # nothing more sent
+    assert [e.kind for e in first.exclusions] == ["server_error"]
+    [exclusion] = second.exclusions
+    assert (exclusion.judge_id, exclusion.kind) == ("emb-b", "unavailable")
+    assert "emb-b at provider p is failing (" in exclusion.message
+    # The provider's other embedding model has its own breaker: still asked and scored.
+    assert set(second.model_scores) == {"emb-a"}
+    assert len(openai_server.embedding_requests_for("emb-a")) == 2
+
+
+def test_a_retry_after_longer_than_the_backoff_is_not_waited_for(
+    make_embedding_container, openai_server
+):
+    openai_server.script_embeddings("emb-a", Reply.error(429, retry_after=30))
+    metric = make_embedding_container(embeddings=["emb-a", "emb-b"]).semantic_similarity()
+
+    result = metric.evaluate(PAIR)
+
+    assert len(openai_server.embedding_requests_for("emb-a")) == 1
+    [exclusion] = result.exclusions
+    assert (exclusion.judge_id, exclusion.kind) == ("emb-a", "rate_limited")
+    assert "retry after 30s" in exclusion.message
+    assert set(result.model_scores) == {"emb-b"}
+
+
+def test_header_values_and_url_credentials_are_secrets(
+    make_embedding_container, openai_server, embed_secret
+):
+    # The user-info of the base URL is not sent by the client as a header here; it only
+    # has to be masked wherever the model is shown.
+    url = openai_server.base_url.replace("http://", "http://user:url-pass-5d1e@")
+    container = make_embedding_container(
+        embeddings=["emb-a"],
+        provider_extra="headers: { X-Title: header-value-9b2c }",
+    )
+    [model] = container.embedding_models()
+    from dataclasses import replace
+
+    from ragas_boot.chat.embeddings import OpenAICompatibleEmbeddingModel
+
+    shown = OpenAICompatibleEmbeddingModel(spec=replace(model.spec, base_url=url))
+
+    assert "header-value-9b2c" not in repr(model.spec)
+    assert "header-value-9b2c" not in repr(container.settings())
+    assert "url-pass-5d1e" not in repr(shown)
+    assert "url-pass-5d1e" not in shown.endpoint
+    assert shown.endpoint.endswith("/v1/embeddings")
+    result = container.semantic_similarity().evaluate(PAIR)
+    assert result.model_scores.keys() == {"emb-a"}
+
+
+@pytest.mark.asyncio
+async def test_judges_and_embedding_models_of_a_provider_share_its_rate_limit_window(
+    make_embedding_container, openai_server
+):
+    from ragas_boot import AIMessage, HumanMessage
+
+    openai_server.when(asks_for("goal_achieved"), {"goal_achieved": True, "reason": "done"})
+    container = make_embedding_container(
+        chat=["judge-a"], embeddings=["emb-a"], provider_extra="rate-limit: { rps: 1 }"
+    )
+    conversation = Sample(
+        user_input_messages=[HumanMessage("Hi"), AIMessage("Hello!")], reference="A greeting"
+    )
+
+    await asyncio.gather(
+        container.semantic_similarity().aevaluate(PAIR),
+        container.agent_goal_accuracy().aevaluate(conversation),
+    )
+
+    [chat] = openai_server.requests
+    [embedding] = openai_server.embedding_requests
+    first, second = sorted([chat.request.received_at, embedding.received_at])
+    # One admission per second for the provider, whatever the kind of call (server clock;
+    # a little slack for the time between admission and the request's arrival).
+    assert second - first >= 0.9

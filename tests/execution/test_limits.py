@@ -1,6 +1,10 @@
-"""Per-provider admission: rate limit (WAIT, REJECT, timeout) and the concurrency cap."""
+"""Per-provider admission: rate limit (WAIT, REJECT, timeout) and the concurrency cap.
+
+Bounds are asserted through counts and orderings of admissions, never wall-clock maxima.
+"""
 
 import asyncio
+import time
 from datetime import timedelta
 
 import pytest
@@ -31,13 +35,45 @@ async def test_reject_fails_at_once_when_the_bucket_is_empty():
 @pytest.mark.asyncio
 async def test_wait_blocks_until_a_token_and_reports_the_wait():
     gate = ProviderGate(limits=ProviderLimits(provider="p", rps=10))
-    waits = []
+    waits, admitted = [], []
     for _ in range(12):
         async with gate.slot("m") as waited:
+            admitted.append(time.monotonic())
             waits.append(waited)
-    # The first ten fit the bucket; the rest wait about 0.1 s each for the refill.
-    assert max(waits[:10]) < 0.05
-    assert sum(waits[10:]) >= 0.1
+    # The first ten fit the first second; the eleventh waits until it is over.
+    assert max(waits[:10]) < waits[10]
+    assert waits[10] >= 0.9
+    assert admitted[10] - admitted[0] >= 1.0 - 0.02
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("rps", [1, 3, 10, 2.5])
+async def test_no_one_second_window_admits_more_than_rps(rps):
+    gate = ProviderGate(limits=ProviderLimits(provider="p", rps=rps, max_concurrency=64))
+    admitted: list[float] = []
+
+    async def call():
+        async with gate.slot("m"):
+            admitted.append(time.monotonic())
+
+    count = int(rps * 2) + 2
+    await asyncio.gather(*(call() for _ in range(count)))
+    admitted.sort()
+    allowed = int(rps)  # at most floor(rps) in any second, the first one included
+    assert len(admitted) == count
+    for first, later in zip(admitted, admitted[allowed:], strict=False):
+        # (0.02 s: the time between admission and the test reading the clock)
+        assert later - first >= 1.0 - 0.02
+
+
+@pytest.mark.asyncio
+async def test_fractional_rps_below_one_spaces_single_admissions():
+    slow = ProviderGate(limits=ProviderLimits(provider="q", rps=0.8))
+    admitted: list[float] = []
+    for _ in range(2):
+        async with slow.slot("m"):
+            admitted.append(time.monotonic())
+    assert admitted[1] - admitted[0] >= 1.25 - 0.02  # one admission per 1 / 0.8 s
 
 
 @pytest.mark.asyncio
@@ -84,7 +120,19 @@ async def test_max_concurrency_caps_calls_in_flight():
 
 @pytest.mark.asyncio
 async def test_no_rate_limit_means_no_waiting():
-    gate = ProviderGate(limits=ProviderLimits(provider="p"))
-    for _ in range(100):
-        async with gate.slot("m") as waited:
-            assert waited < 0.01
+    gate = ProviderGate(limits=ProviderLimits(provider="p", max_concurrency=100))
+    inside = 0
+    release = asyncio.Event()
+
+    async def call():
+        nonlocal inside
+        async with gate.slot("m"):
+            inside += 1
+            await release.wait()
+
+    tasks = [asyncio.create_task(call()) for _ in range(100)]
+    for _ in range(5):  # a few loop turns: nothing may be held back
+        await asyncio.sleep(0)
+    assert inside == 100
+    release.set()
+    await asyncio.gather(*tasks)

@@ -47,7 +47,7 @@ def test_the_pytest_gate_example_passes_against_the_local_server_and_prints_scor
     rows = {line.split()[0]: line.split()[1:] for line in table[2:9]}
     prefix = "test_agent.py::"
     assert rows[prefix + "TestToolCallAccuracy::test_perfect_tool_usage"] == [
-        "ToolCallAccuracy", "1.000", "ok", ">=", "0.99", "-", "-", "-", "-",
+        "ToolCallAccuracy", "1.000", "ok", ">=", "0.99", "—", "—", "—", "—",
     ]  # fmt: skip
     assert rows[prefix + "TestAgentGoalAccuracy::test_goal_achieved_with_reference"] == [
         "AgentGoalAccuracy", "1.000", "ok", ">=", "0.9", "1.00", "1.00", "1.00", "1.00",

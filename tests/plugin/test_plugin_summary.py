@@ -63,9 +63,9 @@ def test_one_row_per_scored_test_and_metric_with_each_judges_score(scored):
             "*= ragas-boot scores =*",
             "test * metric * score * check * judge-a * judge-b",
             "test_scored.py::test_goal * AgentGoalAccuracy * 0.500 * FAIL >= 0.9 * 1.00 * 0.00",
-            "test_scored.py::test_tools * ToolCallAccuracy * 1.000 * ok >= 0.99 * - * -",
+            "test_scored.py::test_tools * ToolCallAccuracy * 1.000 * ok >= 0.99 * — * —",
             "test_scored.py::test_twice * AgentGoalAccuracy * 0.750 (x2) * 1.00 * 0.00[*]",
-            "test_scored.py::test_twice * ToolCallAccuracy * 0.000 * - * -",
+            "test_scored.py::test_twice * ToolCallAccuracy * 0.000 * — * —",
             "*: excluded from some of the row's evaluations",
             "4 scored test x metric row(s), 5 evaluation(s), 1 failed check(s)",
         ]

@@ -30,6 +30,7 @@ TOP_LEVEL = [
     "concurrency",
     "started_at",
     "duration_s",
+    "stopped",
 ]
 
 DOCUMENTED: list[type[BaseModel]] = [

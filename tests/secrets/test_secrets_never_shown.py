@@ -100,9 +100,13 @@ def test_evaluations_with_failures_never_show_the_key(
         topics.evaluate(SAMPLE),
         tools.evaluate(SAMPLE),
     ]
+    # judge-d's connection drops on every attempt: after 5 in a row (3 in the first
+    # evaluation, 2 in the second) its circuit opens and it is no longer even asked.
     assert [sorted({e.kind for e in r.exclusions}) for r in results[:3]] == [
-        ["auth", "connection", "invalid_output"]
-    ] * 3
+        ["auth", "connection", "invalid_output"],
+        ["auth", "invalid_output", "unavailable"],
+        ["auth", "invalid_output", "unavailable"],
+    ]
     openai_server.fail_always("judge-a", Reply.error(403, message=f"forbidden for {secret}"))
     with pytest.raises(AllJudgesFailedError) as failed:
         goal.evaluate(SAMPLE)

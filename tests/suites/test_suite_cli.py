@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import textwrap
@@ -11,8 +10,10 @@ from pathlib import Path
 import pytest
 from suite_helpers import AGENT_MODEL, DATA, WEATHER_SUITE
 
-from ragas_boot.suites.cli import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK, configure, run
+from ragas_boot.cli import main
 from ragas_boot.testing import FakeOpenAIServer
+
+EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 FOUR_OF_FIVE = """
 from ragas_boot.samples import ToolCall
@@ -32,10 +33,8 @@ def run(messages):
 
 
 def cli(*argv: str) -> int:
-    """The command as the main CLI will call it: parse with our configure, then run."""
-    parser = argparse.ArgumentParser(prog="ragas-boot suite")
-    configure(parser)
-    return run(parser.parse_args(list(argv)))
+    """``ragas-boot suite ARGV...``, in-process."""
+    return main(["suite", *argv])
 
 
 @pytest.fixture
@@ -47,12 +46,14 @@ def suite_dir(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _error_line(capsys: pytest.CaptureFixture[str]) -> str:
+def _error_line(capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
+    """The one error message on stderr (the shared CLI's, with its --debug hint), and stdout."""
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
-    assert len(lines) == 1, captured.err
-    assert lines[0].startswith("ragas-boot suite run: error: ")
-    return lines[0]
+    assert len(lines) == 2, captured.err
+    assert lines[0].startswith("ragas-boot: error: ")
+    assert lines[1] == "(run with --debug to see the traceback)"
+    return lines[0], captured.out
 
 
 def test_a_passing_suite_exits_0_and_prints_the_report(
@@ -120,7 +121,7 @@ def test_reports_are_written(suite_dir: Path, capsys: pytest.CaptureFixture[str]
     )
 
     assert code == EXIT_OK
-    data = json.loads(json_path.with_suffix(".json").read_text(encoding="utf-8"))
+    data = json.loads(json_path.read_text(encoding="utf-8"))  # written as named
     assert [case["case_id"] for case in data["cases"]] == [
         "T001_current_weather",
         "T003_no_tool_needed",
@@ -130,14 +131,14 @@ def test_reports_are_written(suite_dir: Path, capsys: pytest.CaptureFixture[str]
     page = html_path.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>")
     assert "T001_current_weather" in page
-    assert "Report written to" in capsys.readouterr().err
+    assert f"Report written: {html_path}" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["run", "missing.yaml"], "suite file not found"),
-        (["run", "{suite}", "--out", "report.txt"], "must end in .html or .json"),
+        (["run", "{suite}", "--out", "report.txt"], "use a .html, .htm or .json file name"),
         (["run", "{suite}", "--out", "no/such/dir/r.json"], "does not exist"),
         (["run", "{suite}", "--agent", "no_such_module_abc:run"], "cannot import module"),
         (["run", "{suite}", "--agent", "four_of_five:nothing"], "has no attribute"),
@@ -177,22 +178,32 @@ def test_bad_input_exits_2_with_one_message(
 
     assert cli(*[part.format(**names) for part in argv]) == EXIT_BAD_INPUT
 
-    assert message in _error_line(capsys)
-    assert capsys.readouterr().out == ""
+    line, out = _error_line(capsys)
+    assert message in line
+    assert out == ""
 
 
 @pytest.mark.parametrize(
     ("option", "value"),
     [("--min-pass-rate", "2"), ("--min-pass-rate", "x"), ("--concurrency", "0")],
 )
-def test_invalid_option_values_are_argparse_errors(option: str, value: str) -> None:
-    with pytest.raises(SystemExit) as caught:
-        cli("run", str(WEATHER_SUITE), option, value)
+def test_invalid_option_values_are_argparse_errors(
+    option: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli("run", str(WEATHER_SUITE), option, value) == EXIT_BAD_INPUT
 
-    assert caught.value.code == 2
+    captured = capsys.readouterr()
+    assert f"ragas-boot suite run: error: argument {option}:" in captured.err
+    assert captured.out == ""
 
 
-def _server_config(folder: Path, server: FakeOpenAIServer, name: str = "application.yaml") -> Path:
+def _server_config(
+    folder: Path,
+    server: FakeOpenAIServer,
+    name: str = "application.yaml",
+    *,
+    api_key: str = "test-key",
+) -> Path:
     path = folder / name
     path.write_text(
         textwrap.dedent(
@@ -201,7 +212,7 @@ def _server_config(folder: Path, server: FakeOpenAIServer, name: str = "applicat
             spring.ai.ragas.providers.openai-compatible:
               - name: test-server
                 base-url: {server.base_url}
-                api-key: test-key
+                api-key: {api_key}
                 chat-models: [{{id: {AGENT_MODEL}}}]
             """
         ),
@@ -247,13 +258,48 @@ def test_the_suite_agent_model_is_used_when_the_configuration_declares_it(
     assert weather_model.count(AGENT_MODEL) >= 5
 
 
-def test_the_command_registers_with_the_main_cli(capsys: pytest.CaptureFixture[str]) -> None:
-    from ragas_boot import cli as main_cli
-    from ragas_boot.suites.cli import register
+def test_the_command_is_built_into_the_main_cli(capsys: pytest.CaptureFixture[str]) -> None:
+    from ragas_boot.cli import registered_commands
 
-    register()
-    register()  # idempotent
-
-    assert main_cli.main(["suite", "run", str(WEATHER_SUITE), "--min-pass-rate", "100%"]) == 0
+    assert [command.name for command in registered_commands()].count("suite") == 1
+    assert main(["suite", "run", str(WEATHER_SUITE), "--min-pass-rate", "100%"]) == EXIT_OK
     assert "CI GATE PASSED: 100.0% >= 100.0% required" in capsys.readouterr().out
-    assert main_cli.main(["suite", "run", "missing.yaml"]) == EXIT_BAD_INPUT
+    assert main(["suite", "run", "missing.yaml"]) == EXIT_BAD_INPUT
+
+
+def test_the_configuration_secrets_are_masked_in_the_output_and_the_reports(
+    suite_dir: Path,
+    openai_server: FakeOpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    secret = "sk-suite-DO-NOT-LEAK-77e1"
+    monkeypatch.setenv("AGENT_KEY", secret)
+    # a model that repeats the key: it reaches the answer, the JSON and the HTML report
+    openai_server.respond(AGENT_MODEL, lambda request: f"Hanoi weather; my key is {secret}")
+    _server_config(suite_dir, openai_server, api_key="${AGENT_KEY}")  # found beside the suite
+    html_path, json_path = suite_dir / "report.htm", suite_dir / "report.json"
+
+    code = cli(
+        "run",
+        str(suite_dir / "weather_suite.yaml"),
+        "--agent-model",
+        AGENT_MODEL,
+        "--case",
+        "T001_current_weather",
+        "--out",
+        str(html_path),
+        "--out",
+        str(json_path),
+    )
+
+    captured = capsys.readouterr()
+    assert code == EXIT_GATE_FAILED  # the model called no tool
+    assert openai_server.count(AGENT_MODEL) == 1
+    report = json.loads(json_path.read_text(encoding="utf-8"))
+    assert report["cases"][0]["response"] == "Hanoi weather; my key is ****"
+    page = html_path.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")  # .htm is an HTML report
+    assert "my key is ****" in page
+    for text in (captured.out, captured.err, page, json_path.read_text(encoding="utf-8")):
+        assert secret not in text

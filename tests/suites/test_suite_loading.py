@@ -159,7 +159,7 @@ def test_an_unknown_key_gets_a_hint(tmp_path: Path) -> None:
             "user_message: hi\n    expected_tool_calls: [{tool_name: x, "
             "param_validators: {a: {}}}]",
             "expected_tool_calls[0].param_validators.a",
-            "needs one_of, regex, range or type",
+            "needs one_of, regex, range, type, tolerance or subset",
         ),
         (
             "user_message: hi\n    expected_tool_calls: [{tool_name: x, "

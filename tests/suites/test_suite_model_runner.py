@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -342,3 +342,38 @@ def test_the_agent_runs_on_a_given_portal(
         portal.close()
 
     assert result.cases[0].passed
+
+
+class _CountingTurns:
+    """A turn policy of our own: one attempt per turn, counted, no limits."""
+
+    def __init__(self) -> None:
+        self.turns: list[str] = []
+
+    async def attempt(
+        self, turn: Callable[[], Awaitable[Any]], *, model_id: str, timeout_s: float | None
+    ) -> tuple[Any, float]:
+        self.turns.append(model_id)
+        return await turn(), 0.0
+
+
+@pytest.mark.asyncio
+async def test_a_turn_policy_of_ones_own_attempts_every_turn(
+    weather_model: FakeOpenAIServer, weather_suite: AgentTestSuite, agent_spec: JudgeSpec
+) -> None:
+    turns = _CountingTurns()
+    agent = OpenAIToolAgent.for_suite(weather_suite, spec=agent_spec, retry=turns)
+    try:
+        result = await arun_case(weather_suite.case("T001_current_weather"), agent)
+    finally:
+        await agent.aclose()
+
+    assert result.passed
+    assert result.turns == 2  # the tool call, then the answer
+    assert turns.turns == [AGENT_MODEL, AGENT_MODEL]
+    assert weather_model.count(AGENT_MODEL) == 2
+
+
+def test_a_retry_of_another_kind_is_refused(agent_spec: JudgeSpec) -> None:
+    with pytest.raises(TypeError, match="retry must be RetrySettings, a RetryPolicy or a Turn"):
+        OpenAIToolAgent(spec=agent_spec, retry=3)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -74,24 +73,65 @@ async def test_an_object_with_an_async_call() -> None:
 
 @pytest.mark.asyncio
 async def test_sync_agents_run_in_threads_so_cases_overlap() -> None:
+    # Each agent waits until all four are inside: that only ends when the cases overlap.
+    # The barrier's timeout guards against a hang; it bounds nothing about speed.
     threads: set[int] = set()
+    barrier = threading.Barrier(4, timeout=60)
 
-    def slow(messages: list[Message]) -> str:
+    def waiting(messages: list[Message]) -> str:
         threads.add(threading.get_ident())
-        time.sleep(0.1)
+        barrier.wait()
         return "Hanoi"
 
     suite = AgentTestSuite(
-        name="slow",
+        name="overlap",
         cases=[AgentTestCase(id=f"c{index}", user_message="hi") for index in range(4)],
     )
-    started = time.perf_counter()
-    result = await arun_suite(suite, slow, concurrency=4)
+    result = await arun_suite(suite, waiting, concurrency=4)
 
-    assert time.perf_counter() - started < 0.35
-    assert len(threads) > 1
+    assert [case.error for case in result.cases] == [None] * 4
     assert result.passed == 4
+    assert len(threads) == 4
     assert threading.get_ident() not in threads
+
+
+@pytest.mark.asyncio
+async def test_no_more_cases_than_the_concurrency_run_at_once() -> None:
+    # Async agents start on this loop: once two are held, letting the loop run many more
+    # iterations would start a third if the bound allowed it (no clock involved).
+    release = asyncio.Event()
+    two_inside = asyncio.Event()
+    started: list[str] = []
+    inside = 0
+    most = 0
+
+    async def held(messages: list[Message], *, case: AgentTestCase) -> str:
+        nonlocal inside, most
+        inside += 1
+        most = max(most, inside)
+        started.append(case.id)
+        if inside == 2:
+            two_inside.set()
+        await release.wait()
+        inside -= 1
+        return "Hanoi"
+
+    suite = AgentTestSuite(
+        name="bounded",
+        cases=[AgentTestCase(id=f"c{index}", user_message="hi") for index in range(6)],
+    )
+    run = asyncio.create_task(arun_suite(suite, held, concurrency=2))
+    await two_inside.wait()
+    for _ in range(100):
+        await asyncio.sleep(0)
+
+    assert (inside, started) == (2, ["c0", "c1"])  # in suite order, and no third
+    release.set()
+    result = await run
+    assert most == 2
+    assert started == [f"c{index}" for index in range(6)]
+    assert [case.case_id for case in result.cases] == [f"c{index}" for index in range(6)]
+    assert result.passed == 6
 
 
 def test_an_agent_may_ask_for_its_case() -> None:

@@ -1,6 +1,7 @@
 """Judges: chat models that answer a prompt with a validated pydantic object.
 
-This package is the only importer of ``langchain_openai``, and imports it lazily.
+This package is the only importer of ``langchain_openai`` and of the provider classes a
+configuration names (``langchain_gigachat``, ``langchain_anthropic``, ...), all lazily.
 """
 
 from ragas_boot.chat.factory import (
@@ -13,10 +14,12 @@ from ragas_boot.chat.judge import (
     JudgeAnswer,
     JudgeModel,
     JudgeSpec,
+    LangChainModelSpec,
     LocalModelSpec,
     ProviderLimits,
     TokenUsage,
 )
+from ragas_boot.chat.langchain_judge import LangChainJudge
 from ragas_boot.chat.local import (
     LocalJudge,
     LocalModelPool,
@@ -32,6 +35,8 @@ __all__ = [
     "JudgeAnswer",
     "JudgeModel",
     "JudgeSpec",
+    "LangChainJudge",
+    "LangChainModelSpec",
     "LocalJudge",
     "LocalModelPool",
     "LocalModelServer",

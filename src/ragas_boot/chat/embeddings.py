@@ -45,6 +45,7 @@ from ragas_boot.chat.openai_judge import (
     connection_limits,
 )
 from ragas_boot.config.settings import LocalEmbeddingModelSettings, RagasSettings
+from ragas_boot.config.urls import mask_url
 from ragas_boot.errors import ConfigError, JudgeOutputError, MissingExtraError
 
 if TYPE_CHECKING:
@@ -79,24 +80,25 @@ class EmbeddingSpec:
         id: the id results know the model by (alias, else model id); unique.
         model: model id sent to the provider.
         provider: provider name (shares rate limits and concurrency with its judges).
-        base_url: provider base URL as configured (Spring AI form, no ``/v1``).
+        base_url: provider base URL as configured (Spring AI form, no ``/v1``); shown in
+            reprs with its credentials masked.
         api_key: the key, kept secret.
         embeddings_path: path appended to ``base_url`` for embedding calls.
         dimensions: the ``dimensions`` option sent, or ``None`` for the model's own size.
         limits: the provider's limits.
-        headers: extra HTTP headers.
+        headers: extra HTTP headers (values are secrets: never in reprs).
         local: whether this is the local provider's in-process model.
     """
 
     id: str
     model: str
     provider: str
-    base_url: str
+    base_url: str = field(repr=False)
     api_key: SecretStr = field(repr=False)
     embeddings_path: str = "/v1/embeddings"
     dimensions: int | None = None
     limits: ProviderLimits = field(default_factory=lambda: ProviderLimits(provider="default"))
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, SecretStr] = field(default_factory=dict, repr=False)
     local: bool = False
 
 
@@ -248,8 +250,8 @@ class OpenAICompatibleEmbeddingModel(_SpecModel):
 
     @property
     def endpoint(self) -> str:
-        """The URL embeddings are posted to."""
-        return self._api_base + _EMBEDDINGS_SUFFIX
+        """The URL embeddings are posted to (credentials in it masked)."""
+        return mask_url(self._api_base + _EMBEDDINGS_SUFFIX)
 
     def _client(self) -> OpenAIEmbeddings:
         loop = asyncio.get_running_loop()
@@ -271,7 +273,10 @@ class OpenAICompatibleEmbeddingModel(_SpecModel):
                 dimensions=spec.dimensions,
                 max_retries=0,
                 request_timeout=timeout,
-                default_headers=spec.headers or None,
+                default_headers={
+                    name: value.get_secret_value() for name, value in spec.headers.items()
+                }
+                or None,
                 http_async_client=http,
                 check_embedding_ctx_length=False,
                 model_kwargs={"encoding_format": "float"},

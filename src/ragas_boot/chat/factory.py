@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import base64
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
-from ragas_boot.chat.judge import JudgeModel, JudgeSpec, LocalModelSpec, ProviderLimits
+from ragas_boot.chat.judge import (
+    JudgeModel,
+    JudgeSpec,
+    LangChainModelSpec,
+    LocalModelSpec,
+    ProviderLimits,
+)
+from ragas_boot.chat.langchain_judge import LangChainJudge, check_chat_class, provider_name_of
 from ragas_boot.chat.local import (
     BUNDLED_MODEL_ID,
     LOCAL_API_KEY,
@@ -20,22 +29,33 @@ from ragas_boot.chat.local import (
 )
 from ragas_boot.chat.openai_judge import OpenAICompatibleJudge, api_base_url
 from ragas_boot.config.settings import (
+    GIGACHAT_AUTH_URL,
+    GIGACHAT_BASE_URL,
     ChatModelSettings,
+    ExternalStarterSettings,
+    GigaChatSettings,
     LocalChatModelSettings,
     OpenAICompatibleProviderSettings,
     ProvidersSettings,
     RagasSettings,
     RateLimitSettings,
+    StructuredOutputMode,
 )
 from ragas_boot.errors import ConfigError
 
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
 __all__ = [
     "DEFAULT_PROVIDER_NAME",
+    "GIGACHAT_CLASS",
+    "GIGACHAT_PROVIDER_NAME",
     "LOCAL_PROVIDER_NAME",
     "UniqueIds",
     "build_judges",
     "judge_specs",
     "provider_limits",
+    "registered_judges",
     "resolve_limits",
 ]
 
@@ -44,7 +64,18 @@ DEFAULT_PROVIDER_NAME = "default"
 #: Provider name of the embedded local judges (``providers.local``).
 LOCAL_PROVIDER_NAME = "local"
 
+#: Provider name (and ``external-starters`` key) of the judges of ``spring.ai.gigachat``.
+GIGACHAT_PROVIDER_NAME = "gigachat"
+#: The LangChain class GigaChat judges run on (the ``[gigachat]`` extra).
+GIGACHAT_CLASS = "langchain_gigachat.GigaChat"
+#: The GigaChat starter's model when ``chat.options.model`` is unset.
+GIGACHAT_DEFAULT_MODEL = "GigaChat"
+
 _PREFIX = "spring.ai.ragas.providers"
+_GIGACHAT = "spring.ai.gigachat"
+_GIGACHAT_NOT_CHAT = (f"{_GIGACHAT}.embedding", f"{_GIGACHAT}.image")
+#: Modes only a LangChain chat class can do.
+_LANGCHAIN_ONLY = frozenset({StructuredOutputMode.NATIVE})
 
 
 class UniqueIds:
@@ -92,6 +123,8 @@ def resolve_limits(
         wait_timeout=own.timeout if own.timeout is not None else defaults.default_timeout,
         max_concurrency=max_concurrency or providers.max_concurrency,
         call_timeout=timeout or providers.timeout,
+        failure_threshold=providers.circuit_breaker.failure_threshold,
+        open_for=providers.circuit_breaker.open_for,
     )
 
 
@@ -118,14 +151,22 @@ def _spec(
     completions_path: str,
     limits: ProviderLimits,
     structured_output: object,
-    headers: dict[str, str],
+    headers: dict[str, SecretStr],
     max_tokens: int | None = None,
+    temperature: float | None = None,
+    top_p: float | None = None,
     local: LocalModelSpec | None = None,
+    langchain: LangChainModelSpec | None = None,
+    json_object_schema: bool = True,
 ) -> JudgeSpec:
     defaults = providers.default_options
     options = model.options
     if max_tokens is None:
         max_tokens = defaults.max_tokens
+    if temperature is None:
+        temperature = defaults.temperature
+    if top_p is None:
+        top_p = defaults.top_p
     return JudgeSpec(
         id=model.judge_id,
         model=model.id,
@@ -133,16 +174,277 @@ def _spec(
         base_url=base_url,
         api_key=api_key,  # type: ignore[arg-type]
         completions_path=completions_path,
-        temperature=options.temperature
-        if options.temperature is not None
-        else defaults.temperature,
+        temperature=options.temperature if options.temperature is not None else temperature,
         max_tokens=options.max_tokens if options.max_tokens is not None else max_tokens,
-        top_p=options.top_p if options.top_p is not None else defaults.top_p,
+        top_p=options.top_p if options.top_p is not None else top_p,
         structured_output=structured_output or providers.structured_output,  # type: ignore[arg-type]
         limits=limits,
         headers=headers,
         local=local,
+        max_answer_chars=providers.max_answer_chars,
+        langchain=langchain,
+        json_object_schema=json_object_schema,
     )
+
+
+def _openai_mode(mode: StructuredOutputMode | None, key: str) -> StructuredOutputMode | None:
+    if mode in _LANGCHAIN_ONLY:
+        raise ConfigError(
+            f"structured-output '{mode.value}' needs a LangChain chat class",
+            key=key,
+            hint="Use prompt, json_object, json_schema or function_calling",
+        )
+    return mode
+
+
+def _langchain_specs(settings: RagasSettings) -> list[tuple[JudgeSpec, str]]:
+    """The judges of ``providers.langchain``: any LangChain chat class, one per chat model."""
+    providers = settings.providers
+    taken = {p.name for p in providers.openai_compatible} | {LOCAL_PROVIDER_NAME}
+    specs: list[tuple[JudgeSpec, str]] = []
+    for p_index, provider in enumerate(providers.langchain):
+        p_key = f"{_PREFIX}.langchain[{p_index}]"
+        if provider.name in taken:
+            # Judges share rate limits and concurrency by provider name.
+            raise ConfigError(
+                f"provider name '{provider.name}' is already used by another provider",
+                key=f"{p_key}.name",
+                hint="Provider names must be unique across openai-compatible, langchain and local",
+            )
+        taken.add(provider.name)
+        check_chat_class(provider.class_path, key=f"{p_key}.class")
+        arguments = {key.replace("-", "_"): value for key, value in provider.arguments.items()}
+        model_argument = provider.model_argument.replace("-", "_")
+        langchain = LangChainModelSpec(
+            class_path=provider.class_path,
+            arguments=tuple(arguments.items()),
+            model_argument=model_argument,
+        )
+        secrets = [value for value in arguments.values() if isinstance(value, SecretStr)]
+        base_url = next(
+            (
+                str(arguments[name])
+                for name in ("base_url", "api_base", "anthropic_api_url", "host")
+                if arguments.get(name)
+            ),
+            "",
+        )
+        limits = resolve_limits(
+            providers,
+            provider.name,
+            provider.rate_limit,
+            max_concurrency=provider.max_concurrency,
+            timeout=provider.timeout,
+        )
+        for m_index, model in enumerate(provider.chat_models):
+            spec = _spec(
+                providers,
+                model,
+                provider=provider.name,
+                base_url=base_url,
+                api_key=secrets[0] if secrets else SecretStr(""),
+                completions_path="",
+                limits=limits,
+                structured_output=provider.structured_output or StructuredOutputMode.NATIVE,
+                headers={},
+                langchain=langchain,
+            )
+            specs.append((spec, f"{p_key}.chat-models[{m_index}]"))
+    return specs
+
+
+def _starter(providers: ProvidersSettings, name: str) -> ExternalStarterSettings | None:
+    """``external-starters.<name>``: the exact key, else case-insensitively (as Java)."""
+    starters = providers.external_starters
+    if name in starters:
+        return starters[name]
+    lowered = {key.lower(): value for key, value in starters.items()}
+    return lowered.get(name.lower())
+
+
+def _file_path(resource: str | None) -> str | None:
+    """A Spring resource (``file:/path``) as a file path."""
+    if resource is None:
+        return None
+    return resource.removeprefix("file:")
+
+
+def _gigachat_arguments(gigachat: GigaChatSettings) -> dict[str, Any]:
+    """The ``langchain_gigachat.GigaChat`` arguments of the ``spring.ai.gigachat`` keys."""
+    auth = gigachat.auth
+    bearer = auth.bearer
+    credentials: SecretStr | None = None
+    if bearer.api_key is not None and bearer.api_key.get_secret_value():
+        credentials = bearer.api_key
+    else:
+        client_id = bearer.client_id or gigachat.client_id
+        secret = bearer.client_secret or gigachat.client_secret
+        if client_id and secret is not None and secret.get_secret_value():
+            # The authorization key is base64 of client-id:client-secret (as the starter).
+            pair = f"{client_id}:{secret.get_secret_value()}".encode()
+            credentials = SecretStr(base64.b64encode(pair).decode("ascii"))
+    unsafe = auth.unsafe_ssl if auth.unsafe_ssl is not None else gigachat.unsafe_ssl
+    options = gigachat.chat.options
+    arguments: dict[str, Any] = {
+        "base_url": (gigachat.base_url or GIGACHAT_BASE_URL).rstrip("/"),
+        "auth_url": bearer.url or gigachat.auth_url or GIGACHAT_AUTH_URL,
+        "credentials": credentials,
+        "scope": auth.scope or gigachat.scope or "GIGACHAT_API_PERS",
+        "verify_ssl_certs": not unsafe,
+        "ca_bundle_file": _file_path(auth.ca_certs),
+        "cert_file": _file_path(auth.certs.client_certificate),
+        "key_file": _file_path(auth.certs.client_key),
+        "profanity_check": _first(options.profanity_check, gigachat.chat.profanity_check),
+        "repetition_penalty": _first(options.repetition_penalty, gigachat.chat.repetition_penalty),
+    }
+    return {name: value for name, value in arguments.items() if value is not None}
+
+
+def _first(*values: Any) -> Any:
+    return next((value for value in values if value is not None), None)
+
+
+def _gigachat_specs(settings: RagasSettings) -> list[tuple[JudgeSpec, str]]:
+    """The judges of ``spring.ai.gigachat``, through langchain-gigachat.
+
+    As the Java library does with the GigaChat starter's bean: only with ``auto-detect-beans``
+    (its default) and a GigaChat connection configured; one judge per
+    ``external-starters.gigachat.chat-models`` entry, else one on ``chat.options.model``.
+    """
+    providers = settings.providers
+    gigachat = settings.gigachat
+    starter = _starter(providers, GIGACHAT_PROVIDER_NAME)
+    starter_key = f"{_PREFIX}.external-starters.{GIGACHAT_PROVIDER_NAME}"
+    listed = bool(starter and starter.chat_models)
+    if not providers.auto_detect_beans or (starter is not None and not starter.enabled):
+        return []
+    # A section that only configures GigaChat embeddings asks for no judge.
+    present = any(
+        key.startswith(_GIGACHAT + ".") and not key.startswith(_GIGACHAT_NOT_CHAT)
+        for key in settings.source.origins
+    )
+    if not (gigachat.configured or listed or present):
+        return []
+    if not gigachat.configured:
+        raise ConfigError(
+            "GigaChat judges need credentials",
+            key=f"{_GIGACHAT}.auth.bearer.api-key",
+            hint="Set it (the authorization key), or auth.bearer.client-id and client-secret",
+        )
+    if any(p.name == GIGACHAT_PROVIDER_NAME for p in providers.openai_compatible) or any(
+        p.name == GIGACHAT_PROVIDER_NAME for p in providers.langchain
+    ):
+        raise ConfigError(
+            f"a provider is named '{GIGACHAT_PROVIDER_NAME}', the name of the judges of "
+            f"{_GIGACHAT}",
+            key=f"{_PREFIX}.openai-compatible",
+            hint="Rename it",
+        )
+    check_chat_class(GIGACHAT_CLASS, key=_GIGACHAT, extra="gigachat")
+    options = gigachat.chat.options
+    chat = gigachat.chat
+    if listed and starter is not None:
+        models = list(starter.chat_models)
+        keys = [f"{starter_key}.chat-models[{index}]" for index in range(len(models))]
+    else:
+        model_id = options.model or chat.model or GIGACHAT_DEFAULT_MODEL
+        models = [ChatModelSettings(id=model_id)]
+        keys = [f"{_GIGACHAT}.chat.options.model"]
+    limits = resolve_limits(
+        providers,
+        GIGACHAT_PROVIDER_NAME,
+        starter.rate_limit if starter else None,
+        max_concurrency=starter.max_concurrency if starter else None,
+        timeout=starter.timeout if starter else None,
+    )
+    arguments = _gigachat_arguments(gigachat)
+    langchain = LangChainModelSpec(
+        class_path=GIGACHAT_CLASS, arguments=tuple(arguments.items()), extra="gigachat"
+    )
+    structured = (starter.structured_output if starter else None) or StructuredOutputMode.NATIVE
+    return [
+        (
+            _spec(
+                providers,
+                model,
+                provider=GIGACHAT_PROVIDER_NAME,
+                base_url=arguments["base_url"],
+                api_key=arguments["credentials"],
+                completions_path="/chat/completions",
+                limits=limits,
+                structured_output=structured,
+                headers={},
+                max_tokens=_first(options.max_tokens, chat.max_tokens),
+                temperature=_first(options.temperature, chat.temperature),
+                top_p=_first(options.top_p, chat.top_p),
+                langchain=langchain,
+            ),
+            key,
+        )
+        for model, key in zip(models, keys, strict=True)
+    ]
+
+
+def registered_judges(
+    settings: RagasSettings,
+    chat_models: Mapping[str, BaseChatModel],
+    *,
+    taken: Sequence[str] = (),
+) -> list[JudgeModel]:
+    """Judges on chat model instances registered in code (Java: auto-detected beans).
+
+    Each judge's provider is named after its class (``ChatAnthropic`` → ``anthropic``, see
+    :func:`~ragas_boot.chat.langchain_judge.provider_name_of`); ``external-starters.<that
+    name>`` gives its rate limit, concurrency, timeout and structured output (default
+    ``native``), and ``enabled: false`` there leaves it out.
+
+    Raises:
+        ConfigError: a judge id is taken, or a value is not a LangChain chat model.
+    """
+    from langchain_core.language_models import BaseChatModel
+
+    providers = settings.providers
+    judges: list[JudgeModel] = []
+    seen = set(taken)
+    for judge_id, model in chat_models.items():
+        if not isinstance(model, BaseChatModel):
+            raise ConfigError(
+                f"chat model '{judge_id}' is a {type(model).__name__}, not a LangChain "
+                "BaseChatModel"
+            )
+        if judge_id in seen:
+            raise ConfigError(
+                f"judge id '{judge_id}' of a registered chat model is already declared",
+                hint="Register it under another id",
+            )
+        seen.add(judge_id)
+        name = provider_name_of(model)
+        starter = _starter(providers, name)
+        if starter is not None and not starter.enabled:
+            continue
+        limits = resolve_limits(
+            providers,
+            name,
+            starter.rate_limit if starter else None,
+            max_concurrency=starter.max_concurrency if starter else None,
+            timeout=starter.timeout if starter else None,
+        )
+        model_id = str(
+            getattr(model, "model", None) or getattr(model, "model_name", None) or judge_id
+        )
+        spec = JudgeSpec(
+            id=judge_id,
+            model=model_id,
+            provider=name,
+            base_url="",
+            api_key=SecretStr(""),
+            completions_path="",
+            structured_output=(starter.structured_output if starter else None)
+            or StructuredOutputMode.NATIVE,
+            limits=limits,
+        )
+        judges.append(LangChainJudge(spec=spec, model=model))
+    return judges
 
 
 def _local_specs(settings: RagasSettings) -> list[tuple[JudgeSpec, str]]:
@@ -202,7 +504,7 @@ def _local_specs(settings: RagasSettings) -> list[tuple[JudgeSpec, str]]:
             api_key=SecretStr(LOCAL_API_KEY),
             completions_path="/v1/chat/completions",
             limits=limits,
-            structured_output=local.structured_output,
+            structured_output=_openai_mode(local.structured_output, f"{prefix}.structured-output"),
             headers={},
             max_tokens=local.max_tokens,
             local=model_spec,
@@ -229,6 +531,8 @@ def judge_specs(settings: RagasSettings) -> list[JudgeSpec]:
     providers = settings.providers
     specs: list[JudgeSpec] = []
     ids = UniqueIds("judge")
+    if providers.openai_compatible or providers.default_provider.models:
+        _openai_mode(providers.structured_output, f"{_PREFIX}.structured-output")
 
     def add(spec: JudgeSpec, key: str) -> None:
         ids.claim(spec.id, key)
@@ -251,8 +555,11 @@ def judge_specs(settings: RagasSettings) -> list[JudgeSpec]:
                     api_key=provider.api_key,
                     completions_path=provider.completions_path,
                     limits=limits,
-                    structured_output=provider.structured_output,
+                    structured_output=_openai_mode(
+                        provider.structured_output, f"{p_key}.structured-output"
+                    ),
                     headers=provider.headers,
+                    json_object_schema=provider.json_object_schema,
                 ),
                 f"{p_key}.chat-models[{m_index}]",
             )
@@ -285,6 +592,11 @@ def judge_specs(settings: RagasSettings) -> list[JudgeSpec]:
                 f"{_PREFIX}.default-provider.models[{m_index}]",
             )
 
+    for spec, key in _langchain_specs(settings):
+        add(spec, key)
+    for spec, key in _gigachat_specs(settings):
+        add(spec, key)
+
     if providers.local.enabled:
         for spec, key in _local_specs(settings):
             add(spec, key)
@@ -297,8 +609,9 @@ def build_judges(
     """One judge per spec; no network traffic happens and no model is loaded here.
 
     A spec with ``local`` set becomes a :class:`~ragas_boot.chat.local.LocalJudge` on the
-    ``local_models`` server of its model (started on the judge's first use); every other spec
-    becomes an :class:`OpenAICompatibleJudge`.
+    ``local_models`` server of its model (started on the judge's first use); one with
+    ``langchain`` set a :class:`~ragas_boot.chat.langchain_judge.LangChainJudge`; every other
+    spec an :class:`OpenAICompatibleJudge`.
 
     Raises:
         ValueError: local specs without a ``local_models`` pool to own their servers.
@@ -306,6 +619,9 @@ def build_judges(
     """
     judges: list[JudgeModel] = []
     for spec in specs:
+        if spec.langchain is not None:
+            judges.append(LangChainJudge(spec=spec))
+            continue
         if spec.local is None:
             judges.append(OpenAICompatibleJudge(spec=spec))
             continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Generic, Protocol, TypeVar, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
@@ -15,6 +15,7 @@ __all__ = [
     "JudgeAnswer",
     "JudgeModel",
     "JudgeSpec",
+    "LangChainModelSpec",
     "LocalModelSpec",
     "ProviderLimits",
     "TokenUsage",
@@ -69,6 +70,9 @@ class ProviderLimits:
         wait_timeout: longest WAIT for a token; zero means forever.
         max_concurrency: calls in flight at once.
         call_timeout: per-attempt timeout of one HTTP call.
+        failure_threshold: attempts in a row of one judge that time out, cannot connect or
+            get a 5xx before its calls fail fast (its circuit opens); 0 = never.
+        open_for: how long the circuit stays open before one probe is let through.
     """
 
     provider: str
@@ -77,6 +81,8 @@ class ProviderLimits:
     wait_timeout: timedelta = timedelta(0)
     max_concurrency: int = 16
     call_timeout: timedelta = timedelta(seconds=120)
+    failure_threshold: int = 5
+    open_for: timedelta = timedelta(seconds=30)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +111,28 @@ class LocalModelSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class LangChainModelSpec:
+    """A LangChain chat class and how to build it: the judge makes one instance per event loop.
+
+    Attributes:
+        class_path: dotted path of a ``BaseChatModel`` subclass.
+        arguments: keyword arguments of the class (``SecretStr`` values are passed unwrapped;
+            the model id and options are added by the judge).
+        model_argument: the argument that takes the model id.
+        extra: the pip extra that installs the class's package (named when it is missing).
+    """
+
+    class_path: str
+    arguments: tuple[tuple[str, Any], ...] = ()
+    model_argument: str = "model"
+    extra: str | None = None
+
+    def __repr__(self) -> str:
+        names = ", ".join(name for name, _ in self.arguments)
+        return f"LangChainModelSpec({self.class_path!r}, arguments=[{names}])"
+
+
+@dataclass(frozen=True, slots=True)
 class JudgeSpec:
     """Everything needed to build one judge: one (provider, chat model) pair.
 
@@ -112,7 +140,8 @@ class JudgeSpec:
         id: judge id (the alias, else the model id); unique across providers.
         model: model id sent to the provider.
         provider: provider name.
-        base_url: provider base URL as configured (Spring AI form, no ``/v1``).
+        base_url: provider base URL as configured (Spring AI form, no ``/v1``); shown in
+            reprs with its credentials masked.
         completions_path: path appended to ``base_url`` for chat completions.
         api_key: the key, kept secret.
         temperature: sampling temperature.
@@ -120,15 +149,20 @@ class JudgeSpec:
         top_p: nucleus sampling.
         structured_output: how JSON is asked for.
         limits: rate limit, concurrency and timeout shared with the provider's other judges.
-        headers: extra HTTP headers.
+        headers: extra HTTP headers (values are secrets: never in reprs).
         local: for a judge of the embedded ``local`` provider, the model its server loads;
             ``base_url`` is then only known once that server has started.
+        max_answer_chars: longest answer read and kept; a longer one is cut (visibly) and
+            fails the call.
+        langchain: for a judge on a LangChain chat class (a ``langchain`` provider, GigaChat,
+            a model registered in code), the class and its arguments.
+        json_object_schema: in ``json_object`` mode, send the schema beside the type too.
     """
 
     id: str
     model: str
     provider: str
-    base_url: str
+    base_url: str = field(repr=False)
     api_key: SecretStr = field(repr=False)
     completions_path: str = "/v1/chat/completions"
     temperature: float = 0.0
@@ -136,8 +170,11 @@ class JudgeSpec:
     top_p: float = 1.0
     structured_output: StructuredOutputMode = StructuredOutputMode.PROMPT
     limits: ProviderLimits = field(default_factory=lambda: ProviderLimits(provider="default"))
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, SecretStr] = field(default_factory=dict, repr=False)
     local: LocalModelSpec | None = None
+    max_answer_chars: int = 100_000
+    langchain: LangChainModelSpec | None = None
+    json_object_schema: bool = True
 
 
 @runtime_checkable

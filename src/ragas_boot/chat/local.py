@@ -46,6 +46,7 @@ from ragas_boot.chat.wire import (
     chat_route,
     models_route,
 )
+from ragas_boot.config.settings import StructuredOutputMode
 from ragas_boot.errors import ConfigError, MissingExtraError
 
 if TYPE_CHECKING:
@@ -501,6 +502,15 @@ class LocalJudge:
     def prepare(self) -> None:
         """Start the model server if needed, and this loop's HTTP client."""
         self._started().prepare()
+
+    #: The modes ``config check --ping`` tries on this judge.
+    output_modes = OpenAICompatibleJudge.output_modes
+
+    def with_output_mode(self, mode: StructuredOutputMode) -> LocalJudge:
+        """The same judge, on the same server, asking for JSON another way (close it)."""
+        return LocalJudge(
+            spec=dataclasses.replace(self._spec, structured_output=mode), server=self._server
+        )
 
     async def ainvoke_structured(
         self, prompt: str, output_model: type[OutputT]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
 import json
 import logging
 import time
 import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel, SecretStr
@@ -20,6 +22,7 @@ from ragas_boot.chat.structured import (
     schema_name,
 )
 from ragas_boot.config.settings import StructuredOutputMode
+from ragas_boot.config.urls import mask_url
 from ragas_boot.errors import (
     JudgeConnectionError,
     JudgeError,
@@ -38,10 +41,12 @@ if TYPE_CHECKING:
 __all__ = [
     "LoopBoundChatModel",
     "OpenAICompatibleJudge",
+    "answer_size_hook",
     "api_base_url",
     "call_failure",
     "close_loop_clients",
     "connection_limits",
+    "cut_answer",
     "scrub_secret",
     "translate_error",
     "usage_of",
@@ -52,6 +57,8 @@ log = logging.getLogger(__name__)
 OutputT = TypeVar("OutputT", bound=BaseModel)
 
 _CHAT_SUFFIX = "/chat/completions"
+#: Modes whose prompt carries the JSON schema.
+_SCHEMA_IN_PROMPT = frozenset({StructuredOutputMode.PROMPT, StructuredOutputMode.JSON_OBJECT})
 _logged_v1_bases: set[str] = set()
 
 
@@ -121,6 +128,60 @@ def _tool_call_arguments(message: BaseMessage) -> str | None:
     if tool_calls:
         return json.dumps(tool_calls[0].get("args", {}), ensure_ascii=False)
     return None
+
+
+def cut_answer(text: str, limit: int, total: str) -> str:
+    """``text`` cut to ``limit`` characters, marked as cut (and how much there was)."""
+    return text[:limit] + f" … [cut by ragas-boot at max-answer-chars {limit:,}; {total} in all]"
+
+
+def answer_size_hook(spec: JudgeSpec) -> Callable[[Any], Awaitable[None]]:
+    """An httpx response hook that stops reading a body longer than the spec allows.
+
+    A chat-completion body holds the answer as a JSON string (each character up to 6 bytes
+    escaped) in a small envelope, so reading stops at ``6 × max-answer-chars + 64 KiB``
+    bytes: a server ignoring ``max_tokens`` cannot make the client read or keep megabytes.
+
+    Raises (from the response's body, while it is read):
+        JudgeOutputError: the body is larger; ``raw_text`` holds its start, marked as cut.
+    """
+    import httpx2
+
+    chars = spec.max_answer_chars
+    limit = chars * 6 + 64 * 1024
+
+    def too_large(head: bytes, total: str) -> JudgeOutputError:
+        return JudgeOutputError(
+            f"the answer is larger than {limit:,} bytes (max-answer-chars {chars:,}); "
+            "reading stopped",
+            judge_id=spec.id,
+            raw_text=cut_answer(head.decode("utf-8", "replace"), chars, total),
+        )
+
+    class BoundedStream(httpx2.AsyncByteStream):
+        def __init__(self, inner: httpx2.AsyncByteStream) -> None:
+            self._inner = inner
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            seen = 0
+            head = bytearray()
+            async for chunk in self._inner:
+                seen += len(chunk)
+                if len(head) < chars:
+                    head += chunk[: chars - len(head)]
+                if seen > limit:
+                    await self._inner.aclose()
+                    raise too_large(bytes(head), f"more than {limit:,} bytes")
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    async def hook(response: Any) -> None:
+        # Read up to the bound whatever Content-Length says: the start is kept for the report.
+        response.stream = BoundedStream(response.stream)
+
+    return hook
 
 
 def connection_limits(max_concurrency: int) -> Any:
@@ -275,6 +336,7 @@ class LoopBoundChatModel:
         http = DefaultAioHttpClient(
             timeout=timeout,
             limits=connection_limits(spec.limits.max_concurrency),
+            event_hooks={"response": [answer_size_hook(spec)]},
         )
         llm = chat_openai_class()(
             model=spec.model,
@@ -285,7 +347,11 @@ class LoopBoundChatModel:
             top_p=spec.top_p,
             max_retries=0,
             timeout=timeout,
-            default_headers=spec.headers or None,
+            default_headers={
+                name: value.get_secret_value() if isinstance(value, SecretStr) else str(value)
+                for name, value in spec.headers.items()
+            }
+            or None,
             http_async_client=http,
         )
         return _LoopClient(llm, http)
@@ -322,6 +388,12 @@ class OpenAICompatibleJudge:
     """
 
     def __init__(self, *, spec: JudgeSpec) -> None:
+        if spec.structured_output not in self.output_modes:
+            raise ValueError(
+                f"judge '{spec.id}': structured output '{spec.structured_output.value}' needs a "
+                "LangChain chat class; an OpenAI-compatible judge takes "
+                + ", ".join(mode.value for mode in self.output_modes)
+            )
         self._spec = spec
         self._api_base = api_base_url(spec.base_url, spec.completions_path)
         self._models = LoopBoundChatModel(spec=spec, api_base=self._api_base)
@@ -329,7 +401,7 @@ class OpenAICompatibleJudge:
     def __repr__(self) -> str:
         return (
             f"OpenAICompatibleJudge(id={self.id!r}, provider={self.provider!r}, "
-            f"model={self._spec.model!r}, url={self._api_base!r})"
+            f"model={self._spec.model!r}, url={mask_url(self._api_base)!r})"
         )
 
     @property
@@ -349,8 +421,8 @@ class OpenAICompatibleJudge:
 
     @property
     def endpoint(self) -> str:
-        """The URL chat completions are posted to."""
-        return self._api_base + _CHAT_SUFFIX
+        """The URL chat completions are posted to (credentials in it masked)."""
+        return mask_url(self._api_base + _CHAT_SUFFIX)
 
     def prepare(self) -> None:
         """Create this loop's HTTP client now (importing langchain-openai on first use)."""
@@ -360,6 +432,13 @@ class OpenAICompatibleJudge:
         self, llm: ChatOpenAI, output_model: type[BaseModel]
     ) -> Runnable[LanguageModelInput, BaseMessage]:
         mode = self._spec.structured_output
+        if mode is StructuredOutputMode.JSON_OBJECT:
+            response_format: dict[str, Any] = {"type": "json_object"}
+            if self._spec.json_object_schema:
+                # llama-cpp-python's server and vLLM constrain decoding to it; the schema is in
+                # the prompt as well for servers that only take the type.
+                response_format["schema"] = output_schema(output_model)
+            return llm.bind(response_format=response_format)
         if mode is StructuredOutputMode.JSON_SCHEMA:
             return llm.bind(
                 response_format={
@@ -389,9 +468,21 @@ class OpenAICompatibleJudge:
         return llm
 
     def _message_text(self, prompt: str, output_model: type[BaseModel]) -> str:
-        if self._spec.structured_output is StructuredOutputMode.PROMPT:
+        if self._spec.structured_output in _SCHEMA_IN_PROMPT:
             return prompt + format_instructions(output_model)
         return prompt
+
+    #: The modes ``config check --ping`` tries on this judge.
+    output_modes: tuple[StructuredOutputMode, ...] = (
+        StructuredOutputMode.PROMPT,
+        StructuredOutputMode.JSON_OBJECT,
+        StructuredOutputMode.JSON_SCHEMA,
+        StructuredOutputMode.FUNCTION_CALLING,
+    )
+
+    def with_output_mode(self, mode: StructuredOutputMode) -> OpenAICompatibleJudge:
+        """The same judge asking for JSON another way (its own HTTP clients: close it)."""
+        return OpenAICompatibleJudge(spec=dataclasses.replace(self._spec, structured_output=mode))
 
     async def ainvoke_structured(
         self, prompt: str, output_model: type[OutputT]
@@ -422,6 +513,13 @@ class OpenAICompatibleJudge:
             # A provider may echo the key back (an error page, a confused model); what a judge
             # answered is kept in results and quoted in errors and logs, so it goes in scrubbed.
             raw = self._scrub(raw)
+            limit = self._spec.max_answer_chars
+            if len(raw) > limit:
+                raise JudgeOutputError(
+                    f"the answer has {len(raw):,} characters, more than max-answer-chars {limit:,}",
+                    judge_id=self.id,
+                    raw_text=cut_answer(raw, limit, f"{len(raw):,} characters"),
+                )
         value = parse_structured(raw, output_model, judge_id=self.id)
         return JudgeAnswer(
             value=value, raw_text=raw or "", usage=usage_of(message), latency_s=latency

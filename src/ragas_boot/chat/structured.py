@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ragas_boot._loading import DATASET_LIMITS, LoadLimitError, check_json_depth
 from ragas_boot.errors import JudgeOutputError
 
 __all__ = [
@@ -83,6 +84,12 @@ def parse_structured(
     if raw_text is None or not raw_text.strip():
         raise JudgeOutputError("empty response", judge_id=judge_id, raw_text=raw_text)
     text = _strip_fences(raw_text)
+    try:
+        check_json_depth(text, DATASET_LIMITS.max_depth)
+    except LoadLimitError as error:
+        raise JudgeOutputError(
+            f"response refused: {error}", judge_id=judge_id, raw_text=raw_text
+        ) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as first_error:

@@ -2,7 +2,8 @@
 
 Reading is strict where Spring is: a key written twice in one mapping is an error (SnakeYAML
 rejects it), and every error names the file and the line, never the text of the line (which
-could hold a secret).
+could hold a secret). Reading is bounded (:data:`ragas_boot._loading.CONFIG_LIMITS`): file
+size, nesting depth and YAML aliases, as SnakeYAML caps aliases.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from ragas_boot._loading import CONFIG_LIMITS, BoundedLoader, LoadLimitError, load_yaml_documents
 from ragas_boot.config import _profiles
 from ragas_boot.config._tree import KeyPath, Tree, expand, find, format_path
 from ragas_boot.errors import ConfigError
@@ -22,8 +24,8 @@ ON_PROFILE: KeyPath = ("spring", "config", "activate", "on-profile")
 _ON_CLOUD_PLATFORM: KeyPath = ("spring", "config", "activate", "on-cloud-platform")
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that rejects duplicate keys in a mapping."""
+class _StrictLoader(BoundedLoader):
+    """A bounded SafeLoader that rejects duplicate keys in a mapping."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
         first_line: dict[Hashable, int] = {}
@@ -86,6 +88,13 @@ def read_documents(path: Path, label: str) -> list[Document]:
         ConfigError: the file cannot be read, is not valid YAML, or a document is not a mapping.
     """
     try:
+        size = path.stat().st_size
+        if size > CONFIG_LIMITS.max_bytes:
+            raise ConfigError(
+                f"the file has {size:,} bytes, more than the {CONFIG_LIMITS.max_bytes:,} a "
+                "configuration may have",
+                file=label,
+            )
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as error:
         raise ConfigError(
@@ -94,7 +103,13 @@ def read_documents(path: Path, label: str) -> list[Document]:
     except OSError as error:
         raise ConfigError(f"cannot read the file: {error.strerror or error}", file=label) from None
     try:
-        raw_documents = list(yaml.load_all(text, Loader=_StrictLoader))
+        raw_documents = [
+            data
+            for _, data in load_yaml_documents(text, limits=CONFIG_LIMITS, loader=_StrictLoader)
+        ]
+    except LoadLimitError as error:
+        where = f" at line {error.line}" if error.line else ""
+        raise ConfigError(f"refused to read the YAML{where}: {error}", file=label) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

@@ -7,20 +7,19 @@ fixes a file in one pass. No problem ever carries the value of a secret.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
+from ragas_boot._validation import did_you_mean, field_problems
 from ragas_boot.config import _schema
 from ragas_boot.config._tree import KeyPath, Origins, Segment, format_path
 from ragas_boot.config.settings import ROOT_PREFIXES
+from ragas_boot.config.urls import mask_url
 from ragas_boot.errors import ConfigError
 
-#: Error types whose message already says what was given, or that have no input of their own.
-_NO_ECHO = frozenset({"missing", "extra_forbidden", "value_error", "assertion_error"})
 _ECHO_LIMIT = 60
 
 
@@ -56,10 +55,7 @@ def config_error(problems: Sequence[Problem]) -> ConfigError:
 
 def unknown_key(path: KeyPath, allowed: Iterable[str], origins: Origins) -> Problem:
     """An unknown key, with a "did you mean" hint drawn from the keys allowed at its level."""
-    name = str(path[-1])
-    choices = sorted(allowed)
-    close = difflib.get_close_matches(_schema.kebab(name), choices, n=1, cutoff=0.6)
-    hint = f"did you mean '{close[0]}'?" if close else f"allowed keys: {', '.join(choices)}"
+    hint = did_you_mean(_schema.kebab(str(path[-1])), allowed)
     return Problem(format_path(path), "unknown key", origins.of(path), hint)
 
 
@@ -73,19 +69,24 @@ def from_validation_error(
             ``("metrics", "tool-call-accuracy")`` for a metric's section).
     """
     problems = []
-    for detail in error.errors(include_url=False):
-        path = _yaml_path((*prefix, *detail["loc"]))
-        if detail["type"] == "extra_forbidden":
-            parent = _schema.node_at(path[:-1])
-            problems.append(unknown_key(path, parent.fields if parent else (), origins))
-            continue
-        message = str(detail["msg"]).removeprefix("Value error, ")
-        if detail["type"] not in _NO_ECHO and not _is_secret(path):
-            shown = _show(detail.get("input"))
-            if shown is not None:
-                message += f"; got {shown}"
-        problems.append(Problem(format_path(path), message, origins.of(path)))
+    for problem in field_problems(
+        error,
+        allowed_keys=lambda loc: _allowed_beside((*prefix, *loc)),
+        show=lambda value, loc: _shown(value, (*prefix, *loc)),
+        spell=_schema.kebab,
+    ):
+        path = _yaml_path((*prefix, *problem.loc))
+        problems.append(Problem(format_path(path), problem.message, origins.of(path), problem.hint))
     return problems
+
+
+def _allowed_beside(loc: tuple[int | str, ...]) -> list[str]:
+    parent = _schema.node_at(_yaml_path(loc)[:-1])
+    return list(parent.fields) if parent is not None else []
+
+
+def _shown(value: Any, loc: tuple[int | str, ...]) -> str | None:
+    return None if _is_secret(_yaml_path(loc)) else _show(value)
 
 
 def _yaml_path(loc: tuple[int | str, ...]) -> KeyPath:
@@ -116,6 +117,7 @@ def _show(value: Any) -> str | None:
     if isinstance(value, int | float):
         return str(value)
     if isinstance(value, str):
+        value = mask_url(value)  # a URL's credentials are secrets wherever they appear
         text = value if len(value) <= _ECHO_LIMIT else value[:_ECHO_LIMIT] + "..."
         return repr(text)
     return None

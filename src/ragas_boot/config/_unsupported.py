@@ -13,12 +13,15 @@ from typing import Any
 from ragas_boot.config._tree import KeyPath, Tree, find
 
 #: Keys inside the consumed subtrees: the models keep their values, nothing uses them, and no
-#: placeholder inside them is resolved. ``[]`` stands for any list index.
-UNSUPPORTED_FIELDS = ("spring.ai.ragas.providers.external-starters",)
+#: placeholder inside them is resolved. ``[]`` stands for any list index, ``{}`` for any map key.
+UNSUPPORTED_FIELDS = (
+    "spring.ai.gigachat.embedding",
+    "spring.ai.gigachat.image",
+    "spring.ai.ragas.providers.external-starters{}.embedding-models",
+)
 
 #: Sections outside them that Java apps carry for starters ragas-boot has no counterpart of.
 UNSUPPORTED_SECTIONS = (
-    "spring.ai.gigachat",
     "spring.ai.chat",
     "spring.ai.model",
     "spring.main",
@@ -26,14 +29,12 @@ UNSUPPORTED_SECTIONS = (
     "logging",
 )
 
-_AUTO_DETECT = ("spring", "ai", "ragas", "providers", "auto-detect-beans")
-_EXTERNAL_STARTERS = ("spring", "ai", "ragas", "providers", "external-starters")
-_TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
 _ANY_INDEX = "*"
+_ANY_KEY = "?"
 
 
 def _pattern(text: str) -> tuple[str, ...]:
-    return tuple(text.replace("[]", "." + _ANY_INDEX).split("."))
+    return tuple(text.replace("[]", "." + _ANY_INDEX).replace("{}", "." + _ANY_KEY).split("."))
 
 
 _FIELD_PATTERNS = tuple(_pattern(text) for text in UNSUPPORTED_FIELDS)
@@ -44,7 +45,11 @@ def is_unsupported(path: KeyPath) -> bool:
     return any(
         len(path) >= len(pattern)
         and all(
-            isinstance(segment, int) if part == _ANY_INDEX else segment == part
+            isinstance(segment, int)
+            if part == _ANY_INDEX
+            else isinstance(segment, str)
+            if part == _ANY_KEY
+            else segment == part
             for part, segment in zip(pattern, path, strict=False)
         )
         for pattern in _FIELD_PATTERNS
@@ -52,21 +57,12 @@ def is_unsupported(path: KeyPath) -> bool:
 
 
 def find_unsupported(tree: Tree) -> list[KeyPath]:
-    """The unsupported keys that hold something in ``tree``, in a stable order.
-
-    ``auto-detect-beans`` counts only when it would wrap external starters' beans in Java, i.e.
-    when it is true (its default) and ``external-starters`` is not empty.
-    """
+    """The unsupported keys that hold something in ``tree``, in a stable order."""
     found: list[KeyPath] = []
     for text in UNSUPPORTED_SECTIONS:
         found.extend(path for path, value in _instances(tree, _pattern(text)) if _filled(value))
     for pattern in _FIELD_PATTERNS:
         found.extend(path for path, value in _instances(tree, pattern) if _filled(value))
-    has_starters, starters = find(tree, _EXTERNAL_STARTERS)
-    if has_starters and _filled(starters):
-        present, auto_detect = find(tree, _AUTO_DETECT)
-        if not present or str(auto_detect).strip().lower() in _TRUE_WORDS:
-            found.append(_AUTO_DETECT)
     return found
 
 
@@ -80,6 +76,8 @@ def _instances(tree: Any, pattern: tuple[str, ...]) -> Iterator[tuple[KeyPath, A
         children: list[tuple[str | int, Any]] = (
             list(enumerate(tree)) if isinstance(tree, list) else []
         )
+    elif head == _ANY_KEY:
+        children = list(tree.items()) if isinstance(tree, dict) else []
     else:
         present, value = find(tree, (head,))
         children = [(head, value)] if present else []

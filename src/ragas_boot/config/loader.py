@@ -95,6 +95,14 @@ def load_settings(
     env: Mapping[str, str] = os.environ if environ is None else environ
     base = _locate(path, env)
     documents = read_documents(base, str(base))
+    if not documents:
+        # An empty file is almost always a mistake (a wrong path, a truncated copy); running
+        # with no judges and exit 0 would hide it.
+        raise ConfigError(
+            "the configuration file is empty (no YAML document with keys)",
+            file=str(base),
+            hint="write at least the spring.ai.ragas section; see docs/configuration.md",
+        )
     active = _active_profiles(profiles, env, documents)
     files = [str(base)]
     layers = [document for document in documents if document.applies(active)]

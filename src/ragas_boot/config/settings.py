@@ -11,9 +11,11 @@ YAML prefix of each root field:
 ===================  ==========================
 ``retry``            ``spring.ai.retry``
 ``openai``           ``spring.ai.openai``
+``gigachat``         ``spring.ai.gigachat``
 ``providers``        ``spring.ai.ragas.providers``
 ``metrics``          ``spring.ai.ragas.metrics``
 ``allure``           ``spring.ai.ragas.allure``
+``run``              ``spring.ai.ragas.run``
 ===================  ==========================
 """
 
@@ -37,6 +39,7 @@ from pydantic.alias_generators import to_snake
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from ragas_boot._enums import CaseInsensitiveEnum
+from ragas_boot.config.urls import check_base_url
 
 __all__ = [
     "ROOT_PREFIXES",
@@ -45,12 +48,20 @@ __all__ = [
     "BackoffSettings",
     "ChatModelSettings",
     "ChatOptions",
+    "CircuitBreakerSettings",
     "DefaultOptions",
     "DefaultProviderSettings",
     "Duration",
     "EmbeddingDefaultOptions",
     "EmbeddingModelSettings",
+    "ExternalStarterSettings",
+    "GigaChatAuthSettings",
+    "GigaChatBearerSettings",
+    "GigaChatChatOptions",
+    "GigaChatChatSettings",
+    "GigaChatSettings",
     "GlobalRateLimitSettings",
+    "LangChainProviderSettings",
     "Language",
     "LocalChatModelSettings",
     "LocalEmbeddingModelSettings",
@@ -69,6 +80,7 @@ __all__ = [
     "RateLimitSettings",
     "RateLimitStrategy",
     "RetrySettings",
+    "RunSettings",
     "SettingsSource",
     "StructuredOutputMode",
     "parse_duration",
@@ -78,9 +90,11 @@ __all__ = [
 ROOT_PREFIXES: dict[str, str] = {
     "retry": "spring.ai.retry",
     "openai": "spring.ai.openai",
+    "gigachat": "spring.ai.gigachat",
     "providers": "spring.ai.ragas.providers",
     "metrics": "spring.ai.ragas.metrics",
     "allure": "spring.ai.ragas.allure",
+    "run": "spring.ai.ragas.run",
 }
 
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|ms|s|m|h|d)?\s*$", re.IGNORECASE)
@@ -166,6 +180,12 @@ class StructuredOutputMode(CaseInsensitiveEnum):
     """``response_format: {type: json_schema}`` (OpenAI, OpenRouter, the embedded local judge)."""
     FUNCTION_CALLING = "function_calling"
     """The schema is sent as the only tool and the tool call's arguments are the answer."""
+    JSON_OBJECT = "json_object"
+    """``response_format: {type: json_object}`` with the schema in the prompt (and beside the
+    type, unless ``json-object-schema: false``): llama-cpp-python's server, older vLLM, Ollama."""
+    NATIVE = "native"
+    """LangChain and GigaChat judges only: the chat class's own ``with_structured_output``
+    with its default method."""
 
 
 class Aggregation(CaseInsensitiveEnum):
@@ -198,14 +218,21 @@ def _lower_language(value: Any) -> Any:
 
 
 class BackoffSettings(_Section):
-    """``spring.ai.retry.backoff``: exponential backoff between attempts."""
+    """``spring.ai.retry.backoff``: exponential backoff between attempts.
+
+    The defaults (1 s, ×2, at most 30 s) are smaller than Spring AI's (2 s, ×5, 3 min) on
+    purpose: with those, a provider answering 500 cost about 19 minutes of sleep per judge
+    call. ``max-interval`` also caps ``Retry-After``: a server asking for a longer wait gets
+    its judge excluded from the call at once.
+    """
 
     initial_interval: Duration = Field(
-        default=timedelta(seconds=2), description="Wait before the first retry."
+        default=timedelta(seconds=1), description="Wait before the first retry."
     )
-    multiplier: float = Field(default=5.0, ge=1.0, description="Growth factor of each wait.")
+    multiplier: float = Field(default=2.0, ge=1.0, description="Growth factor of each wait.")
     max_interval: Duration = Field(
-        default=timedelta(minutes=3), description="Upper bound of a single wait."
+        default=timedelta(seconds=30),
+        description="Upper bound of a single wait; a longer Retry-After is not waited for.",
     )
 
 
@@ -218,7 +245,7 @@ class RetrySettings(_Section):
     """
 
     max_attempts: int = Field(
-        default=10, ge=1, description="Attempts per call, the first included."
+        default=4, ge=1, description="Attempts per call, the first included (Spring AI: 10)."
     )
     on_http_codes: list[int] = Field(
         default_factory=list, description="Extra HTTP status codes to retry."
@@ -228,7 +255,9 @@ class RetrySettings(_Section):
     )
     on_client_errors: bool = Field(default=False, description="Retry every other 4xx as well.")
     honor_retry_after: bool = Field(
-        default=True, description="Wait as long as a Retry-After header asks (at most 300 s)."
+        default=True,
+        description="Wait as long as a Retry-After header asks, up to backoff.max-interval; "
+        "a longer one excludes the judge from the call at once.",
     )
     backoff: BackoffSettings = Field(
         default_factory=BackoffSettings, description="Backoff between attempts."
@@ -292,6 +321,12 @@ class OpenAIEmbeddingSettings(_Section):
         default_factory=OpenAIEmbeddingOptions, description="Model and dimensions."
     )
 
+    @field_validator("base_url")
+    @classmethod
+    def _absolute_url(cls, value: str | None) -> str | None:
+        # Empty is Spring's "not set" (``base-url: ${OPENAI_EMBEDDING_BASE_URL:}``).
+        return check_base_url(value) if value else value
+
 
 class OpenAISettings(_Section):
     """``spring.ai.openai``: the plain OpenAI connection used by ``default-provider``.
@@ -310,6 +345,115 @@ class OpenAISettings(_Section):
         default_factory=OpenAIEmbeddingSettings,
         description="Embedding model used when no provider declares embedding-models.",
     )
+
+    @field_validator("base_url")
+    @classmethod
+    def _absolute_url(cls, value: str | None) -> str | None:
+        # Empty is Spring's "not set" (``base-url: ${OPENAI_BASE_URL:}``).
+        return check_base_url(value) if value else value
+
+
+# --------------------------------------------------------------------------- spring.ai.gigachat
+
+#: GigaChat's public endpoints (the Java starter's defaults).
+GIGACHAT_BASE_URL = "https://gigachat.devices.sberbank.ru/api/v1"
+GIGACHAT_AUTH_URL = "https://ngw.devices.sberbank.ru:9443/api/v2/oauth"
+
+
+class _JavaSection(_Section):
+    """A section of another Java starter: keys ragas-boot does not use are ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class GigaChatBearerSettings(_JavaSection):
+    """``spring.ai.gigachat.auth.bearer``: OAuth credentials exchanged for access tokens."""
+
+    url: str | None = Field(default=None, description="OAuth token URL (auth-url).")
+    api_key: SecretStr | None = Field(
+        default=None, description="Authorization key: base64 of client-id:client-secret."
+    )
+    client_id: str | None = Field(default=None, description="Client id (with client-secret).")
+    client_secret: SecretStr | None = Field(default=None, description="Client secret.")
+
+
+class GigaChatCertsSettings(_JavaSection):
+    """``spring.ai.gigachat.auth.certs``: mutual TLS instead of bearer tokens."""
+
+    client_certificate: str | None = Field(default=None, description="Client certificate file.")
+    client_key: str | None = Field(default=None, description="Client key file.")
+
+
+class GigaChatAuthSettings(_JavaSection):
+    """``spring.ai.gigachat.auth``."""
+
+    scope: str | None = Field(
+        default=None, description="GIGACHAT_API_PERS, GIGACHAT_API_B2B or GIGACHAT_API_CORP."
+    )
+    unsafe_ssl: bool | None = Field(
+        default=None, description="Skip TLS certificate checks (GigaChat's Russian CA)."
+    )
+    ca_certs: str | None = Field(default=None, description="CA bundle file to trust.")
+    bearer: GigaChatBearerSettings = Field(
+        default_factory=GigaChatBearerSettings, description="OAuth credentials."
+    )
+    certs: GigaChatCertsSettings = Field(
+        default_factory=GigaChatCertsSettings, description="Client certificate (mTLS)."
+    )
+
+
+class GigaChatChatOptions(_JavaSection):
+    """``spring.ai.gigachat.chat.options`` (also read flat, as ``spring.ai.gigachat.chat``)."""
+
+    model: str | None = Field(default=None, description="Default model, e.g. GigaChat-2-Max.")
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0, description="Temperature.")
+    max_tokens: int | None = Field(default=None, ge=1, description="Completion token cap.")
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0, description="Nucleus sampling.")
+    repetition_penalty: float | None = Field(default=None, description="Repetition penalty.")
+    profanity_check: bool | None = Field(default=None, description="GigaChat's censorship.")
+
+
+class GigaChatChatSettings(GigaChatChatOptions):
+    """``spring.ai.gigachat.chat``."""
+
+    options: GigaChatChatOptions = Field(
+        default_factory=GigaChatChatOptions, description="Chat options."
+    )
+
+
+class GigaChatSettings(_JavaSection):
+    """``spring.ai.gigachat``: the GigaChat connection (keys of the Java GigaChat starter).
+
+    Its chat models become judges when ``auto-detect-beans`` is on (the Java default): those
+    listed in ``external-starters.gigachat.chat-models``, else ``chat.options.model``.
+    """
+
+    base_url: str | None = Field(default=None, description="API base URL, with /api/v1.")
+    auth: GigaChatAuthSettings = Field(
+        default_factory=GigaChatAuthSettings, description="Authentication."
+    )
+    chat: GigaChatChatSettings = Field(
+        default_factory=GigaChatChatSettings, description="Chat model options."
+    )
+    unsafe_ssl: bool = Field(default=False, description="Skip TLS certificate checks.")
+    # The starter's older, flat spellings (deprecated there, still read).
+    auth_url: str | None = Field(default=None, description="Deprecated: auth.bearer.url.")
+    client_id: str | None = Field(default=None, description="Deprecated: auth.bearer.client-id.")
+    client_secret: SecretStr | None = Field(
+        default=None, description="Deprecated: auth.bearer.client-secret."
+    )
+    scope: str | None = Field(default=None, description="Deprecated: auth.scope.")
+
+    @property
+    def configured(self) -> bool:
+        """Whether any credential is set (Java creates the GigaChat bean only then)."""
+        bearer = self.auth.bearer
+        return bool(
+            (bearer.api_key and bearer.api_key.get_secret_value())
+            or (bearer.client_id and bearer.client_secret)
+            or (self.client_id and self.client_secret)
+            or (self.auth.certs.client_certificate and self.auth.certs.client_key)
+        )
 
 
 # --------------------------------------------------------------------------- providers
@@ -398,6 +542,25 @@ class GlobalRateLimitSettings(_Section):
     )
 
 
+class CircuitBreakerSettings(_Section):
+    """``spring.ai.ragas.providers.circuit-breaker``: fail fast while a judge is down.
+
+    Each judge has its own circuit: a provider that is down opens them all, one failing model
+    does not shut out the provider's other models.
+    """
+
+    failure_threshold: int = Field(
+        default=5,
+        ge=0,
+        description="Attempts in a row of one judge that time out, cannot connect or get a "
+        "5xx before its calls fail fast; 0 = never.",
+    )
+    open_for: Duration = Field(
+        default=timedelta(seconds=30),
+        description="How long calls fail fast before one probe call is let through.",
+    )
+
+
 class OpenAICompatibleProviderSettings(_Section):
     """One entry of ``spring.ai.ragas.providers.openai-compatible``."""
 
@@ -430,14 +593,127 @@ class OpenAICompatibleProviderSettings(_Section):
     structured_output: StructuredOutputMode | None = Field(
         default=None, description="How JSON is asked for; default providers.structured-output."
     )
-    headers: dict[str, str] = Field(
-        default_factory=dict, repr=False, description="Extra HTTP headers sent with every call."
+    headers: dict[str, SecretStr] = Field(
+        default_factory=dict,
+        repr=False,
+        description="Extra HTTP headers sent with every call; values are secrets, never shown.",
     )
+    json_object_schema: bool = Field(
+        default=True,
+        description="json_object mode: also send the schema beside the type (llama.cpp and "
+        "vLLM constrain decoding with it); false for servers that reject the extra key.",
+    )
+
+    @field_validator("base_url")
+    @classmethod
+    def _absolute_url(cls, value: str) -> str:
+        return check_base_url(value)
 
     @field_validator("completions_path", "embeddings_path")
     @classmethod
     def _leading_slash(cls, value: str) -> str:
         return value if value.startswith("/") else "/" + value
+
+
+def _model_entry(value: Any) -> Any:
+    """A chat model given as a bare id (``- GigaChat-2-Max``, as Java lists them)."""
+    return {"id": value} if isinstance(value, str) else value
+
+
+ChatModelEntry = Annotated[ChatModelSettings, BeforeValidator(_model_entry)]
+
+_SECRET_ARGUMENT = re.compile(
+    r"api.?key|secret|passw(?:or)?d|credential|authorization|token(?!s)", re.IGNORECASE
+)
+
+
+def _secret_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
+    """Arguments whose name is a credential's (``api-key``, ``credentials``) as ``SecretStr``."""
+    return {
+        key: SecretStr(str(value))
+        if _SECRET_ARGUMENT.search(key) and isinstance(value, str | int)
+        else value
+        for key, value in arguments.items()
+    }
+
+
+class ExternalStarterSettings(_Section):
+    """One entry of ``spring.ai.ragas.providers.external-starters`` (e.g. ``gigachat``).
+
+    In Java these pick the chat models of another Spring AI starter's bean; here the
+    ``gigachat`` entry picks the judges of ``spring.ai.gigachat``, and the entry named after a
+    chat model registered in code (``create_container(chat_models=...)``) gives its limits.
+    """
+
+    enabled: bool = Field(default=True, description="false: this starter gives no judges.")
+    chat_models: list[ChatModelEntry] = Field(
+        default_factory=list,
+        description="Model ids (or {id, alias, options}); each becomes a judge. Empty: the "
+        "starter's default model.",
+    )
+    embedding_models: list[Any] = Field(
+        default_factory=list, description="Recognised from the Java config; not supported yet."
+    )
+    include_embedding: bool = Field(default=True, description="Java only (never read there).")
+    rate_limit: RateLimitSettings | None = Field(default=None, description="Rate limit.")
+    max_concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        description="Calls in flight at once; default providers.max-concurrency.",
+    )
+    timeout: Duration | None = Field(
+        default=None, description="Per-call timeout; default providers.timeout."
+    )
+    structured_output: StructuredOutputMode | None = Field(
+        default=None, description="How JSON is asked for; default native."
+    )
+
+
+class LangChainProviderSettings(_Section):
+    """One entry of ``spring.ai.ragas.providers.langchain``: judges on any LangChain chat class.
+
+    The class is imported by its dotted path and built with ``arguments`` (kebab-case keys
+    become keyword arguments: ``api-key`` → ``api_key``) plus, per chat model, the model id
+    and the options (``temperature``, ``max-tokens``, ``top-p``) the class has fields for.
+    """
+
+    name: str = Field(min_length=1, description="Provider name (logs, reports, rate limits).")
+    class_path: str = Field(
+        alias="class",
+        min_length=3,
+        pattern=r"^[A-Za-z_][\w.]*\.[A-Za-z_]\w*$",
+        description="Dotted path of a BaseChatModel subclass "
+        "(e.g. langchain_anthropic.ChatAnthropic).",
+    )
+    arguments: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Keyword arguments of the class; credential-like ones are kept secret.",
+    )
+    model_argument: str = Field(
+        default="model", min_length=1, description="The argument that takes the model id."
+    )
+    chat_models: list[ChatModelEntry] = Field(
+        default_factory=list, description="Chat models; each becomes a judge."
+    )
+    rate_limit: RateLimitSettings | None = Field(default=None, description="Rate limit.")
+    max_concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        description="Calls in flight at once; default providers.max-concurrency.",
+    )
+    timeout: Duration | None = Field(
+        default=None, description="Per-call timeout; default providers.timeout."
+    )
+    structured_output: StructuredOutputMode | None = Field(
+        default=None,
+        description="How JSON is asked for; default native (the class's with_structured_output, "
+        "else prompt).",
+    )
+
+    @field_validator("arguments")
+    @classmethod
+    def _hide_secrets(cls, arguments: dict[str, Any]) -> dict[str, Any]:
+        return _secret_arguments(arguments)
 
 
 class DefaultProviderSettings(_Section):
@@ -539,7 +815,9 @@ class ProvidersSettings(_Section):
     """``spring.ai.ragas.providers``: where the judges come from."""
 
     auto_detect_beans: bool = Field(
-        default=True, description="Java only (wraps other ChatModel beans); ignored here."
+        default=True,
+        description="Judge with the models of spring.ai.gigachat (Java: wrap other starters' "
+        "ChatModel beans).",
     )
     openai_compatible: list[OpenAICompatibleProviderSettings] = Field(
         default_factory=list, description="OpenAI-compatible providers."
@@ -554,8 +832,13 @@ class ProvidersSettings(_Section):
         default_factory=EmbeddingDefaultOptions,
         description="Options every embedding model starts from.",
     )
-    external_starters: dict[str, Any] = Field(
-        default_factory=dict, description="Recognised from the Java config; not supported yet."
+    external_starters: dict[str, ExternalStarterSettings] = Field(
+        default_factory=dict,
+        description="Judges of other chat starters by name: gigachat (spring.ai.gigachat), or "
+        "the provider name of chat models registered in code.",
+    )
+    langchain: list[LangChainProviderSettings] = Field(
+        default_factory=list, description="Providers on any LangChain chat model class."
     )
     rate_limit: GlobalRateLimitSettings = Field(
         default_factory=GlobalRateLimitSettings, description="Rate-limit defaults."
@@ -574,6 +857,15 @@ class ProvidersSettings(_Section):
     )
     output_retries: int = Field(
         default=1, ge=0, description="Re-asks after an empty/unparseable/invalid answer."
+    )
+    circuit_breaker: CircuitBreakerSettings = Field(
+        default_factory=CircuitBreakerSettings, description="Fail fast while a judge is down."
+    )
+    max_answer_chars: int = Field(
+        default=100_000,
+        ge=1_000,
+        description="Longest judge answer read and kept, in characters; a longer one is cut "
+        "(marked as cut) and that judge's call fails.",
     )
 
     @field_validator("openai_compatible")
@@ -711,6 +1003,29 @@ class AllureSettings(_Section):
     max_response_length: int = Field(default=0, ge=0, description="Cut answers; 0 = whole.")
 
 
+class RunSettings(_Section):
+    """``spring.ai.ragas.run``: bounds of a dataset run (``ragas-boot evaluate`` / ``compare``).
+
+    When a deadline passes, what is unfinished is cancelled and every sample still gets a
+    result (failed with the kind ``deadline``); reports are written as usual.
+    """
+
+    deadline: Duration | None = Field(
+        default=None, description="Longest time a whole run may take; unset = no limit."
+    )
+    evaluation_deadline: Duration | None = Field(
+        default=None,
+        description="Longest time one evaluation (a sample × a metric) may take; unset = none.",
+    )
+
+    @field_validator("deadline", "evaluation_deadline")
+    @classmethod
+    def _positive(cls, value: timedelta | None) -> timedelta | None:
+        if value is not None and value <= timedelta(0):
+            raise ValueError("must be a positive duration, e.g. 30s or 10m")
+        return value
+
+
 # --------------------------------------------------------------------------- root
 
 
@@ -746,6 +1061,9 @@ class RagasSettings(BaseSettings):
 
     retry: RetrySettings = Field(default_factory=RetrySettings, description="spring.ai.retry")
     openai: OpenAISettings = Field(default_factory=OpenAISettings, description="spring.ai.openai")
+    gigachat: GigaChatSettings = Field(
+        default_factory=GigaChatSettings, description="spring.ai.gigachat"
+    )
     providers: ProvidersSettings = Field(
         default_factory=ProvidersSettings, description="spring.ai.ragas.providers"
     )
@@ -755,6 +1073,7 @@ class RagasSettings(BaseSettings):
     allure: AllureSettings = Field(
         default_factory=AllureSettings, description="spring.ai.ragas.allure"
     )
+    run: RunSettings = Field(default_factory=RunSettings, description="spring.ai.ragas.run")
     source: SettingsSource = Field(
         default_factory=SettingsSource, description="Provenance; filled by load_settings."
     )

@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from types import TracebackType
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from ragas_boot.config.settings import RagasSettings
-from ragas_boot.container.containers import application_container, bean_names
+from ragas_boot.container.containers import application_container, bean_names, metric_provider
 from ragas_boot.errors import ConfigError
 from ragas_boot.metrics.base import Metric
-from ragas_boot.metrics.registry import METRICS, check_metric_sections
+from ragas_boot.metrics.registry import (
+    METRICS,
+    check_metric_sections,
+    criterion_bean_name,
+    criterion_beans,
+    split_criterion,
+)
 
 M = TypeVar("M", bound=Metric[Any])
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 __all__ = ["RagasContainer", "create_container"]
 
@@ -42,21 +52,28 @@ class RagasContainer:
         return f"RagasContainer({state}, beans={bean_names()})"
 
     @overload
-    def metric(self, metric: type[M]) -> M: ...
+    def metric(self, metric: type[M], criterion: str | None = None) -> M: ...
 
     @overload
-    def metric(self, metric: str) -> Metric[Any]: ...
+    def metric(self, metric: str, criterion: str | None = None) -> Metric[Any]: ...
 
-    def metric(self, metric: type[M] | str) -> M | Metric[Any]:
+    def metric(self, metric: type[M] | str, criterion: str | None = None) -> M | Metric[Any]:
         """The bean of a metric, typed by its class: ``container.metric(FaithfulnessMetric)``.
 
         Args:
-            metric: the metric class, or a bean name, Java class name or kebab-case name.
+            metric: the metric class, or a bean name, Java class name or kebab-case name;
+                ``"aspect_critic:no-profanity"`` names a criterion too.
+            criterion: a named criterion declared under the metric's YAML section
+                (``container.metric("aspect_critic", "no-profanity")``).
 
         Raises:
             KeyError: no registered metric answers to ``metric`` (the message lists them).
-            ConfigError: the bean cannot be built (metrics switched off, bad YAML section).
+            ConfigError: the bean cannot be built (metrics switched off, bad YAML section),
+                or the criterion is not declared (the message lists the declared ones).
         """
+        if isinstance(metric, str):
+            metric, named = split_criterion(metric)
+            criterion = criterion or named
         cls = METRICS.lookup(metric) if isinstance(metric, str) else metric
         if METRICS.get(cls.bean_name) is not cls:
             raise KeyError(
@@ -68,7 +85,11 @@ class RagasContainer:
                 f"{cls.name} was registered after this container was created",
                 hint="Register metrics before create_container()",
             )
-        bean: M | Metric[Any] = getattr(self._di, cls.bean_name)()
+        name = cls.bean_name
+        if criterion is not None:
+            found = cls.find_criterion(self._di.settings().metrics, criterion)
+            name = criterion_bean_name(cls.bean_name, found)
+        bean: M | Metric[Any] = getattr(self._di, name)()
         return bean
 
     @property
@@ -139,18 +160,35 @@ class RagasContainer:
         self.close()
 
 
-def create_container(settings: RagasSettings) -> RagasContainer:
+def create_container(
+    settings: RagasSettings, *, chat_models: Mapping[str, BaseChatModel] | None = None
+) -> RagasContainer:
     """Build the application container from settings; judges and embedding models are checked.
 
     Building the judges and embedding models validates them (duplicate ids, unreachable
     paths) so a bad config fails at start-up, but no network traffic happens until the first
     call.
 
+    Args:
+        settings: the configuration.
+        chat_models: LangChain chat models to judge with besides the configured ones, by
+            judge id (the counterpart of Java's auto-detected ``ChatModel`` beans). Each
+            judge's provider is named after its class (``ChatAnthropic`` → ``anthropic``);
+            ``external-starters.<provider>`` gives its limits. The container calls them from
+            its own event loop and leaves them open.
+
     Raises:
-        ConfigError: the judges or embedding models cannot be built from the settings.
+        ConfigError: the judges or embedding models cannot be built from the settings, or a
+            registered id is taken.
     """
     check_metric_sections(settings)
-    di = application_container()(settings=settings)
+    di = application_container()(settings=settings, chat_models=dict(chat_models or {}))
+    for name, (cls, criterion) in criterion_beans(settings).items():
+        # Named criteria are declared in the settings, so their beans join this instance.
+        di.set_provider(
+            name,
+            metric_provider(cls, core=di.core, execution=di.execution, criterion=criterion),
+        )
     di.judges()
     di.embedding_models()
     return RagasContainer(di)

@@ -17,7 +17,7 @@ from typing import Any
 from dependency_injector import containers, providers
 
 from ragas_boot.chat.embeddings import EmbeddingModel, build_embedding_models, embedding_specs
-from ragas_boot.chat.factory import build_judges, judge_specs
+from ragas_boot.chat.factory import build_judges, judge_specs, registered_judges
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.chat.local import LocalModelPool
 from ragas_boot.config.settings import MetricsSettings, RagasSettings
@@ -50,8 +50,12 @@ def _listeners(metrics: MetricsSettings) -> list[MetricListener]:
     return [LoggingListener(level=metrics.logging.level, width=metrics.logging.chart_width)]
 
 
-def _judges(settings: RagasSettings, local_models: LocalModelPool) -> list[JudgeModel]:
+def _judges(
+    settings: RagasSettings, local_models: LocalModelPool, chat_models: dict[str, Any]
+) -> list[JudgeModel]:
     judges = list(build_judges(judge_specs(settings), local_models=local_models))
+    if chat_models:
+        judges += registered_judges(settings, chat_models, taken=[judge.id for judge in judges])
     log.info(
         "ragas-boot judges: %d in %d provider(s): %s",
         len(judges),
@@ -83,12 +87,16 @@ class ChatContainer(containers.DeclarativeContainer):
     """The judges, one per (provider, chat model), and the embedding models.
 
     ``local_models`` owns the embedded local model servers (started by the local judges on
-    first use, stopped when the application container closes).
+    first use, stopped when the application container closes). ``chat_models`` are LangChain
+    chat models registered in code (judge id → instance), judges after the configured ones.
     """
 
     core = providers.DependenciesContainer()
+    chat_models: providers.Dependency[dict[str, Any]] = providers.Dependency(
+        instance_of=dict, default={}
+    )
     local_models = providers.Singleton(LocalModelPool)
-    judges = providers.Singleton(_judges, core.settings, local_models)
+    judges = providers.Singleton(_judges, core.settings, local_models, chat_models)
     embedding_models = providers.Singleton(_embedding_models, core.settings)
 
 
@@ -119,9 +127,10 @@ class ExecutionContainer(containers.DeclarativeContainer):
 
 
 def metric_provider(
-    metric: type[Metric[Any]], *, core: Any, execution: Any
+    metric: type[Metric[Any]], *, core: Any, execution: Any, criterion: str | None = None
 ) -> providers.Singleton[Metric[Any]]:
-    """The bean provider of one metric class, wired by what the class says it needs."""
+    """The bean provider of one metric class (or one of its named criteria), wired by what
+    the class says it needs."""
     kwargs: dict[str, Any] = {
         "settings": core.settings.provided.metrics,
         "listeners": execution.listeners,
@@ -131,6 +140,8 @@ def metric_provider(
         kwargs["executor"] = execution.executor
     if metric.uses(Need.EMBEDDINGS):
         kwargs["embeddings"] = execution.embedding_executor
+    if criterion is not None:
+        kwargs["criterion"] = criterion
     return providers.Singleton(metric.from_settings, **kwargs)
 
 
@@ -138,8 +149,11 @@ class ApplicationContainer(containers.DeclarativeContainer):
     """Every layer, with the beans users ask for exposed at the top."""
 
     settings: providers.Dependency[RagasSettings] = providers.Dependency(instance_of=RagasSettings)
+    chat_models: providers.Dependency[dict[str, Any]] = providers.Dependency(
+        instance_of=dict, default={}
+    )
     core = providers.Container(CoreContainer, settings=settings)
-    chat = providers.Container(ChatContainer, core=core)
+    chat = providers.Container(ChatContainer, core=core, chat_models=chat_models)
     execution = providers.Container(ExecutionContainer, core=core, chat=chat)
 
     portal = core.portal

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from ragas_boot.errors import JudgeError, JudgeTimeoutError
+from ragas_boot.chat import tool_agent
+from ragas_boot.chat.judge import JudgeSpec, ProviderLimits
+from ragas_boot.config.settings import RetrySettings
+from ragas_boot.errors import JudgeError, JudgeHTTPError, JudgeTimeoutError
 from ragas_boot.execution.limits import ProviderGate
 from ragas_boot.execution.retry import RetryPolicy
 
-__all__ = ["CallTally", "call_with_retries"]
+__all__ = ["CallTally", "ModelTurns", "call_with_retries"]
 
 T = TypeVar("T")
 
@@ -49,6 +53,8 @@ async def call_with_retries(
 
     Each attempt holds the provider's rate-limit token and concurrency slot and runs under
     ``timeout_s``; a timeout becomes :class:`JudgeTimeoutError`, which the policy retries.
+    A ``Retry-After`` longer than the policy waits ends the call at once, the requested wait
+    in the message; an open circuit (the provider failing in a row) ends it before sending.
     ``call`` must raise judge errors (translate the client's own errors first).
 
     Raises:
@@ -64,6 +70,17 @@ async def call_with_retries(
                 try:
                     async with asyncio.timeout(timeout_s):
                         return await call()
+                except JudgeHTTPError as error:
+                    wait = policy.refused_wait(error)
+                    if wait is None:
+                        raise
+                    raise JudgeHTTPError(
+                        f"{error}; the server asked to retry after {wait:g}s, more than "
+                        f"backoff.max-interval {policy.max_wait_s:g}s: not waiting",
+                        judge_id=error.judge_id,
+                        status_code=error.status_code,
+                        retry_after=wait,
+                    ) from error
                 except JudgeError:
                     raise
                 except TimeoutError:
@@ -73,3 +90,54 @@ async def call_with_retries(
                 finally:
                     tally.latency_s += time.perf_counter() - began
     raise AssertionError("unreachable: tenacity re-raises the last error")  # pragma: no cover
+
+
+class ModelTurns:
+    """The tool agent's turns under the house rules (a :class:`~ragas_boot.chat.tool_agent.
+    TurnPolicy`): the provider's limits, one gate per event loop, and the retry policy.
+
+    Args:
+        limits: the provider's rate limit, concurrency cap and timeout.
+        policy: the retry policy.
+    """
+
+    def __init__(self, *, limits: ProviderLimits, policy: RetryPolicy) -> None:
+        self._limits = limits
+        self._policy = policy
+        self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, ProviderGate] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    async def attempt(
+        self, turn: Callable[[], Awaitable[Any]], *, model_id: str, timeout_s: float | None
+    ) -> tuple[Any, float]:
+        """Run one turn with :func:`call_with_retries`; return it and the seconds waited."""
+        loop = asyncio.get_running_loop()
+        gate = self._gates.get(loop)
+        if gate is None:
+            gate = self._gates[loop] = ProviderGate(limits=self._limits)
+        tally = CallTally()
+        answer = await call_with_retries(
+            turn,
+            judge_id=model_id,
+            gate=gate,
+            policy=self._policy,
+            timeout_s=timeout_s,
+            tally=tally,
+        )
+        return answer, tally.wait_s
+
+
+def _model_turns(spec: JudgeSpec, retry: Any) -> ModelTurns:
+    if isinstance(retry, RetrySettings):
+        retry = RetryPolicy(settings=retry)
+    if not isinstance(retry, RetryPolicy):
+        raise TypeError(
+            "retry must be RetrySettings, a RetryPolicy or a TurnPolicy, "
+            f"got {type(retry).__name__}"
+        )
+    return ModelTurns(limits=spec.limits, policy=retry)
+
+
+# The agent sits in chat/, below this layer; it gets the house rules from here.
+tool_agent.set_turn_policy_factory(_model_turns)

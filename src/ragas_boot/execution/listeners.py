@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from ragas_boot._text import printable
 from ragas_boot.config.settings import LoggingLevel
 from ragas_boot.execution.gantt import render_gantt
 from ragas_boot.execution.results import Exclusion, StepRecord
@@ -252,8 +253,9 @@ class LoggingListener:
         bottom = "╚" + "═" * (inner + 2) + "╝"
         body = []
         for line in lines:
+            # Prompts and ids quote the sample: control characters shown, never sent raw.
             for chunk in textwrap.wrap(
-                line, inner, replace_whitespace=False, drop_whitespace=False
+                printable(line), inner, replace_whitespace=False, drop_whitespace=False
             ) or [""]:
                 body.append("║ " + chunk.ljust(inner) + " ║")
         return "\n".join([top, *body, bottom])

@@ -21,9 +21,6 @@ from ragas_boot.errors import (
 
 __all__ = ["RetryPolicy"]
 
-#: Longest Retry-After we obey; a server asking for more is treated as "down for now".
-_MAX_RETRY_AFTER_S = 300.0
-
 
 class RetryPolicy:
     """Decides which failures are retried and how long to wait before the next attempt.
@@ -33,7 +30,9 @@ class RetryPolicy:
     ``exclude-on-http-codes``. Invalid output is not retried here (the executor re-asks it
     ``output-retries`` times, counted apart). The wait is the server's ``Retry-After`` when it
     sends one (and ``honor-retry-after`` is on), else exponential backoff
-    ``initial-interval × multiplier^(n-1)`` capped at ``max-interval``.
+    ``initial-interval × multiplier^(n-1)`` capped at ``max-interval``. A ``Retry-After``
+    longer than ``max-interval`` is not waited for: the call fails at once (the server is
+    down for longer than this run should wait), see :meth:`refused_wait`.
 
     Args:
         settings: the ``spring.ai.retry`` section.
@@ -52,11 +51,27 @@ class RetryPolicy:
         """The settings this policy follows."""
         return self._settings
 
+    @property
+    def max_wait_s(self) -> float:
+        """The longest single wait: ``backoff.max-interval``."""
+        return self._settings.backoff.max_interval.total_seconds()
+
+    def refused_wait(self, error: BaseException) -> float | None:
+        """The ``Retry-After`` of ``error`` when it asks for more than :attr:`max_wait_s`."""
+        if (
+            self._settings.honor_retry_after
+            and isinstance(error, JudgeHTTPError)
+            and error.retry_after is not None
+            and error.retry_after > self.max_wait_s
+        ):
+            return error.retry_after
+        return None
+
     def should_retry(self, error: BaseException) -> bool:
         """Whether ``error`` is worth another attempt."""
         if isinstance(error, JudgeTimeoutError | JudgeConnectionError):
             return True
-        if not isinstance(error, JudgeHTTPError):
+        if not isinstance(error, JudgeHTTPError) or self.refused_wait(error) is not None:
             return False
         code = error.status_code
         settings = self._settings
@@ -74,7 +89,7 @@ class RetryPolicy:
             and isinstance(error, JudgeHTTPError)
             and error.retry_after is not None
         ):
-            return min(error.retry_after, _MAX_RETRY_AFTER_S)
+            return min(error.retry_after, self.max_wait_s)
         return float(self._backoff(state))
 
     def retrying(self, **overrides: Any) -> AsyncRetrying:

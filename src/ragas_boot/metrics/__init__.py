@@ -11,6 +11,7 @@ from ragas_boot.metrics.agent.tool_call_accuracy import (
 )
 from ragas_boot.metrics.agent.tool_matching import (
     CallOrder,
+    FailedCalls,
     ToolCallMatching,
     ToolCallMode,
     ValueComparison,
@@ -21,19 +22,97 @@ from ragas_boot.metrics.agent.topic_adherence import (
     TopicAdherenceMetric,
     TopicAdherenceMode,
 )
-from ragas_boot.metrics.base import Metric, MetricConfig
-from ragas_boot.metrics.registry import METRICS, metric_class
+from ragas_boot.metrics.base import Metric, MetricConfig, Need, ScoringOutcome
+from ragas_boot.metrics.general.aspect_critic import AspectCriticConfig, AspectCriticMetric
+from ragas_boot.metrics.general.rubrics_score import RubricsScoreConfig, RubricsScoreMetric
+from ragas_boot.metrics.general.simple_criteria_score import (
+    SimpleCriteriaScoreConfig,
+    SimpleCriteriaScoreMetric,
+)
+from ragas_boot.metrics.nlp.bleu_score import BleuScoreConfig, BleuScoreMetric
+from ragas_boot.metrics.nlp.chrf_score import ChrfScoreConfig, ChrfScoreMetric
+from ragas_boot.metrics.nlp.rouge_score import RougeScoreConfig, RougeScoreMetric
+from ragas_boot.metrics.nlp.string_similarity import (
+    StringSimilarityConfig,
+    StringSimilarityMetric,
+)
+from ragas_boot.metrics.nvidia.answer_accuracy import AnswerAccuracyConfig, AnswerAccuracyMetric
+from ragas_boot.metrics.nvidia.context_relevance import (
+    ContextRelevanceConfig,
+    ContextRelevanceMetric,
+)
+from ragas_boot.metrics.nvidia.response_groundedness import (
+    ResponseGroundednessConfig,
+    ResponseGroundednessMetric,
+)
+from ragas_boot.metrics.registry import METRICS, metric_class, register_metric
+from ragas_boot.metrics.response.factual_correctness import (
+    FactualCorrectnessConfig,
+    FactualCorrectnessMetric,
+)
+from ragas_boot.metrics.response.hallucination import HallucinationConfig, HallucinationMetric
 from ragas_boot.metrics.results import MetricResult
+from ragas_boot.metrics.retrieval.context_entity_recall import (
+    ContextEntityRecallConfig,
+    ContextEntityRecallMetric,
+)
+from ragas_boot.metrics.retrieval.context_precision import (
+    ContextPrecisionConfig,
+    ContextPrecisionMetric,
+)
+from ragas_boot.metrics.retrieval.context_recall import ContextRecallConfig, ContextRecallMetric
+from ragas_boot.metrics.retrieval.faithfulness import FaithfulnessConfig, FaithfulnessMetric
+from ragas_boot.metrics.retrieval.noise_sensitivity import (
+    NoiseSensitivityConfig,
+    NoiseSensitivityMetric,
+)
 
 __all__ = [
     "METRICS",
     "AgentGoalAccuracyConfig",
     "AgentGoalAccuracyMetric",
     "AgentGoalMode",
+    "AnswerAccuracyConfig",
+    "AnswerAccuracyMetric",
+    "AspectCriticConfig",
+    "AspectCriticMetric",
+    "BleuScoreConfig",
+    "BleuScoreMetric",
     "CallOrder",
+    "ChrfScoreConfig",
+    "ChrfScoreMetric",
+    "ContextEntityRecallConfig",
+    "ContextEntityRecallMetric",
+    "ContextPrecisionConfig",
+    "ContextPrecisionMetric",
+    "ContextRecallConfig",
+    "ContextRecallMetric",
+    "ContextRelevanceConfig",
+    "ContextRelevanceMetric",
+    "FactualCorrectnessConfig",
+    "FactualCorrectnessMetric",
+    "FailedCalls",
+    "FaithfulnessConfig",
+    "FaithfulnessMetric",
+    "HallucinationConfig",
+    "HallucinationMetric",
     "Metric",
     "MetricConfig",
     "MetricResult",
+    "Need",
+    "NoiseSensitivityConfig",
+    "NoiseSensitivityMetric",
+    "ResponseGroundednessConfig",
+    "ResponseGroundednessMetric",
+    "RougeScoreConfig",
+    "RougeScoreMetric",
+    "RubricsScoreConfig",
+    "RubricsScoreMetric",
+    "ScoringOutcome",
+    "SimpleCriteriaScoreConfig",
+    "SimpleCriteriaScoreMetric",
+    "StringSimilarityConfig",
+    "StringSimilarityMetric",
     "ToolCallAccuracyConfig",
     "ToolCallAccuracyMetric",
     "ToolCallMatching",
@@ -44,4 +123,5 @@ __all__ = [
     "ValueComparison",
     "match_tool_calls",
     "metric_class",
+    "register_metric",
 ]

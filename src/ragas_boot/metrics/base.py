@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import enum
+import functools
 import logging
 import time
 from abc import ABC, abstractmethod
@@ -16,11 +17,15 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    StringConstraints,
     ValidationError,
+    create_model,
     field_validator,
 )
 
+from ragas_boot._validation import field_problems
 from ragas_boot.chat.judge import JudgeModel, TokenUsage
+from ragas_boot.config._problems import Problem, config_error
 from ragas_boot.config.settings import Aggregation, Language, MetricsSettings
 from ragas_boot.errors import (
     AllJudgesFailedError,
@@ -70,17 +75,14 @@ def _section_error(
     key: str, config_type: type[MetricConfig], error: ValidationError
 ) -> ConfigError:
     """One ConfigError for a metric's YAML section, naming each key, with a did-you-mean."""
-    items = error.errors()
-    paths = [f"{key}.{'.'.join(str(part) for part in item['loc'])}" for item in items]
-    hint = None
-    if items[0]["type"] == "extra_forbidden":
-        allowed = [name.replace("_", "-") for name in config_type.model_fields]
-        close = difflib.get_close_matches(str(items[0]["loc"][-1]), allowed, n=1)
-        hint = f"Did you mean '{close[0]}'?" if close else "Allowed: " + ", ".join(allowed)
-    if len(items) == 1:
-        return ConfigError(items[0]["msg"], key=paths[0], hint=hint)
-    listed = "; ".join(f"{path}: {item['msg']}" for path, item in zip(paths, items, strict=True))
-    return ConfigError(f"{len(items)} problems: {listed}", key=paths[0], hint=hint)
+    allowed = [name.replace("_", "-") for name in config_type.model_fields]
+    problems = [
+        Problem(f"{key}.{problem.path}", problem.message, hint=problem.hint)
+        for problem in field_problems(
+            error, allowed_keys=lambda loc: allowed, spell=lambda name: name.replace("_", "-")
+        )
+    ]
+    return config_error(problems)
 
 
 class Need(enum.Enum):
@@ -146,6 +148,32 @@ class MetricConfig(BaseModel):
         return value
 
 
+_CRITERION_NAME = r"^[A-Za-z0-9][A-Za-z0-9_-]*$"
+
+
+@functools.cache
+def _section_model(config_type: type[MetricConfig], criteria_key: str) -> type[BaseModel]:
+    """A metric's YAML section model: its config plus ``<criteria_key>: {name: config}``."""
+    name_type = Annotated[str, StringConstraints(pattern=_CRITERION_NAME)]
+    fields: dict[str, Any] = {
+        criteria_key: (
+            dict[name_type, config_type],  # type: ignore[valid-type]
+            Field(
+                default_factory=dict,
+                description="Named criteria: each a config of this metric over these "
+                "defaults, and its own bean, fixture and CLI metric.",
+            ),
+        )
+    }
+    model: type[BaseModel] = create_model(
+        f"{config_type.__name__}Section",
+        __base__=config_type,
+        __doc__=f"{config_type.__doc__ or ''} Named criteria under '{criteria_key}'.",
+        **fields,
+    )
+    return model
+
+
 @dataclass
 class ScoringOutcome:
     """What a metric's scoring produced, before it becomes a :class:`MetricResult`."""
@@ -198,6 +226,57 @@ class Metric(ABC, Generic[ConfigT]):
     reads: ClassVar[Mapping[str, tuple[str, ...]]]
     #: Whether a lower score is better (a threshold is then a maximum).
     lower_is_better: ClassVar[bool] = False
+    #: YAML key of the metric's section that holds named variants (``criteria``), or None.
+    #: Each variant is a config of this metric laid over the section's defaults, and becomes
+    #: its own bean: ``container.metric("aspect_critic", "no-profanity")``, a pytest fixture
+    #: ``aspect_critic__no_profanity``, ``--metric aspect_critic:no-profanity``.
+    criteria_key: ClassVar[str | None] = None
+
+    @classmethod
+    def section_model(cls) -> type[BaseModel]:
+        """The model of ``spring.ai.ragas.metrics.<bean-name>``: the config, plus the named
+        criteria when the metric has them."""
+        if cls.criteria_key is None:
+            return cls.config_type
+        return _section_model(cls.config_type, cls.criteria_key)
+
+    @classmethod
+    def criteria(cls, settings: MetricsSettings) -> list[str]:
+        """Names of the named criteria the YAML declares for this metric (in file order)."""
+        if cls.criteria_key is None:
+            return []
+        section = settings.section(cls.bean_name)
+        declared = section.get(cls.criteria_key) if isinstance(section, Mapping) else None
+        return [str(name) for name in declared] if isinstance(declared, Mapping) else []
+
+    @classmethod
+    def find_criterion(cls, settings: MetricsSettings, criterion: str) -> str:
+        """The declared criterion ``criterion`` names (kebab or snake case, any case).
+
+        Raises:
+            ConfigError: the metric takes no named criteria, or none of that name is declared
+                (the message lists the declared ones).
+        """
+        section = cls.bean_name.replace("_", "-")
+        if cls.criteria_key is None:
+            raise ConfigError(
+                f"{cls.name} has no named criteria, so '{criterion}' cannot be one",
+                key=f"spring.ai.ragas.metrics.{section}",
+            )
+        declared = cls.criteria(settings)
+        wanted = criterion.strip().replace("_", "-").lower()
+        for name in declared:
+            if name.replace("_", "-").lower() == wanted:
+                return name
+        close = difflib.get_close_matches(criterion, declared, n=1)
+        listed = ", ".join(declared) if declared else "none"
+        raise ConfigError(
+            f"criterion '{criterion}' of {cls.name} is not declared (declared: {listed})",
+            key=f"spring.ai.ragas.metrics.{section}.{cls.criteria_key}",
+            hint=f"Did you mean '{close[0]}'?"
+            if close
+            else f"Declare it under spring.ai.ragas.metrics.{section}.{cls.criteria_key}",
+        )
 
     @classmethod
     def can_read(cls, sample: Sample) -> bool:
@@ -236,6 +315,7 @@ class Metric(ABC, Generic[ConfigT]):
     ) -> None:
         self._executor = executor
         self._embeddings = embeddings
+        self._criterion: str | None = None
         self._defaults: ConfigT = defaults or self.config_type()  # type: ignore[assignment]
         self._settings = settings or MetricsSettings()
         self._listeners = ListenerRegistry(listeners)
@@ -249,7 +329,19 @@ class Metric(ABC, Generic[ConfigT]):
         self._portal = portal
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(defaults={self._defaults!r})"
+        named = f"criterion={self._criterion!r}, " if self._criterion else ""
+        return f"{type(self).__name__}({named}defaults={self._defaults!r})"
+
+    @property
+    def criterion(self) -> str | None:
+        """The named criterion this bean was built for (``None``: the metric's own bean)."""
+        return self._criterion
+
+    @property
+    def label(self) -> str:
+        """The name results, events and reports show: ``AspectCriticMetric:no-profanity`` for
+        a named criterion's bean, else :attr:`name`."""
+        return f"{self.name}:{self._criterion}" if self._criterion else self.name
 
     @classmethod
     def from_settings(
@@ -260,11 +352,17 @@ class Metric(ABC, Generic[ConfigT]):
         listeners: Iterable[MetricListener] = (),
         portal: LoopPortal | None = None,
         embeddings: EmbeddingExecutor | None = None,
+        criterion: str | None = None,
     ) -> Metric[ConfigT]:
         """Build the bean with its defaults from ``spring.ai.ragas.metrics.<metric>``.
 
+        Args:
+            criterion: a named criterion of the section (see :attr:`criteria_key`): its
+                config is laid over the section's defaults.
+
         Raises:
-            ConfigError: the YAML section does not fit the metric's config (names the key).
+            ConfigError: the YAML section does not fit the metric's config (names the key),
+                or ``criterion`` is not declared (lists the declared ones).
         """
         if not settings.enabled:
             raise ConfigError(
@@ -274,11 +372,28 @@ class Metric(ABC, Generic[ConfigT]):
             )
         section = settings.section(cls.bean_name)
         key = f"spring.ai.ragas.metrics.{cls.bean_name.replace('_', '-')}"
+        named: Any = None
+        if cls.criteria_key is not None and isinstance(section, Mapping):
+            section = dict(section)
+            named = section.pop(cls.criteria_key, None)
         try:
             defaults = cls.config_type.model_validate(section)
         except ValidationError as error:
             raise _section_error(key, cls.config_type, error) from None
-        return cls(
+        if criterion is not None:
+            found = cls.find_criterion(settings, criterion)
+            entry_key = f"{key}.{cls.criteria_key}.{found}"
+
+            def kebab(mapping: Any) -> dict[str, Any]:
+                return {str(k).replace("_", "-"): v for k, v in dict(mapping or {}).items()}
+
+            # Validated merged, so checks across fields (min-score < max-score) see both.
+            try:
+                defaults = cls.config_type.model_validate({**kebab(section), **kebab(named[found])})
+            except ValidationError as error:
+                raise _section_error(entry_key, cls.config_type, error) from None
+            criterion = found
+        metric = cls(
             executor=executor,
             defaults=defaults,  # type: ignore[arg-type]
             settings=settings,
@@ -286,6 +401,8 @@ class Metric(ABC, Generic[ConfigT]):
             portal=portal,
             embeddings=embeddings,
         )
+        metric._criterion = criterion
+        return metric
 
     # ------------------------------------------------------------------ configuration
 
@@ -490,7 +607,7 @@ class Metric(ABC, Generic[ConfigT]):
         started = time.perf_counter()
         self._listeners.notify_before(
             EvaluationStarted(
-                metric=self.name,
+                metric=self.label,
                 sample=sample,
                 config=config,
                 judge_ids=judge_ids,
@@ -507,7 +624,7 @@ class Metric(ABC, Generic[ConfigT]):
             # What was run before the failure still reaches listeners (reports show it).
             self._listeners.notify_after(
                 EvaluationFinished(
-                    metric=self.name,
+                    metric=self.label,
                     sample=sample,
                     config=config,
                     judge_ids=judge_ids,
@@ -525,12 +642,16 @@ class Metric(ABC, Generic[ConfigT]):
         for step in outcome.steps:
             usage = usage + step.usage
         result = MetricResult(
-            metric=self.name,
+            metric=self.label,
             score=score,
             model_scores=outcome.model_scores,
             exclusions=outcome.exclusions,
             steps=outcome.steps,
-            metadata=outcome.metadata,
+            metadata=(
+                {"criterion": self._criterion, **outcome.metadata}
+                if self._criterion
+                else outcome.metadata
+            ),
             explanation=outcome.explanation,
             agreement=votes.share,
             disagreement=votes.disagreement,
@@ -547,7 +668,7 @@ class Metric(ABC, Generic[ConfigT]):
         )
         self._listeners.notify_after(
             EvaluationFinished(
-                metric=self.name,
+                metric=self.label,
                 sample=sample,
                 config=config,
                 judge_ids=judge_ids,

@@ -12,46 +12,35 @@ from typing import Any
 from ragas_boot.samples import AIMessage, HumanMessage, ToolCall, ToolMessage
 
 __all__ = [
-    "PROMPT_NAMES",
-    "PROMPT_PLACEHOLDERS",
     "bullet_list",
     "check_template",
     "load_prompt",
+    "prompt_placeholders",
     "render_conversation",
     "render_prompt",
     "tool_call_text",
 ]
 
-#: Templates shipped for each language, with the placeholders each may use (the public
-#: contract for custom templates).
-PROMPT_PLACEHOLDERS: dict[str, frozenset[str]] = {
-    "classify_topics": frozenset({"reference_topics", "extracted_topics", "count"}),
-    "compare_outcome": frozenset({"reference", "conversation"}),
-    "evaluate_outcome": frozenset({"goal", "conversation"}),
-    "extract_topics": frozenset({"conversation"}),
-    "generate_questions": frozenset({"user_input", "response", "count"}),
-    "infer_goal": frozenset({"conversation"}),
-    # Retrieval, response and NVIDIA metrics (shared steps in metrics/steps/).
-    "attribute_statements": frozenset({"question", "context", "statements", "count"}),
-    "check_statements": frozenset({"context", "statements", "count"}),
-    "confirm_answer_accuracy": frozenset(
-        {"response", "reference", "initial_rating", "initial_reason"}
-    ),
-    "detect_hallucinations": frozenset({"question", "context", "statements", "count"}),
-    "extract_claims": frozenset({"text"}),
-    "extract_entities": frozenset({"text"}),
-    "extract_statements": frozenset({"question", "answer"}),
-    "judge_context_with_reference": frozenset({"question", "reference", "context"}),
-    "judge_context_with_response": frozenset({"question", "response", "context"}),
-    "rate_answer_accuracy": frozenset({"response", "reference"}),
-    "rate_context_relevance": frozenset({"question", "context"}),
-    "rate_response_groundedness": frozenset({"response", "context"}),
-    "verify_claims": frozenset({"context", "statements", "count"}),
-    "verify_statements": frozenset({"context", "statements", "count"}),
-}
-PROMPT_NAMES = tuple(sorted(PROMPT_PLACEHOLDERS))
-
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+_PROMPTS = "prompts"
+
+
+@cache
+def prompt_placeholders() -> dict[str, frozenset[str]]:
+    """Each shipped template's name with the placeholders it may use.
+
+    Read off the English template files (``metrics/prompts/en/<name>.txt``): a metric adds a
+    prompt by adding its files, and the placeholders its template uses are the public contract
+    for custom templates.
+    """
+    folder = resources.files("ragas_boot.metrics").joinpath(_PROMPTS, "en")
+    return {
+        entry.name.removesuffix(".txt"): frozenset(
+            _PLACEHOLDER.findall(entry.read_text(encoding="utf-8"))
+        )
+        for entry in sorted(folder.iterdir(), key=lambda item: item.name)
+        if entry.name.endswith(".txt")
+    }
 
 
 @cache
@@ -61,10 +50,13 @@ def load_prompt(name: str, language: str = "en") -> str:
     Raises:
         KeyError: no such template.
     """
-    if name not in PROMPT_NAMES:
-        raise KeyError(f"no prompt named '{name}'; known: {', '.join(PROMPT_NAMES)}")
+    known = prompt_placeholders()
+    if name not in known:
+        raise KeyError(f"no prompt named '{name}'; known: {', '.join(known)}")
     folder = "ru" if language.lower() == "ru" else "en"
-    path = resources.files("ragas_boot.metrics").joinpath("prompts", folder, f"{name}.txt")
+    path = resources.files("ragas_boot.metrics").joinpath(_PROMPTS, folder, f"{name}.txt")
+    if folder != "en" and not path.is_file():
+        raise KeyError(f"prompt '{name}' has no '{folder}' translation")
     return path.read_text(encoding="utf-8")
 
 
@@ -75,9 +67,10 @@ def check_template(name: str, template: str) -> None:
         ValueError: unknown prompt name, unknown placeholder, or no ``{conversation}`` /
             list placeholder at all (a template that ignores its input is a mistake).
     """
-    if name not in PROMPT_PLACEHOLDERS:
-        raise ValueError(f"no prompt named '{name}'; known: {', '.join(PROMPT_NAMES)}")
-    allowed = PROMPT_PLACEHOLDERS[name]
+    known = prompt_placeholders()
+    if name not in known:
+        raise ValueError(f"no prompt named '{name}'; known: {', '.join(known)}")
+    allowed = known[name]
     used = set(_PLACEHOLDER.findall(template))
     unknown = sorted(used - allowed)
     may_use = ", ".join("{" + item + "}" for item in sorted(allowed))

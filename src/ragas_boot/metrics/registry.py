@@ -43,8 +43,11 @@ __all__ = [
     "METRICS",
     "MetricRegistry",
     "check_metric_sections",
+    "criterion_bean_name",
+    "criterion_beans",
     "metric_class",
     "register_metric",
+    "split_criterion",
 ]
 
 log = logging.getLogger("ragas_boot.metrics")
@@ -195,8 +198,9 @@ class MetricRegistry(Mapping[str, type[Metric]]):  # type: ignore[type-arg]
         raise KeyError(f"unknown metric '{name}'{hint} known: {', '.join(sorted(classes))}")
 
     def section_models(self) -> dict[str, type[BaseModel]]:
-        """Bean name → config model of its YAML section (for the config layer)."""
-        return {bean: cls.config_type for bean, cls in self._all().items()}
+        """Bean name → model of its YAML section (for the config layer): the config, plus
+        ``criteria`` for metrics with named criteria."""
+        return {bean: cls.section_model() for bean, cls in self._all().items()}
 
 
 def _builtin_metrics() -> Iterator[type[Metric]]:  # type: ignore[type-arg]
@@ -276,3 +280,28 @@ def metric_class(name: str) -> type[Metric]:  # type: ignore[type-arg]
         KeyError: no such metric; the message lists the known ones.
     """
     return METRICS.lookup(name)
+
+
+def split_criterion(name: str) -> tuple[str, str | None]:
+    """``"aspect_critic:no-profanity"`` → ``("aspect_critic", "no-profanity")``; no colon → None."""
+    metric, colon, criterion = name.partition(":")
+    if not colon:
+        return name.strip(), None
+    return metric.strip(), criterion.strip()
+
+
+def criterion_bean_name(bean_name: str, criterion: str) -> str:
+    """The bean (and pytest fixture) name of a named criterion: ``aspect_critic__no_profanity``.
+
+    The double underscore keeps it apart from every metric's own bean name.
+    """
+    return f"{bean_name}__{criterion.strip().replace('-', '_').lower()}"
+
+
+def criterion_beans(settings: RagasSettings) -> dict[str, tuple[type[Metric], str]]:  # type: ignore[type-arg]
+    """Bean name → (metric class, criterion) of every named criterion the settings declare."""
+    return {
+        criterion_bean_name(bean, criterion): (cls, criterion)
+        for bean, cls in METRICS.items()
+        for criterion in cls.criteria(settings.metrics)
+    }

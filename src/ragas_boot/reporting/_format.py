@@ -1,27 +1,39 @@
-"""Number and text formatting shared by the console and HTML renderers."""
+"""Number and text formatting shared by every renderer (one spelling of each figure)."""
 
 from __future__ import annotations
 
+from rich.text import Text
+
+from ragas_boot._text import printable
 from ragas_boot.runs.results import Evaluation
 
 __all__ = [
     "MISSING",
     "evaluation_label",
+    "fraction",
     "kappa",
+    "milliseconds",
     "percent",
+    "plain",
     "score",
     "seconds",
     "short",
     "tokens",
 ]
 
-#: Shown where a figure does not exist (no score, no items).
+#: Shown where a figure does not exist (no score, no items), in every renderer: console,
+#: HTML, the suite reports, the pytest table and the Allure page.
 MISSING = "—"
 
 
 def score(value: float | None) -> str:
     """``0.750``, or the missing mark."""
     return MISSING if value is None else f"{value:.3f}"
+
+
+def fraction(value: float | None) -> str:
+    """``0.75`` (two decimals, for a suite's per-case figures), or the missing mark."""
+    return MISSING if value is None else f"{value:.2f}"
 
 
 def percent(value: float | None) -> str:
@@ -41,6 +53,15 @@ def seconds(value: float | None) -> str:
     return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
 
 
+def milliseconds(value: float | None) -> str:
+    """``850 ms``; ``12.5 s`` from ten seconds on; or the missing mark."""
+    if value is None:
+        return MISSING
+    if value >= 10_000:
+        return f"{value / 1000:.1f} s"
+    return f"{value:.0f} ms"
+
+
 def tokens(value: int) -> str:
     """``12,345``."""
     return f"{value:,}"
@@ -50,6 +71,15 @@ def short(text: str, limit: int = 120) -> str:
     """``text`` on one line, cut to ``limit`` characters."""
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def plain(value: object, style: str = "") -> Text:
+    """Text from a dataset or a configuration for a rich console: shown as written.
+
+    A ``Text`` is never parsed for markup (``[/x]`` and ``[link=...]`` stay literal), and
+    :func:`~ragas_boot._text.printable` shows control characters as escapes.
+    """
+    return Text(printable(value), style=style)
 
 
 def evaluation_label(evaluation: Evaluation) -> str:

@@ -28,17 +28,17 @@ def _cell(evaluation: Evaluation) -> Text:
     style = {"failed": "bold red", "undefined": "yellow"}.get(evaluation.status)
     if style is None:
         style = "green" if evaluation.passed else "red"
-    return Text(fmt.evaluation_label(evaluation), style=style)
+    return fmt.plain(fmt.evaluation_label(evaluation), style=style)
 
 
 def results_table(run: RunResult) -> Table:
     """One row per sample, one column per metric."""
-    table = Table(title=f"Results ({_dataset_label(run)})", title_justify="left")
+    table = Table(title=fmt.plain(f"Results ({_dataset_label(run)})"), title_justify="left")
     table.add_column("Sample", no_wrap=True)
     for metric in run.metrics:
         table.add_column(metric.name, no_wrap=True)
     for sample in run.samples:
-        table.add_row(Text(sample.sample_id), *(_cell(e) for e in sample.evaluations))
+        table.add_row(fmt.plain(sample.sample_id), *(_cell(e) for e in sample.evaluations))
     return table
 
 
@@ -51,7 +51,7 @@ def metrics_table(run: RunResult) -> Table:
         table.add_column(name, justify="right")
     for summary in run.metric_summaries:
         table.add_row(
-            summary.metric,
+            fmt.plain(summary.metric),
             fmt.score(summary.mean),
             fmt.score(summary.minimum),
             fmt.score(summary.maximum),
@@ -76,8 +76,8 @@ def judges_table(run: RunResult) -> Table:
         first = index == 0 or per_metric[index - 1].judge_id != summary.judge_id
         last = index == len(per_metric) - 1 or per_metric[index + 1].judge_id != summary.judge_id
         table.add_row(
-            Text(f"{summary.judge_id} ({summary.provider})" if first else ""),
-            summary.metric,
+            fmt.plain(f"{summary.judge_id} ({summary.provider})" if first else ""),
+            fmt.plain(summary.metric),
             fmt.score(summary.mean),
             fmt.percent(summary.pass_rate),
             fmt.seconds(summary.latency_p50_s),
@@ -104,8 +104,8 @@ def agreement_table(run: RunResult) -> Table:
         label = summary.metric or "all metrics"
         for index, pair in enumerate(summary.pairs):
             table.add_row(
-                label if index == 0 else "",
-                Text(f"{pair.judge_a} · {pair.judge_b}"),
+                fmt.plain(label if index == 0 else ""),
+                fmt.plain(f"{pair.judge_a} · {pair.judge_b}"),
                 str(pair.items),
                 fmt.percent(pair.percent_agreement),
                 fmt.kappa(pair.cohen_kappa),
@@ -133,7 +133,9 @@ def failures_table(run: RunResult) -> Table | None:
     for sample_id, evaluation in failures[:_MAX_FAILURE_ROWS]:
         error = evaluation.error
         message = f"{error.kind}: {fmt.short(error.message, 160)}" if error else "failed"
-        table.add_row(Text(sample_id), evaluation.metric, Text(message, style="red"))
+        table.add_row(
+            fmt.plain(sample_id), fmt.plain(evaluation.metric), fmt.plain(message, style="red")
+        )
     if len(failures) > _MAX_FAILURE_ROWS:
         table.caption = f"… and {len(failures) - _MAX_FAILURE_ROWS} more (see the JSON or HTML)"
     return table
@@ -147,7 +149,7 @@ def _dataset_label(run: RunResult) -> str:
 def run_line(run: RunResult) -> Text:
     """One line: counts, judge calls, tokens and time of the run."""
     totals = run.totals
-    return Text(
+    return fmt.plain(
         f"{run.dataset.size} samples × {len(run.metrics)} metrics: "
         f"{totals.scored} scored, {totals.undefined} undefined, {totals.failed} failed · "
         f"{totals.judge_calls} judge calls ({totals.failed_judge_calls} failed) · "

@@ -9,90 +9,29 @@ behind ``<details>`` toggles. Everything user-supplied is HTML-escaped.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from html import escape
-from typing import Any
+from collections.abc import Sequence
 
 from ragas_boot.execution.results import JudgeCall, StepRecord
 from ragas_boot.metrics.results import meets_threshold
 from ragas_boot.reporting import _format as fmt
+from ragas_boot.reporting._html import escape as _e
+from ragas_boot.reporting._html import numeric_cell as _num
+from ragas_boot.reporting._html import table as _table
+from ragas_boot.reporting._style import style_tag
 from ragas_boot.runs.results import Evaluation, JudgeSummary, MetricInfo, RunResult, SampleRun
-from ragas_boot.samples import AIMessage, HumanMessage, Sample, ToolCall, ToolMessage
+from ragas_boot.samples import (
+    AIMessage,
+    ExpectedToolCall,
+    HumanMessage,
+    Sample,
+    ToolCall,
+    ToolCallAlternatives,
+    ToolMessage,
+)
 
 __all__ = ["render_html"]
 
 _PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1", "#edc948")
-
-_CSS = """
-:root { --fg: #1f2328; --muted: #656d76; --line: #d0d7de; --bg: #ffffff; --soft: #f6f8fa;
-  --pass: #1a7f37; --fail: #cf222e; --warn: #9a6700; --accent: #0969da; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 14px/1.5 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif;
-  color: var(--fg); background: var(--soft); }
-main { max-width: 1180px; margin: 0 auto; padding: 24px; }
-header.top { background: var(--bg); border-bottom: 1px solid var(--line); }
-header.top div { max-width: 1180px; margin: 0 auto; padding: 20px 24px 12px; }
-h1 { font-size: 22px; margin: 0 0 4px; }
-h2 { font-size: 18px; margin: 0 0 12px; }
-h3 { font-size: 15px; margin: 16px 0 8px; }
-h4 { font-size: 14px; margin: 12px 0 6px; }
-nav a { margin-right: 16px; color: var(--accent); text-decoration: none; }
-.meta { color: var(--muted); margin: 0 0 8px; }
-section.card { background: var(--bg); border: 1px solid var(--line); border-radius: 8px;
-  padding: 16px 20px; margin: 0 0 20px; }
-table { border-collapse: collapse; width: 100%; margin: 4px 0 8px; }
-th, td { text-align: left; padding: 5px 10px; border-bottom: 1px solid var(--line);
-  vertical-align: top; }
-th { background: var(--soft); font-weight: 600; white-space: nowrap; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-tr.group-start td { border-top: 2px solid var(--line); }
-.badge { display: inline-block; padding: 0 8px; border-radius: 10px; font-size: 12px;
-  font-weight: 600; white-space: nowrap; border: 1px solid transparent; margin-right: 4px; }
-.badge.pass { color: var(--pass); border-color: var(--pass); background: #dafbe1; }
-.badge.fail { color: var(--fail); border-color: var(--fail); background: #ffebe9; }
-.badge.failed { color: #fff; background: var(--fail); }
-.badge.undefined { color: var(--warn); border-color: var(--warn); background: #fff8c5; }
-.muted { color: var(--muted); }
-.charts { display: flex; flex-wrap: wrap; gap: 24px; }
-.chart { flex: 1 1 520px; }
-svg text { font: 12px -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; fill: var(--fg); }
-svg .grid { stroke: var(--line); stroke-width: 1; }
-svg .axis { fill: var(--muted); }
-.legend span { display: inline-block; margin-right: 14px; font-size: 12px; }
-.legend i { display: inline-block; width: 10px; height: 10px; margin-right: 4px;
-  border-radius: 2px; vertical-align: middle; }
-details.sample { background: var(--bg); border: 1px solid var(--line); border-radius: 8px;
-  margin: 0 0 8px; }
-details.sample > summary { padding: 8px 14px; cursor: pointer; }
-details.sample[open] > summary { border-bottom: 1px solid var(--line); }
-.sample-body { padding: 8px 16px 12px; }
-.sid { font-weight: 600; margin-right: 8px; font-family: ui-monospace, Menlo, Consolas, monospace; }
-.cols { display: flex; flex-wrap: wrap; gap: 20px; }
-.cols > div { flex: 1 1 420px; min-width: 0; }
-.msg { border-left: 3px solid var(--line); padding: 2px 10px; margin: 4px 0; }
-.msg.human { border-color: var(--accent); }
-.msg.ai { border-color: var(--pass); }
-.msg.tool { border-color: var(--warn); background: var(--soft); }
-.role { font-size: 11px; font-weight: 700; text-transform: uppercase; color: var(--muted); }
-.text { white-space: pre-wrap; overflow-wrap: anywhere; }
-code, pre { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
-code.call { display: block; background: var(--soft); padding: 2px 6px; margin: 2px 0;
-  border-radius: 4px; overflow-wrap: anywhere; }
-pre { background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 8px;
-  white-space: pre-wrap; overflow-wrap: anywhere; max-height: 420px; overflow: auto;
-  margin: 4px 0; }
-.chip { display: inline-block; background: #ddf4ff; color: #0550ae; border-radius: 10px;
-  padding: 0 8px; margin: 0 4px 4px 0; font-size: 12px; }
-.evaluation { border-top: 1px dashed var(--line); margin-top: 10px; padding-top: 4px; }
-.error { color: var(--fail); }
-details.calls > summary, details.part > summary { cursor: pointer; color: var(--accent); }
-.call-box { border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px; margin: 6px 0; }
-footer { color: var(--muted); text-align: center; padding: 8px 0 24px; font-size: 12px; }
-"""
-
-
-def _e(value: Any) -> str:
-    return escape(str(value), quote=True)
 
 
 def _anchor(sample_id: str) -> str:
@@ -103,19 +42,6 @@ def _badge(evaluation: Evaluation) -> str:
     status = evaluation.status
     css = status if status != "scored" else ("pass" if evaluation.passed else "fail")
     return f'<span class="badge {css}">{_e(fmt.evaluation_label(evaluation))}</span>'
-
-
-def _table(headers: Sequence[str], rows: Iterable[str], numeric: Iterable[int] = ()) -> str:
-    right = set(numeric)
-    head = "".join(
-        f'<th class="num">{_e(h)}</th>' if i in right else f"<th>{_e(h)}</th>"
-        for i, h in enumerate(headers)
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-
-
-def _num(text: str) -> str:
-    return f'<td class="num">{_e(text)}</td>'
 
 
 # --------------------------------------------------------------------------- charts
@@ -371,7 +297,12 @@ def _failures_section(run: RunResult) -> str:
 
 def _call_text(call: ToolCall) -> str:
     arguments = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
-    return f'<code class="call">{_e(call.name)}({_e(arguments)})</code>'
+    notes = ""
+    if isinstance(call, ExpectedToolCall):
+        rules = [f"{name}: {rule.describe()}" for name, rule in call.argument_rules.items()]
+        notes = "; ".join((["optional"] if call.optional else []) + rules)
+        notes = f' <span class="muted">[{_e(notes)}]</span>' if notes else ""
+    return f'<code class="call">{_e(call.name)}({_e(arguments)})</code>{notes}'
 
 
 def _conversation(sample: Sample) -> str:
@@ -386,6 +317,7 @@ def _conversation(sample: Sample) -> str:
             role, css, body = "user", "human", f'<div class="text">{_e(message.content)}</div>'
         elif isinstance(message, ToolMessage):
             name = f" · {message.name}" if message.name else ""
+            name += " · error" if message.failed else ""
             role, css, body = (
                 f"tool{name}",
                 "tool",
@@ -413,9 +345,18 @@ def _expected(sample: Sample) -> str:
     if sample.reference_topics is not None:
         chips = "".join(f'<span class="chip">{_e(t)}</span>' for t in sample.reference_topics)
         parts.append(f"<h4>Reference topics</h4><div>{chips or '<i>none</i>'}</div>")
-    if sample.reference_tool_calls is not None:
-        calls = "".join(_call_text(call) for call in sample.reference_tool_calls)
-        parts.append(f"<h4>Reference tool calls</h4>{calls or '<i>none expected</i>'}")
+    alternatives = sample.reference_alternatives()
+    if alternatives is not None:
+        listed = [
+            "".join(_call_text(call) for call in calls) or "<i>none expected</i>"
+            for calls in alternatives
+        ]
+        if isinstance(sample.reference_tool_calls, ToolCallAlternatives):
+            listed = [
+                f'<div><span class="muted">Alternative {number}:</span> {calls}</div>'
+                for number, calls in enumerate(listed, 1)
+            ]
+        parts.append(f"<h4>Reference tool calls</h4>{''.join(listed)}")
     if sample.metadata:
         dumped = json.dumps(sample.metadata, ensure_ascii=False, indent=2, default=str)
         parts.append(f"<h4>Metadata</h4><pre>{_e(dumped)}</pre>")
@@ -554,5 +495,5 @@ def render_html(run: RunResult, *, title: str | None = None) -> str:
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_e(heading)}</title><style>{_CSS}</style></head><body>{body}</body></html>\n"
+        f"<title>{_e(heading)}</title>{style_tag()}</head><body>{body}</body></html>\n"
     )

@@ -13,13 +13,14 @@ from typing import Any
 
 from ragas_boot.runs.results import RunResult
 
-__all__ = ["REPORT_SCHEMA_VERSION", "render_json", "report_json_schema"]
+__all__ = ["REPORT_SCHEMA_VERSION", "generator", "render_json", "report_json_schema"]
 
 #: Version of the JSON report's layout; raised when a field is renamed or removed.
 REPORT_SCHEMA_VERSION = 1
 
 
-def _generator() -> dict[str, str]:
+def generator() -> dict[str, str]:
+    """``{"name": "ragas-boot", "version": ...}``: who wrote a JSON report."""
     from ragas_boot import __version__
 
     return {"name": "ragas-boot", "version": __version__}
@@ -29,7 +30,7 @@ def report_document(run: RunResult) -> dict[str, Any]:
     """The report as JSON-ready data."""
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
-        "generator": _generator(),
+        "generator": generator(),
         **run.model_dump(mode="json"),
     }
 

@@ -1,30 +1,26 @@
 """Keeping secrets out of what ragas-boot prints and writes.
 
-Results never hold API keys, and settings mask them (``SecretStr``); :func:`redact` is the
-last line of defence at the output edge (a provider's error message that quotes a key).
+Results never hold API keys, and settings mask them (``SecretStr``: API keys and every header
+value); :func:`redact` is the last line of defence at the output edge (a provider's error
+message that quotes a key, a credential inside a ``base-url``).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, SecretStr
 
-__all__ = ["MASK", "is_sensitive_header", "redact", "secret_values"]
+from ragas_boot.config.urls import url_secrets
+
+__all__ = ["MASK", "redact", "secret_values"]
 
 #: What a secret is replaced with.
 MASK = "****"
 
 #: Secrets shorter than this are not searched for (they would mask ordinary words).
 _MIN_SECRET_LENGTH = 8
-_SENSITIVE_HEADER = re.compile(r"auth|key|token|secret|cookie|password", re.IGNORECASE)
-
-
-def is_sensitive_header(name: str) -> bool:
-    """Whether an HTTP header's value is a credential (``Authorization``, ``X-Api-Key``...)."""
-    return bool(_SENSITIVE_HEADER.search(name))
 
 
 def _walk(value: Any, found: list[str]) -> None:
@@ -33,8 +29,8 @@ def _walk(value: Any, found: list[str]) -> None:
     elif isinstance(value, BaseModel):
         for name in type(value).model_fields:
             item = getattr(value, name)
-            if name == "headers" and isinstance(item, Mapping):
-                found.extend(str(v) for k, v in item.items() if is_sensitive_header(str(k)))
+            if name == "base_url" and isinstance(item, str):
+                found.extend(url_secrets(item))
             else:
                 _walk(item, found)
     elif isinstance(value, Mapping):
@@ -46,7 +42,8 @@ def _walk(value: Any, found: list[str]) -> None:
 
 
 def secret_values(settings: BaseModel) -> list[str]:
-    """Every secret in a settings tree: ``SecretStr`` values and credential headers."""
+    """Every secret in a settings tree: ``SecretStr`` values (keys, header values) and the
+    credentials inside base URLs."""
     found: list[str] = []
     _walk(settings, found)
     return sorted({value for value in found if len(value) >= _MIN_SECRET_LENGTH}, key=len)[::-1]

@@ -13,7 +13,8 @@ from typing import Any
 import yaml
 
 from ragas_boot.config.settings import ROOT_PREFIXES, RagasSettings
-from ragas_boot.reporting.redaction import MASK, is_sensitive_header
+from ragas_boot.config.urls import mask_url
+from ragas_boot.reporting.redaction import MASK
 
 __all__ = ["render_settings_yaml", "settings_tree"]
 
@@ -31,15 +32,17 @@ def settings_tree(settings: RagasSettings) -> dict[str, Any]:
 
 
 def _mask_headers(value: Any) -> Any:
+    """Header values and credentials inside base URLs masked (the keys are already)."""
     if isinstance(value, dict):
-        return {
-            key: (
-                {k: MASK if is_sensitive_header(k) else v for k, v in item.items()}
-                if key == "headers" and isinstance(item, dict)
-                else _mask_headers(item)
-            )
-            for key, item in value.items()
-        }
+        masked: dict[str, Any] = {}
+        for key, item in value.items():
+            if key == "headers" and isinstance(item, dict):
+                masked[key] = dict.fromkeys(item, MASK)
+            elif key == "base-url" and isinstance(item, str):
+                masked[key] = mask_url(item)
+            else:
+                masked[key] = _mask_headers(item)
+        return masked
     if isinstance(value, list):
         return [_mask_headers(item) for item in value]
     return value

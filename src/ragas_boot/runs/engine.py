@@ -12,6 +12,11 @@ Each (sample, metric) pair is one evaluation; ``concurrency`` of them are in fli
 (each one fans out to its judges, under the providers' own limits). An evaluation that fails
 (no judge answered, or the sample lacks a field the metric needs) is recorded as failed with
 its error: every sample appears in the result, in dataset order.
+
+A run can be bounded: ``evaluation_deadline_s`` per evaluation, ``deadline_s`` for the whole
+run, and a :class:`RunControl` whose :meth:`~RunControl.stop` (safe from a signal handler or
+another thread) ends it early. What finished is kept; every evaluation that did not finish is
+failed with the kind ``deadline`` or ``interrupted``, and ``RunResult.stopped`` says why.
 """
 
 from __future__ import annotations
@@ -27,9 +32,9 @@ from typing import Any
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.datasets import Dataset, default_sample_id
 from ragas_boot.errors import AllJudgesFailedError, NoConsensusError, SampleValidationError
-from ragas_boot.execution.bridge import LoopPortal
 from ragas_boot.execution.results import Exclusion
 from ragas_boot.metrics.base import Metric, MetricConfig
+from ragas_boot.runs._concurrency import RunControl, bounded_run, run_blocking
 from ragas_boot.runs.results import (
     DatasetInfo,
     Evaluation,
@@ -38,6 +43,7 @@ from ragas_boot.runs.results import (
     MetricInfo,
     RunResult,
     SampleRun,
+    StopReason,
 )
 from ragas_boot.runs.summaries import (
     agreement_summaries,
@@ -50,6 +56,7 @@ from ragas_boot.samples import Sample
 __all__ = [
     "DEFAULT_CONCURRENCY",
     "ProgressCallback",
+    "RunControl",
     "RunProgress",
     "aevaluate_dataset",
     "evaluate_dataset",
@@ -100,6 +107,25 @@ class RunProgress:
 
 #: Receives a :class:`RunProgress` after each evaluation (and once at the start).
 ProgressCallback = Callable[[RunProgress], None]
+
+
+_STOP_MESSAGES: dict[StopReason, str] = {
+    "deadline": "the run's deadline of {deadline} passed before this evaluation finished",
+    "interrupted": "the run was interrupted before this evaluation finished",
+}
+
+
+def _unfinished(name: str, reason: StopReason, deadline_s: float | None) -> Evaluation:
+    deadline = f"{deadline_s:g}s" if deadline_s is not None else "?"
+    return Evaluation(
+        metric=name,
+        status="failed",
+        error=EvaluationError(
+            kind=reason,
+            type="RunStopped",
+            message=_STOP_MESSAGES[reason].format(deadline=deadline),
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,13 +215,27 @@ def _failure(error: Exception) -> EvaluationError:
     return EvaluationError(kind="error", type=kind, message=str(error) or kind)
 
 
-async def _evaluate(plan: _Plan, sample: Sample) -> Evaluation:
+async def _evaluate(plan: _Plan, sample: Sample, deadline_s: float | None = None) -> Evaluation:
     started = time.perf_counter()
+    limit = asyncio.timeout(deadline_s)
     try:
-        result = await plan.metric.aevaluate(sample, plan.config)
+        async with limit:
+            result = await plan.metric.aevaluate(sample, plan.config)
     except asyncio.CancelledError:
         raise
     except Exception as error:
+        if isinstance(error, TimeoutError) and limit.expired():
+            return Evaluation(
+                metric=plan.name,
+                status="failed",
+                error=EvaluationError(
+                    kind="deadline",
+                    type="DeadlineExceeded",
+                    message=f"no result within the evaluation deadline of {deadline_s:g}s; "
+                    "its judge calls were cancelled",
+                ),
+                duration_s=time.perf_counter() - started,
+            )
         if not isinstance(error, AllJudgesFailedError | SampleValidationError | NoConsensusError):
             log.exception("%s failed on sample %s with an unexpected error", plan.name, sample.id)
         return Evaluation(
@@ -265,6 +305,9 @@ async def aevaluate_dataset(
     configs: ConfigsArgument | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: ProgressCallback | None = None,
+    deadline_s: float | None = None,
+    evaluation_deadline_s: float | None = None,
+    control: RunControl | None = None,
 ) -> RunResult:
     """Evaluate every sample with every metric and summarise.
 
@@ -277,38 +320,70 @@ async def aevaluate_dataset(
             for this run, e.g. ``{"agent_goal_accuracy": {"models": ["a", "b"]}}``.
         concurrency: evaluations in flight at once (at least 1).
         progress: called after each evaluation with a :class:`RunProgress`.
+        deadline_s: seconds the whole run may take; then what is unfinished is cancelled
+            and failed with the kind ``deadline``.
+        evaluation_deadline_s: seconds one evaluation may take; then it is cancelled and
+            failed with the kind ``deadline`` (the run goes on).
+        control: lets a signal handler or another thread end the run early
+            (:meth:`RunControl.stop`); unfinished evaluations are failed as ``interrupted``.
 
     Returns:
-        The run: every sample × metric, scored, undefined or failed, and the summaries.
+        The run: every sample × metric, scored, undefined or failed, and the summaries;
+        ``stopped`` says whether (and why) it ended early.
 
     Raises:
         JudgeNotFoundError: a config names an unknown judge (before any call is made).
-        ValueError: no metric, a metric given twice, duplicate sample ids, bad concurrency.
+        ValueError: no metric, a metric given twice, duplicate sample ids, bad concurrency
+            or a deadline that is not positive.
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    for name, value in (
+        ("deadline_s", deadline_s),
+        ("evaluation_deadline_s", evaluation_deadline_s),
+    ):
+        if value is not None and not value > 0:
+            raise ValueError(f"{name} must be > 0, got {value}")
     plans = _plans(metrics, configs)
     info, samples = _samples(dataset)
     started_at = datetime.now(UTC)
     started = time.perf_counter()
     tracker = _Tracker(len(samples), len(plans), progress)
-    outcomes: dict[tuple[int, int], Evaluation] = {}
-    pending = iter([(s, m) for s in range(len(samples)) for m in range(len(plans))])
+    pairs = [(s, m) for s in range(len(samples)) for m in range(len(plans))]
 
-    async def worker() -> None:
-        for sample_index, plan_index in pending:
-            evaluation = await _evaluate(plans[plan_index], samples[sample_index])
-            outcomes[sample_index, plan_index] = evaluation
-            tracker.finished(sample_index, evaluation)
+    async def evaluate(pair: tuple[int, int]) -> Evaluation:
+        return await _evaluate(plans[pair[1]], samples[pair[0]], evaluation_deadline_s)
+
+    def finished(index: int, evaluation: Evaluation) -> None:
+        tracker.finished(pairs[index][0], evaluation)
 
     tracker.notify()
-    await asyncio.gather(*(worker() for _ in range(min(concurrency, tracker.total) or 1)))
+    done, stopped = await bounded_run(
+        pairs,
+        evaluate,
+        concurrency=concurrency,
+        on_done=finished,
+        deadline_s=deadline_s,
+        control=control,
+    )
+    outcomes = {pairs[index]: evaluation for index, evaluation in done.items()}
+    if stopped is not None:
+        log.warning(
+            "run stopped (%s) with %d of %d evaluations finished",
+            stopped,
+            len(outcomes),
+            tracker.total,
+        )
 
     runs = [
         SampleRun(
             sample_id=sample.id or "",
             sample=sample,
-            evaluations=[outcomes[index, plan_index] for plan_index in range(len(plans))],
+            evaluations=[
+                outcomes.get((index, plan_index))
+                or _unfinished(plans[plan_index].name, stopped or "interrupted", deadline_s)
+                for plan_index in range(len(plans))
+            ],
         )
         for index, sample in enumerate(samples)
     ]
@@ -332,6 +407,7 @@ async def aevaluate_dataset(
         concurrency=concurrency,
         started_at=started_at,
         duration_s=time.perf_counter() - started,
+        stopped=stopped,
     )
 
 
@@ -342,6 +418,9 @@ def evaluate_dataset(
     configs: ConfigsArgument | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: ProgressCallback | None = None,
+    deadline_s: float | None = None,
+    evaluation_deadline_s: float | None = None,
+    control: RunControl | None = None,
 ) -> RunResult:
     """Sync twin of :func:`aevaluate_dataset`; the run happens on the judges' I/O loop.
 
@@ -349,14 +428,15 @@ def evaluate_dataset(
     """
     beans = list(metrics.values()) if isinstance(metrics, Mapping) else list(metrics)
     run = aevaluate_dataset(
-        dataset, metrics, configs=configs, concurrency=concurrency, progress=progress
+        dataset,
+        metrics,
+        configs=configs,
+        concurrency=concurrency,
+        progress=progress,
+        deadline_s=deadline_s,
+        evaluation_deadline_s=evaluation_deadline_s,
+        control=control,
     )
+    # The judges' I/O loop when a metric calls judges; else a short-lived loop of our own.
     portal = next((bean.portal for bean in beans if bean.needs), None)
-    if portal is not None:
-        return portal.call(run)
-    # No metric calls judges: a short-lived loop of our own runs the computation.
-    own = LoopPortal(name="ragas-boot-run")
-    try:
-        return own.call(run)
-    finally:
-        own.close()
+    return run_blocking(run, portal=portal, name="ragas-boot-run")

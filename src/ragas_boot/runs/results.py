@@ -23,19 +23,26 @@ __all__ = [
     "Evaluation",
     "EvaluationError",
     "EvaluationStatus",
+    "GateFailure",
     "JudgeInfo",
     "JudgeSummary",
     "MetricInfo",
     "MetricSummary",
     "PairAgreement",
+    "RunGate",
     "RunResult",
     "RunTotals",
     "SampleRun",
+    "StopReason",
 ]
 
 #: ``scored``: a score exists; ``undefined``: the metric has no score for this sample (the
 #: result says why); ``failed``: no result (every judge failed, or the sample lacks a field).
 EvaluationStatus = Literal["scored", "undefined", "failed"]
+
+#: Why a run ended before every evaluation finished: its deadline passed, or it was
+#: interrupted (SIGINT / SIGTERM, or :meth:`~ragas_boot.runs.RunControl.stop`).
+StopReason = Literal["deadline", "interrupted"]
 
 _FROZEN = ConfigDict(frozen=True)
 
@@ -80,9 +87,12 @@ class EvaluationError(BaseModel):
 
     model_config = _FROZEN
 
-    kind: Literal["all_judges_failed", "sample_validation", "no_consensus", "error"] = Field(
+    kind: Literal[
+        "all_judges_failed", "sample_validation", "no_consensus", "deadline", "interrupted", "error"
+    ] = Field(
         description="Failure kind: no judge answered, the sample lacks a field, no consensus, "
-        "or an unexpected error."
+        "a deadline passed (the evaluation's or the run's) or the run was interrupted before "
+        "it finished, or an unexpected error."
     )
     type: str = Field(description="Exception class name.")
     message: str = Field(description="The error message.")
@@ -238,6 +248,37 @@ class RunTotals(BaseModel):
     usage: TokenUsage = Field(description="Tokens used by every judge call.")
 
 
+class GateFailure(BaseModel):
+    """A metric that fails the run's gate."""
+
+    model_config = _FROZEN
+
+    metric: str = Field(description="Bean name of the metric.")
+    kind: Literal["nothing_scored", "under_fail_under", "over_maximum"] = Field(
+        description="nothing_scored: every evaluation failed; under_fail_under: the mean is "
+        "under (or, with nothing scored, has no value against) the required mean; "
+        "over_maximum: a lower-is-better metric's mean is over 1 - fail_under."
+    )
+    mean: float | None = Field(description="The metric's mean score; None when none exists.")
+    failed: int = Field(description="Evaluations of the metric that failed.")
+
+
+class RunGate(BaseModel):
+    """The CI gate's verdict on a dataset run: the counterpart of a suite's ``SuiteGate``.
+
+    A metric fails it when no sample could be scored (every evaluation failed), or when
+    ``fail_under`` is given and its mean is under it (or does not exist); for a
+    lower-is-better metric (NoiseSensitivity, Hallucination) the gate is on ``1 - score``,
+    so its mean may be at most ``1 - fail_under``.
+    """
+
+    model_config = _FROZEN
+
+    fail_under: float | None = Field(description="Mean every metric needs; None: not checked.")
+    failures: list[GateFailure] = Field(description="The metrics that fail it, in run order.")
+    passed: bool = Field(description="Whether no metric fails it.")
+
+
 class RunResult(BaseModel):
     """The result of running metrics over a dataset: every sample, every metric, summaries."""
 
@@ -258,6 +299,11 @@ class RunResult(BaseModel):
     concurrency: int = Field(description="Evaluations allowed in flight at once.")
     started_at: datetime = Field(description="When the run started (UTC).")
     duration_s: float = Field(description="Wall time of the run.")
+    stopped: StopReason | None = Field(
+        default=None,
+        description="Why the run ended early (deadline, interrupted); None when it finished. "
+        "Evaluations it did not finish are failed with that kind.",
+    )
 
     def metric_summary(self, metric: str) -> MetricSummary:
         """The summary of ``metric`` (bean name).
@@ -287,6 +333,34 @@ class RunResult(BaseModel):
             if summary.metric == metric:
                 return summary
         return None
+
+    def gate(self, fail_under: float | None = None) -> RunGate:
+        """The CI gate's verdict (``ragas-boot evaluate --fail-under``).
+
+        Raises:
+            ValueError: ``fail_under`` is outside [0, 1].
+        """
+        if fail_under is not None and not 0.0 <= fail_under <= 1.0:
+            raise ValueError(f"fail_under must be within [0, 1], got {fail_under!r}")
+        failures = []
+        for summary in self.metric_summaries:
+            kind: Literal["nothing_scored", "under_fail_under", "over_maximum"] | None = None
+            if summary.mean is None and summary.failed:
+                kind = "nothing_scored"
+            elif fail_under is None:
+                pass
+            elif summary.lower_is_better:
+                if summary.mean is None or summary.mean > 1 - fail_under:
+                    kind = "over_maximum"
+            elif summary.mean is None or summary.mean < fail_under:
+                kind = "under_fail_under"
+            if kind is not None:
+                failures.append(
+                    GateFailure(
+                        metric=summary.metric, kind=kind, mean=summary.mean, failed=summary.failed
+                    )
+                )
+        return RunGate(fail_under=fail_under, failures=failures, passed=not failures)
 
     def failures(self) -> list[tuple[str, Evaluation]]:
         """``(sample id, evaluation)`` of every failed evaluation, in run order."""

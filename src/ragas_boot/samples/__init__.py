@@ -2,14 +2,18 @@
 
 from ragas_boot.samples.importers import from_langchain_messages, from_openai_messages
 from ragas_boot.samples.messages import AIMessage, HumanMessage, Message, ToolCall, ToolMessage
+from ragas_boot.samples.references import ArgumentRule, ExpectedToolCall, ToolCallAlternatives
 from ragas_boot.samples.sample import Sample
 
 __all__ = [
     "AIMessage",
+    "ArgumentRule",
+    "ExpectedToolCall",
     "HumanMessage",
     "Message",
     "Sample",
     "ToolCall",
+    "ToolCallAlternatives",
     "ToolMessage",
     "from_langchain_messages",
     "from_openai_messages",

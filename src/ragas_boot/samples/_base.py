@@ -9,15 +9,20 @@ validators are re-wrapped by pydantic.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
-from functools import cache
 from typing import Any, Self, TypeVar
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, ValidationError, model_validator
-from pydantic.fields import FieldInfo
-from pydantic_core import ErrorDetails, PydanticCustomError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
+from ragas_boot._validation import (
+    alias_groups,
+    field_problems,
+    join_path,
+    model_keys,
+    short_repr,
+    sub_path,
+)
 from ragas_boot.errors import SampleValidationError
 
 __all__ = [
@@ -36,32 +41,20 @@ __all__ = [
 MAX_ARGUMENT_DEPTH = 64
 """Deepest nesting accepted in tool-call arguments; deeper input is rejected, not truncated."""
 
-# Tags of the discriminated message union appear in pydantic error locations; they are class
-# names, so they can never be confused with a (snake_case) field name.
-_UNION_TAGS = frozenset({"HumanMessage", "AIMessage", "ToolMessage"})
+# Tags of the discriminated unions (messages, reference calls) appear in pydantic error
+# locations; they are class names (and "list"), never a (snake_case) field name.
+_UNION_TAGS = frozenset(
+    {
+        "HumanMessage",
+        "AIMessage",
+        "ToolMessage",
+        "ToolCall",
+        "ExpectedToolCall",
+        "ToolCallAlternatives",
+        "list",
+    }
+)
 _SCALARS = (str, int, float, bool, type(None))
-
-
-def short_repr(value: Any, limit: int = 60) -> str:
-    """A bounded ``repr`` for error messages."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def join_path(base: str, part: str | int) -> str:
-    """``a`` + ``b`` → ``a.b``; ``a`` + ``2`` → ``a[2]``."""
-    if isinstance(part, int):
-        return f"{base}[{part}]"
-    return f"{base}.{part}" if base else part
-
-
-def sub_path(base: str, sub: str) -> str:
-    """``sub`` located under ``base``; a ``<Model>`` placeholder means "the object itself"."""
-    if not sub or sub.startswith("<"):
-        return base
-    if not base:
-        return sub
-    return base + sub if sub.startswith("[") else f"{base}.{sub}"
 
 
 def message_of(error: SampleValidationError) -> str:
@@ -79,99 +72,15 @@ def prefixed(error: SampleValidationError, prefix: str) -> SampleValidationError
     )
 
 
-def _location(loc: tuple[int | str, ...], ctx: Mapping[str, Any] | None) -> str:
-    path = ""
-    for part in loc:
-        if part in _UNION_TAGS:
-            continue
-        if part == "[key]":
-            path += " (key)"
-            continue
-        path = join_path(path, part)
-    return sub_path(path, str((ctx or {}).get("path") or ""))
-
-
-def _describe(error: ErrorDetails, model: type[BaseModel]) -> str:
-    kind = error["type"]
-    value = error.get("input")
-    if kind == "missing":
-        return "required but missing"
-    if kind == "extra_forbidden":
-        name = str(error["loc"][-1])
-        owner = _owner_fields(model, error["loc"])
-        hint = difflib.get_close_matches(name, owner, n=1)
-        suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
-        return f"unknown field{suggestion} (known fields: {', '.join(owner)})"
-    message = error["msg"]
-    if kind.endswith("_type") or kind == "literal_error":
-        return f"{message}, got {type(value).__name__} {short_repr(value)}"
-    return message
-
-
-def _owner_fields(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
-    """Keys accepted by the model that owns the last element of ``loc``."""
-    current: type[BaseModel] | None = model
-    annotation: Any = None
-    for part in loc[:-1]:
-        if isinstance(part, int):
-            continue
-        if part in _UNION_TAGS:
-            current = _model_in(annotation, named=part)
-            continue
-        field = _field_spelled(current, part) if current is not None else None
-        if field is None:
-            return []
-        annotation = field.annotation
-        current = _model_in(annotation)
-    return sorted(_accepted_keys(current)) if current is not None else []
-
-
-def _field_spelled(model: type[BaseModel], key: str) -> FieldInfo | None:
-    """The field that ``key`` names, by its name or one of its accepted spellings."""
-    for name, choices in _alias_groups(model):
-        if key in choices:
-            return model.model_fields[name]
-    return model.model_fields.get(key)
-
-
-def _model_in(annotation: Any, named: str | None = None) -> type[BaseModel] | None:
-    """The (first, or the one called ``named``) model class inside a type annotation."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation if named in (None, annotation.__name__) else None
-    for arg in getattr(annotation, "__args__", ()):
-        found = _model_in(arg, named)
-        if found is not None:
-            return found
-    return None
-
-
-@cache
-def _alias_groups(model: type[BaseModel]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    groups = []
-    for name, field in model.model_fields.items():
-        alias = field.validation_alias
-        if isinstance(alias, AliasChoices):
-            keys = tuple(str(choice) for choice in alias.choices if isinstance(choice, str))
-            groups.append((name, keys))
-    return tuple(groups)
-
-
-def _accepted_keys(model: type[BaseModel]) -> set[str]:
-    keys = set(model.model_fields)
-    for _, choices in _alias_groups(model):
-        keys.update(choices)
-    return keys
-
-
 def sample_error(exc: ValidationError, model: type[BaseModel]) -> SampleValidationError:
     """Turn a pydantic ``ValidationError`` into one :class:`SampleValidationError`.
 
     The first problem gives ``field``; any others are listed in the message.
     """
-    problems = []
-    for error in exc.errors(include_url=False):
-        where = _location(error["loc"], error.get("ctx"))
-        problems.append((where or f"<{model.__name__}>", _describe(error, model)))
+    found = field_problems(
+        exc, allowed_keys=lambda loc: model_keys(model, loc[:-1], _UNION_TAGS), tags=_UNION_TAGS
+    )
+    problems = [(problem.path or f"<{model.__name__}>", problem.text) for problem in found]
     field, message = problems[0]
     if len(problems) > 1:
         rest = "; ".join(f"{where}: {what}" for where, what in problems[1:])
@@ -235,7 +144,7 @@ class SampleModel(BaseModel):
         # With two spellings of one field (``tool_calls`` and ``toolCalls``) pydantic would
         # silently keep one; refuse instead.
         if isinstance(data, Mapping):
-            for name, choices in _alias_groups(cls):
+            for name, choices in alias_groups(cls):
                 given = [key for key in choices if key in data]
                 if len(given) > 1:
                     raise PydanticCustomError(

@@ -11,12 +11,12 @@ and file parts are left out, because judges only read text.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from ragas_boot._loading import DATASET_LIMITS, LoadLimitError, load_json
 from ragas_boot.errors import SampleValidationError
 from ragas_boot.samples._base import join_path, prefixed, short_repr
 from ragas_boot.samples.messages import AIMessage, HumanMessage, Message, ToolCall, ToolMessage
@@ -69,7 +69,9 @@ def from_openai_messages(messages: Iterable[Any], **sample_fields: Any) -> Sampl
     ``function.arguments`` JSON string parsed (an empty string means ``{}``); ``tool`` (and
     the legacy ``function``) a :class:`ToolMessage`, named after the call it answers. Content
     may be a string, ``None`` (assistant only) or a list of text parts. Messages may be
-    mappings or pydantic models such as the OpenAI SDK's.
+    mappings or pydantic models such as the OpenAI SDK's. The chat format has no field for a
+    failed tool call; agent logs that add ``status: "error"`` or ``is_error: true`` to a
+    ``tool`` message keep it as the message's ``status``.
 
     Args:
         messages: the ``messages`` list of a chat-completions request, plus the answers.
@@ -92,6 +94,7 @@ def from_langchain_messages(messages: Iterable[Any], **sample_fields: Any) -> Sa
     ``dumpd`` output (``{"lc": 1, "type": "constructor", "id": [..., "AIMessage"],
     "kwargs": {...}}``), ``message_to_dict`` output (``{"type": "ai", "data": {...}}``) and
     plain ``{"type": ..., "content": ...}`` or ``{"role": ..., "content": ...}`` dicts.
+    A ``ToolMessage``'s ``status`` (``"error"`` for a failed call) is kept.
     System messages are skipped; ``invalid_tool_calls`` (arguments the model produced but
     LangChain could not parse) are left out. When ``tool_calls`` is empty, OpenAI-format
     calls in ``additional_kwargs["tool_calls"]`` (older LangChain versions) are read instead.
@@ -142,8 +145,16 @@ def _import(
             name = _text(get("name"), join_path(path, "name"))
             content = _content(get("content"), content_path, required=True)
             name = name or call_names.get(call_id or "")
+            status = _tool_status(get, path)
             converted.append(
-                _build(ToolMessage, path, content=content, tool_call_id=call_id, name=name)
+                _build(
+                    ToolMessage,
+                    path,
+                    content=content,
+                    tool_call_id=call_id,
+                    name=name,
+                    status=status,
+                )
             )
     return _sample(converted, sample_fields)
 
@@ -286,9 +297,9 @@ def _arguments(raw: Any, path: str) -> Any:
     if not raw.strip():
         return {}
     try:
-        parsed = json.loads(raw)
-    except RecursionError:
-        raise SampleValidationError("JSON nested too deeply", field=path) from None
+        parsed = load_json(raw, limits=DATASET_LIMITS)
+    except LoadLimitError as exc:
+        raise SampleValidationError(f"refused: {exc}", field=path) from None
     except ValueError as exc:
         raise SampleValidationError(
             f"not valid JSON ({exc}): {short_repr(raw)}", field=path
@@ -301,6 +312,40 @@ def _arguments(raw: Any, path: str) -> Any:
             field=path,
         )
     return parsed
+
+
+_STATUSES = ("success", "error")
+
+
+def _tool_status(get: _Getter, path: str) -> str:
+    """``success`` or ``error``: LangChain's ``status``, or an ``is_error`` flag (agent logs
+    in OpenAI chat format add one of them, since that format has no field for it)."""
+    status_path = join_path(path, "status")
+    raw_status = get("status")
+    status = None
+    if raw_status is not None:
+        status = _required_text(raw_status, status_path).strip().lower()
+        if status not in _STATUSES:
+            raise SampleValidationError(
+                f"unknown tool result status {short_repr(raw_status)}; expected 'success' or "
+                "'error'",
+                field=status_path,
+            )
+    flag = get("is_error")
+    if flag is not None:
+        flag_path = join_path(path, "is_error")
+        if not isinstance(flag, bool):
+            raise SampleValidationError(
+                f"expected true or false, got {type(flag).__name__} {short_repr(flag)}",
+                field=flag_path,
+            )
+        flagged = "error" if flag else "success"
+        if status is not None and status != flagged:
+            raise SampleValidationError(
+                f"says {flag!r} but status says {status!r}; give one of them", field=flag_path
+            )
+        status = flagged
+    return status or "success"
 
 
 def _content(raw: Any, path: str, *, required: bool) -> str:

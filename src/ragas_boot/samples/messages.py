@@ -127,7 +127,12 @@ class AIMessage(_MessageBase):
 
 
 class ToolMessage(_MessageBase):
-    """What a tool returned (often a JSON string)."""
+    """What a tool returned (often a JSON string), and whether the call failed.
+
+    ``status`` is ``"success"`` (the default) or ``"error"``, as LangChain's ``ToolMessage``
+    has it; ToolCallAccuracy reads it to report failed calls and, by an option, to leave out
+    failures the agent recovered from.
+    """
 
     type: Literal["tool"] = Field(default="tool", description="Message kind tag.")
     content: _RequiredText = Field(description="The tool's output.")
@@ -137,6 +142,9 @@ class ToolMessage(_MessageBase):
         description="Id of the ToolCall this output answers, when known.",
     )
     name: str | None = Field(default=None, description="Name of the tool that answered.")
+    status: Literal["success", "error"] = Field(
+        default="success", description="success, or error when the tool call failed."
+    )
 
     @plain_init
     def __init__(
@@ -144,9 +152,23 @@ class ToolMessage(_MessageBase):
         content: str = _MISSING,
         tool_call_id: str | None = _MISSING,
         name: str | None = _MISSING,
+        *,
+        status: str = _MISSING,
         **data: Any,
     ) -> None:
-        self._validated_init(_given(data, content=content, tool_call_id=tool_call_id, name=name))
+        self._validated_init(
+            _given(data, content=content, tool_call_id=tool_call_id, name=name, status=status)
+        )
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _status_any_case(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @property
+    def failed(self) -> bool:
+        """Whether the tool call this message answers failed."""
+        return self.status == "error"
 
 
 _TAGS = {"human": "HumanMessage", "ai": "AIMessage", "tool": "ToolMessage"}

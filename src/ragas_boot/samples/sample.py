@@ -8,7 +8,8 @@ from typing import Any
 from pydantic import AliasChoices, Field, field_validator
 
 from ragas_boot.samples._base import SampleModel, plain_init
-from ragas_boot.samples.messages import AIMessage, Message, ToolCall
+from ragas_boot.samples.messages import AIMessage, Message, ToolCall, ToolMessage
+from ragas_boot.samples.references import ReferenceToolCalls, ToolCallAlternatives
 
 __all__ = ["Sample"]
 
@@ -71,10 +72,11 @@ class Sample(SampleModel):
         validation_alias=AliasChoices("tool_calls", "toolCalls"),
         description="Tool calls the agent made; when absent, taken from the AI messages.",
     )
-    reference_tool_calls: list[ToolCall] | None = Field(
+    reference_tool_calls: ReferenceToolCalls | None = Field(
         default=None,
         validation_alias=AliasChoices("reference_tool_calls", "referenceToolCalls"),
-        description="Tool calls the agent was expected to make (ToolCallAccuracy).",
+        description="Tool calls the agent was expected to make (ToolCallAccuracy): a list, or "
+        "{any_of: [[...], ...]} for several acceptable sequences.",
     )
     metadata: dict[str, Any] = Field(
         default_factory=dict, description="Free-form data about the sample; no metric reads it."
@@ -94,7 +96,10 @@ class Sample(SampleModel):
         user_input_messages: Sequence[Message | Mapping[str, Any]] | None = None,
         reference_topics: Sequence[str] | None = None,
         tool_calls: Sequence[ToolCall | Mapping[str, Any]] | None = None,
-        reference_tool_calls: Sequence[ToolCall | Mapping[str, Any]] | None = None,
+        reference_tool_calls: Sequence[ToolCall | Mapping[str, Any]]
+        | ToolCallAlternatives
+        | Mapping[str, Any]
+        | None = None,
         metadata: Mapping[str, Any] | None = None,
         id: str | None = None,
         **camel_case: Any,
@@ -145,3 +150,51 @@ class Sample(SampleModel):
             if isinstance(message, AIMessage):
                 calls.extend(message.tool_calls)
         return calls
+
+    def reference_alternatives(self) -> list[list[ToolCall]] | None:
+        """The acceptable call sequences: the ``any_of`` lists, or the one reference list.
+
+        Returns:
+            ``None`` when ``reference_tool_calls`` is absent.
+        """
+        reference = self.reference_tool_calls
+        if reference is None:
+            return None
+        if isinstance(reference, ToolCallAlternatives):
+            return [list(calls) for calls in reference.any_of]
+        return [list(reference)]
+
+    def actual_tool_call_results(self) -> list[ToolMessage | None]:
+        """The tool message that answers each of :meth:`actual_tool_calls`, or ``None``.
+
+        A call with an id is answered by the tool message with that ``tool_call_id``. A call
+        without one, taken from an AI message, is answered by the next tool message without
+        an id that follows that AI message (before the next AI or human message), in order.
+
+        Returns:
+            One entry per actual call, in the same order.
+        """
+        messages = list(self.user_input_messages or ())
+        by_id: dict[str, ToolMessage] = {}
+        for message in messages:
+            if isinstance(message, ToolMessage) and message.tool_call_id:
+                by_id.setdefault(message.tool_call_id, message)
+        if self.tool_calls:
+            return [by_id.get(call.id) if call.id else None for call in self.tool_calls]
+        results: list[ToolMessage | None] = []
+        for index, message in enumerate(messages):
+            if not isinstance(message, AIMessage):
+                continue
+            anonymous = []
+            for following in messages[index + 1 :]:
+                if not isinstance(following, ToolMessage):
+                    break
+                if not following.tool_call_id:
+                    anonymous.append(following)
+            unclaimed = iter(anonymous)
+            for call in message.tool_calls:
+                if call.id:
+                    results.append(by_id.get(call.id))
+                else:
+                    results.append(next(unclaimed, None))
+        return results

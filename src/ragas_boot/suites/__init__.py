@@ -9,63 +9,59 @@ are grouped with recommendations, and the report goes to the console, JSON or HT
 ``ragas-boot suite run`` command gates CI on the pass rate; :func:`pytest_cases` makes one
 pytest test per case.
 
+This package gathers the suites' public surface from where each part lives: the suite, its
+cases, the runner and the results in :mod:`ragas_boot.runs.suites`; the built-in agent in
+:mod:`ragas_boot.chat.tool_agent`; the renderers in :mod:`ragas_boot.reporting.suite_report`;
+and the pytest helpers in :mod:`ragas_boot.suites.testing`.
+
 >>> suite = load_suite("suite.yaml")  # doctest: +SKIP
 >>> result = run_suite(suite)  # the suite's default agent  # doctest: +SKIP
 >>> print(render_console(result, result.gate(0.9)))  # doctest: +SKIP
 """
 
-from ragas_boot.suites.analysis import (
-    FailureAnalysis,
-    FailureGroup,
-    FailureKind,
-    analyze_failures,
-)
-from ragas_boot.suites.expectations import (
-    DEFAULT_MAX_LATENCY_MS,
-    DEFAULT_MAX_TOOL_CALLS,
-    AgentTestCase,
-    JsonType,
-    ParamRule,
-    ParamValidator,
-    RangeRule,
-    ToolCallExpectation,
-)
-from ragas_boot.suites.openai_agent import OpenAIToolAgent
-from ragas_boot.suites.report import (
+from ragas_boot.chat.tool_agent import OpenAIToolAgent
+from ragas_boot.reporting.suite_report import (
     case_explanation,
     render_console,
     render_html,
     render_json,
     report_data,
 )
-from ragas_boot.suites.results import (
+from ragas_boot.runs.suites import (
+    DEFAULT_MAX_LATENCY_MS,
+    DEFAULT_MAX_TOOL_CALLS,
+    DEFAULT_PASS_THRESHOLD,
+    Agent,
     AgentReply,
     AgentRun,
+    AgentTestCase,
+    AgentTestSuite,
     CaseIssue,
     CaseResult,
+    ExpectationAlternatives,
+    FailureAnalysis,
+    FailureGroup,
+    FailureKind,
     IssueKind,
+    JsonType,
+    ParamRule,
+    ParamValidator,
+    RangeRule,
+    ScoreWeights,
+    ScoringSettings,
     StopReason,
     SuiteGate,
     SuiteResult,
-)
-from ragas_boot.suites.runner import (
-    Agent,
+    ToolCallExpectation,
+    ToolSpec,
+    analyze_failures,
     arun_case,
     arun_suite,
     as_agent_reply,
+    load_suite,
     run_case,
     run_suite,
-)
-from ragas_boot.suites.scoring import (
-    DEFAULT_PASS_THRESHOLD,
-    ScoreWeights,
-    ScoringSettings,
     score_case,
-)
-from ragas_boot.suites.suite import (
-    AgentTestSuite,
-    ToolSpec,
-    load_suite,
     suite_json_schema,
     validate_suite,
 )
@@ -82,6 +78,7 @@ __all__ = [
     "AgentTestSuite",
     "CaseIssue",
     "CaseResult",
+    "ExpectationAlternatives",
     "FailureAnalysis",
     "FailureGroup",
     "FailureKind",

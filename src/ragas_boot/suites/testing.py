@@ -31,16 +31,16 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ragas_boot.suites.openai_agent import OpenAIToolAgent
-from ragas_boot.suites.report import case_explanation
-from ragas_boot.suites.results import CaseResult
-from ragas_boot.suites.runner import Agent, arun_case, run_case
-from ragas_boot.suites.suite import AgentTestSuite, load_suite
+from ragas_boot.chat.tool_agent import OpenAIToolAgent
+from ragas_boot.reporting.suite_report import case_explanation
+from ragas_boot.runs.suites.results import CaseResult
+from ragas_boot.runs.suites.runner import Agent, arun_case, run_case
+from ragas_boot.runs.suites.suite import AgentTestSuite, load_suite
 
 if TYPE_CHECKING:
     from _pytest.mark.structures import ParameterSet
 
-    from ragas_boot.suites.expectations import AgentTestCase
+    from ragas_boot.runs.suites.expectations import AgentTestCase
 
 __all__ = ["SuiteCase", "pytest_cases"]
 

@@ -13,6 +13,7 @@ from ragas_boot.errors import SampleValidationError
 from ragas_boot.execution.results import StepRecord
 from ragas_boot.metrics.agent.tool_matching import (
     CallOrder,
+    FailedCalls,
     ToolCallMatching,
     ToolCallMode,
     ValueComparison,
@@ -41,9 +42,15 @@ class ToolCallAccuracyConfig(MetricConfig):
         default=ValueComparison.EXACT,
         description="EXACT JSON equality (True ≠ 1); NORMALIZE: '1' == 1, trimmed case-blind.",
     )
+    failed_calls: FailedCalls = Field(
+        default=FailedCalls.COUNT,
+        description="COUNT failed tool calls like any; EXCLUDE_RECOVERED: leave out a failed "
+        "call when a later call of the same tool succeeded.",
+    )
 
 
 def _matching(sample: Sample, config: ToolCallAccuracyConfig) -> ToolCallMatching:
+    results = sample.actual_tool_call_results()
     return match_tool_calls(
         sample.actual_tool_calls(),
         sample.reference_tool_calls or [],
@@ -51,7 +58,36 @@ def _matching(sample: Sample, config: ToolCallAccuracyConfig) -> ToolCallMatchin
         threshold=config.argument_match_threshold,
         order=config.order,
         comparison=config.value_comparison,
+        succeeded=[None if result is None else not result.failed for result in results],
+        failed_calls=config.failed_calls,
     )
+
+
+_FROM_MATCHING = (
+    "correct",
+    "incorrect",
+    "missed",
+    "extra",
+    "summary",
+    "optional",
+    "alternative",
+    "alternative_scores",
+    "failed_calls",
+    "failed",
+    "recovered",
+    "unrecovered",
+    "excluded",
+)
+"""Keys of :meth:`ToolCallMatching.as_dict` copied into the result's metadata."""
+
+
+_SUMMARY_RU = {
+    "head": "Точность {accuracy:.1f}% | Верно {correct}/{required} | Неверно {incorrect}"
+    " | Пропущено {missed} | Лишние {extra}",
+    "optional": " | Необязательные {optional}",
+    "alternative": " | Вариант {number} из {count}",
+    "failed": " | Ошибки {failed} (исправлено {recovered}, исключено {excluded})",
+}
 
 
 _TEXT = {
@@ -67,8 +103,11 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
 
     Calls are paired by a maximum matching, not greedy first-fit, so no permutation of either
     list changes the score and duplicates count as a multiset. Actual calls come from
-    ``sample.tool_calls``, else from the AI messages of ``user_input_messages``. No judge is
-    called; ``model_scores`` is empty and the aggregation is ``NONE``.
+    ``sample.tool_calls``, else from the AI messages of ``user_input_messages``. The reference
+    may list alternatives (the best one scores), optional calls and argument rules; tool
+    results marked as errors are reported as failed calls, and recovered ones can be left out
+    (``failed_calls``). No judge is called; ``model_scores`` is empty and the aggregation is
+    ``NONE``.
     """
 
     bean_name: ClassVar[str] = "tool_call_accuracy"
@@ -134,30 +173,22 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
             "actual_call_count": len(actual),
             "reference_call_count": len(reference),
             "true_positives": matching.true_positives,
-            "false_positives": len(actual) - matching.true_positives,
-            "false_negatives": len(reference) - matching.true_positives,
+            "false_positives": matching.counted_count - matching.true_positives,
+            "false_negatives": matching.required_count - matching.true_positives,
             "precision": matching.precision,
             "recall": matching.recall,
-            **{
-                key: value
-                for key, value in matching.as_dict().items()
-                if key in ("correct", "incorrect", "missed", "extra", "summary")
-            },
+            **{key: value for key, value in matching.as_dict().items() if key in _FROM_MATCHING},
         }
         summary = matching.summary
         if language == "ru":
-            summary = (
-                f"Точность {matching.f1 * 100:.1f}% | Верно {matching.true_positives}/"
-                f"{len(reference)} | Неверно {len(matching.incorrect)} | "
-                f"Пропущено {len(matching.missed)} | Лишние {len(matching.extra)}"
-            )
+            summary = matching.summary_in(_SUMMARY_RU)
         explanation = _TEXT["ru" if language == "ru" else "en"].format(
             summary=summary,
             precision=matching.precision,
             recall=matching.recall,
             tp=matching.true_positives,
-            actual=len(actual),
-            reference=len(reference),
+            actual=matching.counted_count,
+            reference=matching.required_count,
             mode=config.mode.value,
             order=config.order.value,
         )

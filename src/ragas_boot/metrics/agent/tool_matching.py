@@ -19,6 +19,22 @@ order is irrelevant, arrays are order-sensitive, ``null == null``; nested values
 recursively. ``ValueComparison.NORMALIZE`` also equates numeric strings with numbers
 (``"1" == 1``, ``" 2.50 " == 2.5``) and compares strings trimmed and case-insensitively, at
 any depth. Argument *names* are always compared exactly.
+
+A reference may say more (see :mod:`ragas_boot.samples.references`):
+
+* **alternatives** (:class:`~ragas_boot.samples.ToolCallAlternatives`): each acceptable
+  sequence is matched on its own and the best F1 wins (the first on a tie);
+* **optional calls** (``ExpectedToolCall(optional=True)``): a required reference call
+  outranks any number of optional ones in the matching; an actual call matched to an optional
+  one counts neither as made nor as expected, and an optional call nobody made is not missed;
+* **argument rules** (``argument_rules``): an argument with a rule passes by the rule (any
+  value, a regex, a numeric tolerance, a subset of an object) instead of by equality; it
+  counts as one expected argument like any other.
+
+**Failed calls.** Given whether each actual call succeeded (its tool result), a failed call
+is *recovered* when a later call of the same tool succeeded, else *unrecovered*. With
+``failed_calls=EXCLUDE_RECOVERED`` recovered failures are left out before matching, so a
+retry that worked costs no precision; by default (``COUNT``) they count like any call.
 """
 
 from __future__ import annotations
@@ -27,17 +43,19 @@ import math
 import re
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any, NamedTuple
 
 from ragas_boot._enums import CaseInsensitiveEnum
-from ragas_boot.samples import ToolCall
+from ragas_boot.samples import ArgumentRule, ExpectedToolCall, ToolCall, ToolCallAlternatives
 
 __all__ = [
     "DEFAULT_ARGUMENT_MATCH_THRESHOLD",
+    "SUMMARY_TEMPLATES",
     "CallOrder",
     "CorrectCall",
+    "FailedCalls",
     "IncorrectCall",
     "MatchedPair",
     "ToolCallMatching",
@@ -46,6 +64,7 @@ __all__ = [
     "ValueComparison",
     "argument_score",
     "match_tool_calls",
+    "rule_failure",
 ]
 
 DEFAULT_ARGUMENT_MATCH_THRESHOLD = 0.8
@@ -77,6 +96,15 @@ class ValueComparison(CaseInsensitiveEnum):
     """JSON equality."""
     NORMALIZE = "NORMALIZE"
     """JSON equality after trimming and case-folding strings and reading numeric strings."""
+
+
+class FailedCalls(CaseInsensitiveEnum):
+    """What a failed tool call (its result an error) counts for."""
+
+    COUNT = "COUNT"
+    """Failed calls count like any other call."""
+    EXCLUDE_RECOVERED = "EXCLUDE_RECOVERED"
+    """A failed call followed by a successful call of the same tool is left out."""
 
 
 class MatchedPair(NamedTuple):
@@ -117,7 +145,7 @@ class IncorrectCall(NamedTuple):
         reference: the call expected.
         missing_keys: expected argument names the call lacks.
         extra_keys: argument names the call has but the reference does not.
-        different_keys: argument names in both whose values differ.
+        different_keys: argument names in both whose values differ (or break their rule).
     """
 
     actual_index: int
@@ -162,9 +190,11 @@ class UnmatchedCall(NamedTuple):
 class ToolCallMatching:
     """How the actual calls of a trace line up with the reference calls.
 
-    Precision is TP / actual calls, recall TP / reference calls, F1 their harmonic mean
-    (0.0 when both are 0). Empty lists are scored so that the F1 says whether the trace did
-    what was expected:
+    Precision is TP / counted calls made, recall TP / required calls expected, F1 their
+    harmonic mean (0.0 when both are 0). Calls made that matched an optional reference call,
+    and failed calls left out by ``failed_calls``, are not counted; optional reference calls
+    are not expected. Empty lists are scored so that the F1 says whether the trace did what
+    was expected:
 
     * both empty: precision = recall = F1 = 1.0 (nothing expected, nothing done);
     * no reference but some actual calls: precision 0.0, recall 1.0 (nothing was missed),
@@ -174,20 +204,30 @@ class ToolCallMatching:
 
     Attributes:
         actual: the calls made.
-        reference: the calls expected.
+        reference: the calls expected (with alternatives, the sequence that scored best).
         correct: matched pairs, in actual order.
-        incorrect: left-over calls of an expected tool, paired with a left-over reference
-            call of that tool (best argument score first), in reference order.
-        missed: left-over reference calls with no incorrect counterpart.
-        extra: left-over actual calls with no incorrect counterpart.
+        incorrect: left-over calls of an expected tool, paired with a left-over required
+            reference call of that tool (best argument score first), in reference order.
+        missed: left-over required reference calls with no incorrect counterpart.
+        extra: left-over counted actual calls with no incorrect counterpart.
         true_positives: number of matched pairs.
-        precision: true positives / actual calls.
-        recall: true positives / reference calls.
+        precision: true positives / counted actual calls.
+        recall: true positives / required reference calls.
         f1: harmonic mean of precision and recall: the ToolCallAccuracy score.
         mode: the argument rule used.
         order: the order rule used.
         comparison: the value equality used.
         threshold: the FLEXIBLE threshold used.
+        optional: actual calls that matched an optional reference call (not counted).
+        alternative: index of the alternative in ``any_of`` that scored best; ``None`` when
+            the reference is a plain list.
+        alternative_scores: the F1 of each alternative, in ``any_of`` order.
+        failed: actual indices whose tool result was an error.
+        recovered: failed calls followed by a successful call of the same tool.
+        unrecovered: failed calls never followed by such a success.
+        excluded: failed calls left out of the score (recovered ones under
+            ``EXCLUDE_RECOVERED``; none under ``COUNT``).
+        failed_calls: the policy used.
     """
 
     actual: list[ToolCall]
@@ -204,11 +244,29 @@ class ToolCallMatching:
     order: CallOrder
     comparison: ValueComparison
     threshold: float
+    optional: list[CorrectCall] = field(default_factory=list)
+    alternative: int | None = None
+    alternative_scores: list[float] = field(default_factory=list)
+    failed: list[int] = field(default_factory=list)
+    recovered: list[int] = field(default_factory=list)
+    unrecovered: list[int] = field(default_factory=list)
+    excluded: list[int] = field(default_factory=list)
+    failed_calls: FailedCalls = FailedCalls.COUNT
 
     @property
     def pairs(self) -> list[MatchedPair]:
         """``(actual_index, reference_index, argument_score)`` of every matched pair."""
         return [MatchedPair(*correct[:3]) for correct in self.correct]
+
+    @property
+    def required_count(self) -> int:
+        """Reference calls that are not optional: the recall's denominator."""
+        return sum(1 for call in self.reference if not _is_optional(call))
+
+    @property
+    def counted_count(self) -> int:
+        """Actual calls that count: the precision's denominator."""
+        return len(self.actual) - len(self.optional) - len(self.excluded)
 
     def as_dict(self) -> dict[str, Any]:
         """The matching as JSON-ready data (named fields, calls dumped), for result metadata."""
@@ -222,23 +280,10 @@ class ToolCallMatching:
             "order": self.order.value,
             "comparison": self.comparison.value,
             "threshold": self.threshold,
-            "correct": [
-                {
-                    "actual_index": item.actual_index,
-                    "reference_index": item.reference_index,
-                    "argument_score": item.argument_score,
-                    "actual": _call_data(item.actual),
-                    "reference": _call_data(item.reference),
-                }
-                for item in self.correct
-            ],
+            "correct": [_pair_data(item) for item in self.correct],
             "incorrect": [
                 {
-                    "actual_index": item.actual_index,
-                    "reference_index": item.reference_index,
-                    "argument_score": item.argument_score,
-                    "actual": _call_data(item.actual),
-                    "reference": _call_data(item.reference),
+                    **_pair_data(item),
                     "missing_keys": list(item.missing_keys),
                     "extra_keys": list(item.extra_keys),
                     "different_keys": list(item.different_keys),
@@ -252,21 +297,80 @@ class ToolCallMatching:
             "extra": [
                 {"position": item.position, "call": _call_data(item.call)} for item in self.extra
             ],
+            "optional": [_pair_data(item) for item in self.optional],
+            "alternative": self.alternative,
+            "alternative_scores": list(self.alternative_scores),
+            "failed_calls": self.failed_calls.value,
+            "failed": list(self.failed),
+            "recovered": list(self.recovered),
+            "unrecovered": list(self.unrecovered),
+            "excluded": list(self.excluded),
         }
 
     @property
     def summary(self) -> str:
-        """One line: ``Accuracy 40.0% | Correct 1/2 | Incorrect 1 | Missed 0 | Extra 1``."""
-        return (
-            f"Accuracy {self.f1 * 100:.1f}% | Correct {self.true_positives}/{len(self.reference)}"
-            f" | Incorrect {len(self.incorrect)} | Missed {len(self.missed)}"
-            f" | Extra {len(self.extra)}"
+        """One line: ``Accuracy 40.0% | Correct 1/2 | Incorrect 1 | Missed 0 | Extra 1``.
+
+        Optional calls made, the alternative chosen and failed calls are appended when there
+        are any: ``| Optional 1 | Alternative 2 of 2 | Failed 1 (recovered 1, excluded 1)``.
+        """
+        return self.summary_in(SUMMARY_TEMPLATES)
+
+    def summary_in(self, templates: Mapping[str, str]) -> str:
+        """The summary line from other ``templates`` (another language): the keys and
+        placeholders of :data:`SUMMARY_TEMPLATES`."""
+        line = templates["head"].format(
+            accuracy=self.f1 * 100,
+            correct=self.true_positives,
+            required=self.required_count,
+            incorrect=len(self.incorrect),
+            missed=len(self.missed),
+            extra=len(self.extra),
         )
+        if self.optional:
+            line += templates["optional"].format(optional=len(self.optional))
+        if self.alternative is not None:
+            line += templates["alternative"].format(
+                number=self.alternative + 1, count=len(self.alternative_scores)
+            )
+        if self.failed:
+            line += templates["failed"].format(
+                failed=len(self.failed),
+                recovered=len(self.recovered),
+                excluded=len(self.excluded),
+            )
+        return line
+
+
+SUMMARY_TEMPLATES = {
+    "head": "Accuracy {accuracy:.1f}% | Correct {correct}/{required} | Incorrect {incorrect}"
+    " | Missed {missed} | Extra {extra}",
+    "optional": " | Optional {optional}",
+    "alternative": " | Alternative {number} of {count}",
+    "failed": " | Failed {failed} (recovered {recovered}, excluded {excluded})",
+}
+"""The parts of :attr:`ToolCallMatching.summary`; the last three only when they apply."""
+
+
+def _is_optional(call: ToolCall) -> bool:
+    return isinstance(call, ExpectedToolCall) and call.optional
+
+
+def _pair_data(item: CorrectCall | IncorrectCall) -> dict[str, Any]:
+    return {
+        "actual_index": item.actual_index,
+        "reference_index": item.reference_index,
+        "argument_score": item.argument_score,
+        "actual": _call_data(item.actual),
+        "reference": _call_data(item.reference),
+    }
 
 
 def _call_data(call: ToolCall) -> dict[str, Any]:
     """``call.model_dump(mode="json")``, several times faster: a call's arguments are plain
     JSON already (checked and copied when it was made), so a copy is all the dump does."""
+    if type(call) is not ToolCall:
+        return call.model_dump(mode="json")
     return {"name": call.name, "arguments": _json_copy(call.arguments), "id": call.id}
 
 
@@ -293,6 +397,7 @@ def argument_score(
     *,
     mode: ToolCallMode | str = ToolCallMode.STRICT,
     comparison: ValueComparison | str = ValueComparison.EXACT,
+    rules: Mapping[str, ArgumentRule] | None = None,
 ) -> float:
     """Score how well one call's arguments agree with the expected ones, in [0, 1].
 
@@ -304,36 +409,78 @@ def argument_score(
             else the share of reference names whose actual value is present and equal
             (extra actual names are ignored).
         comparison: ``EXACT`` or ``NORMALIZE`` value equality (see the module docs).
+        rules: per argument name, a rule that replaces equality (the expected value, where
+            the rule needs one, is the one in ``reference_args``); a name with a rule is an
+            expected argument even when ``reference_args`` lacks it.
 
     Returns:
         The argument score.
     """
     normalize = ValueComparison(comparison) is ValueComparison.NORMALIZE
+    strict = ToolCallMode(mode) is ToolCallMode.STRICT
     actual = _canonical_arguments(actual_args, normalize)
+    if rules:
+        expected = _Expected.build(dict(reference_args or {}), dict(rules), normalize)
+        return expected.score(dict(actual_args or {}), actual, strict)
     reference = _canonical_arguments(reference_args, normalize)
-    if ToolCallMode(mode) is ToolCallMode.STRICT:
+    if strict:
         return 1.0 if actual == reference else 0.0
     return _flexible_score(actual, reference)
 
 
+def rule_failure(
+    rule: ArgumentRule,
+    value: Any,
+    expected: Any = None,
+    *,
+    comparison: ValueComparison | str = ValueComparison.EXACT,
+) -> str | None:
+    """Why ``value`` (a present argument) breaks ``rule``, or ``None`` when it passes.
+
+    Args:
+        rule: the rule.
+        value: the argument's value.
+        expected: the expected value a ``tolerance`` or ``subset`` rule compares with.
+        comparison: value equality inside a ``subset`` (and numeric strings for
+            ``tolerance`` under ``NORMALIZE``).
+    """
+    normalize = ValueComparison(comparison) is ValueComparison.NORMALIZE
+    if _rule_passes(rule, expected, True, value, normalize):
+        return None
+    if rule.regex is not None:
+        return f"expected a string matching /{rule.regex}/"
+    if rule.tolerance is not None:
+        return f"expected a number within {rule.tolerance:g} of {expected!r}"
+    if rule.subset:
+        return f"expected an object holding {expected!r}"
+    return "expected a value"  # pragma: no cover - ``any`` passes for every present value
+
+
 def match_tool_calls(
     actual: Sequence[ToolCall],
-    reference: Sequence[ToolCall],
+    reference: Sequence[ToolCall] | ToolCallAlternatives,
     *,
     mode: ToolCallMode | str = ToolCallMode.STRICT,
     threshold: float = DEFAULT_ARGUMENT_MATCH_THRESHOLD,
     order: CallOrder | str = CallOrder.ANY,
     comparison: ValueComparison | str = ValueComparison.EXACT,
+    succeeded: Sequence[bool | None] | None = None,
+    failed_calls: FailedCalls | str = FailedCalls.COUNT,
 ) -> ToolCallMatching:
     """Match the calls an agent made against the calls it was expected to make.
 
     Args:
         actual: the calls made, in order.
-        reference: the calls expected, in order.
+        reference: the calls expected, in order (plain :class:`ToolCall` or
+            :class:`~ragas_boot.samples.ExpectedToolCall`), or
+            :class:`~ragas_boot.samples.ToolCallAlternatives`: the best alternative counts.
         mode: ``STRICT`` (arguments equal) or ``FLEXIBLE`` (argument score ≥ ``threshold``).
         threshold: minimum argument score for a FLEXIBLE match, in [0, 1].
         order: ``ANY``, or ``STRICT`` for matches that keep both lists' order.
         comparison: ``EXACT`` or ``NORMALIZE`` value equality.
+        succeeded: per actual call, whether its tool result was a success (``True``), an
+            error (``False``) or unknown (``None``); ``None`` for all unknown.
+        failed_calls: ``COUNT`` failed calls like any other, or ``EXCLUDE_RECOVERED``.
 
     Returns:
         The matching: correct pairs, then, among the calls left over, same-tool pairs paired
@@ -342,54 +489,162 @@ def match_tool_calls(
         :class:`ToolCallMatching` for the empty-list cases).
 
     Raises:
-        ValueError: ``threshold`` is not a number in [0, 1], or a mode is unknown.
+        ValueError: ``threshold`` is not a number in [0, 1], a mode is unknown, or
+            ``succeeded`` does not have one entry per actual call.
     """
     mode = ToolCallMode(mode)
     order = CallOrder(order)
     comparison = ValueComparison(comparison)
+    failed_calls = FailedCalls(failed_calls)
     threshold = _checked_threshold(threshold)
     actual = list(actual)
-    reference = list(reference)
+    failed, recovered, unrecovered = _failures(actual, succeeded)
+    excluded = recovered if failed_calls is FailedCalls.EXCLUDE_RECOVERED else []
+    kept = [i for i in range(len(actual)) if i not in set(excluded)]
+    scored = [actual[i] for i in kept] if excluded else actual
     normalize = comparison is ValueComparison.NORMALIZE
-    actual_args = [_canonical_arguments(call.arguments, normalize) for call in actual]
-    reference_args = [_canonical_arguments(call.arguments, normalize) for call in reference]
-    strict = mode is ToolCallMode.STRICT
+    actual_args = [_canonical_arguments(call.arguments, normalize) for call in scored]
 
-    pairs: list[tuple[int, int, float]]
-    if order is CallOrder.STRICT:
-        groups = _edges_by_tool(actual, reference, actual_args, reference_args, strict, threshold)
-        edges = [edge for group in groups for edge in group]
-        pairs = _ordered_matching(len(actual), len(reference), edges)
-    elif strict:
-        pairs = _identical_calls(actual, reference, actual_args, reference_args)
+    if isinstance(reference, ToolCallAlternatives):
+        alternatives = [list(calls) for calls in reference.any_of]
     else:
-        groups = _edges_by_tool(actual, reference, actual_args, reference_args, strict, threshold)
-        pairs = _maximum_matching(groups)
-
-    correct = [CorrectCall(i, j, score, actual[i], reference[j]) for i, j, score in pairs]
-    incorrect, missed, extra = _leftovers(actual, reference, actual_args, reference_args, pairs)
-    true_positives = len(pairs)
-    # An empty side scores 1.0: no actual call means none was wrong, no reference call means
-    # none was missed (see ToolCallMatching).
-    precision = true_positives / len(actual) if actual else 1.0
-    recall = true_positives / len(reference) if reference else 1.0
-    f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+        alternatives = [list(reference)]
+    outcomes = [
+        _match_one(scored, calls, actual_args, mode, threshold, order, normalize)
+        for calls in alternatives
+    ]
+    best = max(range(len(outcomes)), key=lambda index: (outcomes[index].f1, -index))
+    outcome = outcomes[best]
+    if excluded:
+        outcome = outcome.renumbered(kept)
     return ToolCallMatching(
         actual=actual,
-        reference=reference,
-        correct=correct,
-        incorrect=incorrect,
-        missed=missed,
-        extra=extra,
-        true_positives=true_positives,
-        precision=precision,
-        recall=recall,
-        f1=f1,
+        reference=alternatives[best],
+        correct=outcome.correct,
+        incorrect=outcome.incorrect,
+        missed=outcome.missed,
+        extra=outcome.extra,
+        true_positives=len(outcome.correct),
+        precision=outcome.precision,
+        recall=outcome.recall,
+        f1=outcome.f1,
         mode=mode,
         order=order,
         comparison=comparison,
         threshold=threshold,
+        optional=outcome.optional,
+        alternative=best if isinstance(reference, ToolCallAlternatives) else None,
+        alternative_scores=(
+            [item.f1 for item in outcomes] if isinstance(reference, ToolCallAlternatives) else []
+        ),
+        failed=failed,
+        recovered=recovered,
+        unrecovered=unrecovered,
+        excluded=list(excluded),
+        failed_calls=failed_calls,
     )
+
+
+def _failures(
+    actual: Sequence[ToolCall], succeeded: Sequence[bool | None] | None
+) -> tuple[list[int], list[int], list[int]]:
+    """Failed, recovered and unrecovered actual indices."""
+    if succeeded is None:
+        return [], [], []
+    succeeded = list(succeeded)
+    if len(succeeded) != len(actual):
+        raise ValueError(
+            f"succeeded has {len(succeeded)} entries for {len(actual)} actual calls; give one "
+            "per call"
+        )
+    failed = [i for i, ok in enumerate(succeeded) if ok is False]
+    recovered = [
+        i
+        for i in failed
+        if any(
+            succeeded[later] is True and actual[later].name == actual[i].name
+            for later in range(i + 1, len(actual))
+        )
+    ]
+    unrecovered = [i for i in failed if i not in recovered]
+    return failed, recovered, unrecovered
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """The matching of the counted actual calls against one reference sequence."""
+
+    correct: list[CorrectCall]
+    optional: list[CorrectCall]
+    incorrect: list[IncorrectCall]
+    missed: list[UnmatchedCall]
+    extra: list[UnmatchedCall]
+    precision: float
+    recall: float
+    f1: float
+
+    def renumbered(self, kept: list[int]) -> _Outcome:
+        """Actual indices mapped back to the full list (some calls were left out)."""
+        return _Outcome(
+            correct=[item._replace(actual_index=kept[item.actual_index]) for item in self.correct],
+            optional=[
+                item._replace(actual_index=kept[item.actual_index]) for item in self.optional
+            ],
+            incorrect=[
+                item._replace(actual_index=kept[item.actual_index]) for item in self.incorrect
+            ],
+            missed=self.missed,
+            extra=[item._replace(position=kept[item.position]) for item in self.extra],
+            precision=self.precision,
+            recall=self.recall,
+            f1=self.f1,
+        )
+
+
+def _match_one(
+    actual: list[ToolCall],
+    reference: list[ToolCall],
+    actual_args: list[dict[str, Any]],
+    mode: ToolCallMode,
+    threshold: float,
+    order: CallOrder,
+    normalize: bool,
+) -> _Outcome:
+    expected = [_Expected.of(call, normalize) for call in reference]
+    reference_args = [item.exact for item in expected]
+    optional = frozenset(j for j, call in enumerate(reference) if _is_optional(call))
+    plain = not optional and all(not item.rules for item in expected)
+    strict = mode is ToolCallMode.STRICT
+
+    pairs: list[tuple[int, int, float]]
+    if order is CallOrder.STRICT:
+        groups = _edges_by_tool(actual, reference, actual_args, expected, strict, threshold)
+        edges = [edge for group in groups for edge in group]
+        pairs = _ordered_matching(len(actual), len(reference), edges, optional)
+    elif strict and plain:
+        pairs = _identical_calls(actual, reference, actual_args, reference_args)
+    else:
+        groups = _edges_by_tool(actual, reference, actual_args, expected, strict, threshold)
+        pairs = _maximum_matching(groups, optional)
+
+    correct = [
+        CorrectCall(i, j, score, actual[i], reference[j])
+        for i, j, score in pairs
+        if j not in optional
+    ]
+    optional_made = [
+        CorrectCall(i, j, score, actual[i], reference[j]) for i, j, score in pairs if j in optional
+    ]
+    incorrect, missed, extra = _leftovers(actual, reference, actual_args, expected, pairs, optional)
+    true_positives = len(correct)
+    counted = len(actual) - len(optional_made)
+    required = len(reference) - len(optional)
+    # An empty side scores 1.0: no actual call means none was wrong, no reference call means
+    # none was missed (see ToolCallMatching).
+    precision = true_positives / counted if counted else 1.0
+    recall = true_positives / required if required else 1.0
+    f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+    return _Outcome(correct, optional_made, incorrect, missed, extra, precision, recall, f1)
 
 
 def _checked_threshold(threshold: object) -> float:
@@ -515,6 +770,120 @@ def _flexible_score(actual: dict[str, Any], reference: dict[str, Any]) -> float:
     return hits / len(reference)
 
 
+def _canonical_value(value: Any, normalize: bool) -> Any:
+    if normalize:
+        return _normalized(value)
+    return value if type(value) in _AS_IS_EXACT else _exact(value)
+
+
+class _Expected:
+    """What one reference call expects: canonical values by name, plus rules by name."""
+
+    __slots__ = ("exact", "names", "normalize", "order", "rules")
+
+    def __init__(
+        self,
+        exact: dict[str, Any],
+        rules: dict[str, tuple[ArgumentRule, Any]],
+        normalize: bool,
+        order: list[str],
+    ) -> None:
+        self.exact = exact  # name -> canonical value, for names without a rule
+        self.rules = rules  # name -> (rule, expected value from the arguments or None)
+        self.normalize = normalize
+        self.names = set(exact) | set(rules)
+        self.order = order
+
+    @classmethod
+    def of(cls, call: ToolCall, normalize: bool) -> _Expected:
+        if isinstance(call, ExpectedToolCall) and call.argument_rules:
+            return cls.build(call.arguments, call.argument_rules, normalize)
+        exact = _canonical_arguments(call.arguments, normalize)
+        return cls(exact, {}, normalize, list(exact))
+
+    @classmethod
+    def build(
+        cls, arguments: Mapping[str, Any], rules: Mapping[str, ArgumentRule], normalize: bool
+    ) -> _Expected:
+        plain = {name: value for name, value in arguments.items() if name not in rules}
+        return cls(
+            _canonical_arguments(plain, normalize),
+            {name: (rule, arguments.get(name)) for name, rule in rules.items()},
+            normalize,
+            list(dict.fromkeys([*arguments, *rules])),
+        )
+
+    def passes(self, name: str, raw: Mapping[str, Any], canonical: Mapping[str, Any]) -> bool:
+        """Whether the actual call's argument ``name`` meets the expectation."""
+        if name in self.rules:
+            rule, expected = self.rules[name]
+            return _rule_passes(rule, expected, name in raw, raw.get(name), self.normalize)
+        return bool(canonical.get(name, _ABSENT) == self.exact[name])
+
+    def score(self, raw: Mapping[str, Any], canonical: Mapping[str, Any], strict: bool) -> float:
+        """The argument score of an actual call (raw and canonical arguments)."""
+        if strict:
+            if set(raw) != self.names:
+                return 0.0
+            return 1.0 if all(self.passes(name, raw, canonical) for name in self.order) else 0.0
+        if not self.names:
+            return 0.5 if raw else 1.0
+        hits = sum(1 for name in self.order if self.passes(name, raw, canonical))
+        return hits / len(self.names)
+
+    def differences(
+        self, raw: Mapping[str, Any], canonical: Mapping[str, Any]
+    ) -> tuple[list[str], list[str], list[str]]:
+        """Missing, extra and different argument names of an actual call."""
+        missing = [name for name in self.order if name not in raw]
+        extra = [name for name in raw if name not in self.names]
+        different = [
+            name for name in self.order if name in raw and not self.passes(name, raw, canonical)
+        ]
+        return missing, extra, different
+
+
+def _rule_passes(
+    rule: ArgumentRule, expected: Any, present: bool, value: Any, normalize: bool
+) -> bool:
+    if not present:
+        return False
+    if rule.any:
+        return True
+    if rule.regex is not None:
+        return isinstance(value, str) and re.search(rule.regex, value) is not None
+    if rule.tolerance is not None:
+        number, target = _as_number(value, normalize), _as_number(expected, False)
+        if number is None or target is None:
+            return False
+        # A hair of slack so that 35.69 is within 0.01 of 35.68 despite binary floats.
+        return abs(number - target) <= rule.tolerance + 1e-9 * max(1.0, abs(target))
+    return _contains(value, expected, normalize)
+
+
+def _as_number(value: Any, normalize: bool) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if normalize and isinstance(value, str):
+        value = _normalized_text(value)
+        if isinstance(value, str):
+            return None
+    if isinstance(value, int | float):
+        number = float(value)
+        return number if math.isfinite(number) else None
+    return None
+
+
+def _contains(value: Any, expected: Any, normalize: bool) -> bool:
+    """``subset``: objects hold at least the expected keys (recursively); others are equal."""
+    if isinstance(expected, Mapping):
+        return isinstance(value, Mapping) and all(
+            key in value and _contains(value[key], item, normalize)
+            for key, item in expected.items()
+        )
+    return bool(_canonical_value(value, normalize) == _canonical_value(expected, normalize))
+
+
 # --- matchings ---------------------------------------------------------------------------
 
 
@@ -540,7 +909,7 @@ def _edges_by_tool(
     actual: Sequence[ToolCall],
     reference: Sequence[ToolCall],
     actual_args: Sequence[dict[str, Any]],
-    reference_args: Sequence[dict[str, Any]],
+    expected_calls: Sequence[_Expected],
     strict: bool,
     threshold: float,
 ) -> list[list[tuple[int, int, float]]]:
@@ -556,7 +925,13 @@ def _edges_by_tool(
         group = groups.setdefault(call.name, [])
         args = actual_args[i]
         for j in candidates:
-            expected = reference_args[j]
+            ruled = expected_calls[j]
+            if ruled.rules:
+                score = ruled.score(call.arguments, args, strict)
+                if score >= (1.0 if strict else threshold):
+                    group.append((i, j, score))
+                continue
+            expected = ruled.exact
             if strict:
                 if args == expected:
                     group.append((i, j, 1.0))
@@ -575,19 +950,21 @@ def _edges_by_tool(
 
 
 def _maximum_matching(
-    groups: list[list[tuple[int, int, float]]],
+    groups: list[list[tuple[int, int, float]]], optional: frozenset[int] = frozenset()
 ) -> list[tuple[int, int, float]]:
-    """Most pairs, then highest total score, solved per tool and, in big groups, per component."""
+    """Most pairs with required reference calls, then most with optional ones, then highest
+    total score; solved per tool and, in big groups, per connected component."""
     pairs: list[tuple[int, int, float]] = []
     for edges in groups:
         if _disjoint(edges):
             pairs.extend(edges)  # no call can pair twice: nothing to choose (the usual case)
             continue
         for component in _components(edges) if len(edges) > _SPLIT_ABOVE else [edges]:
-            if len({score for _, _, score in component}) == 1:
+            uniform = len({score for _, _, score in component}) == 1
+            if uniform and not any(j in optional for _, j, _ in component):
                 pairs.extend(_maximum_cardinality(component))
             else:
-                pairs.extend(_maximum_weight(component))
+                pairs.extend(_maximum_weight(component, optional))
     pairs.sort()
     return pairs
 
@@ -666,30 +1043,45 @@ def _maximum_cardinality(edges: list[tuple[int, int, float]]) -> list[tuple[int,
     return [(i, j, score) for i, j in partner_of_actual.items()]
 
 
-def _maximum_weight(edges: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
-    """Most pairs, then highest total score: an assignment problem (Hungarian algorithm).
+def _tier_weights(size: int, optional: frozenset[int]) -> tuple[float, float]:
+    """Weights of a pair with a required and with an optional reference call.
 
-    Each edge weighs ``BIG + score`` with ``BIG`` above any possible total score, so one more
-    pair always outweighs any score gain; a missing edge weighs 0 and is dropped afterwards.
+    With at most ``size`` pairs and scores in [0, 1], an optional pair (``BIG + score``)
+    outweighs any score gain, and a required one any number of optional pairs.
     """
-    rows = list(dict.fromkeys(i for i, _, _ in edges))
-    columns = list(dict.fromkeys(j for _, j, _ in edges))
-    if len(rows) > len(columns):  # the algorithm wants no more rows than columns
-        flipped = _maximum_weight([(j, i, score) for i, j, score in edges])
-        return [(i, j, score) for j, i, score in flipped]
-    row_of = {i: row for row, i in enumerate(rows)}
-    column_of = {j: column for column, j in enumerate(columns)}
-    big = len(rows) + 1.0
+    big = size + 1.0
+    return ((size + 1.0) * (big + 1.0) if optional else big), big
+
+
+def _maximum_weight(
+    edges: list[tuple[int, int, float]], optional: frozenset[int] = frozenset()
+) -> list[tuple[int, int, float]]:
+    """Most pairs (required ones first), then highest total score: an assignment problem
+    (Hungarian algorithm).
+
+    Each edge weighs its tier's weight plus its score (see :func:`_tier_weights`); a missing
+    edge weighs 0 and is dropped afterwards.
+    """
+    actuals = list(dict.fromkeys(i for i, _, _ in edges))
+    references = list(dict.fromkeys(j for _, j, _ in edges))
+    required_weight, optional_weight = _tier_weights(min(len(actuals), len(references)), optional)
+    # The algorithm wants no more rows than columns.
+    transposed = len(actuals) > len(references)
+    rows, columns = (references, actuals) if transposed else (actuals, references)
+    row_of = {key: row for row, key in enumerate(rows)}
+    column_of = {key: column for column, key in enumerate(columns)}
     weight = [[0.0] * len(columns) for _ in rows]
     score_of = {}
     for i, j, score in edges:
-        weight[row_of[i]][column_of[j]] = big + score
+        row, column = (row_of[j], column_of[i]) if transposed else (row_of[i], column_of[j])
+        weight[row][column] = (optional_weight if j in optional else required_weight) + score
         score_of[i, j] = score
     pairs = []
     for row, column in enumerate(_assignment(weight)):
-        pair = rows[row], columns[column]
-        if pair in score_of:
-            pairs.append((*pair, score_of[pair]))
+        i, j = (columns[column], rows[row]) if transposed else (rows[row], columns[column])
+        if (i, j) in score_of:
+            pairs.append((i, j, score_of[i, j]))
+    pairs.sort()
     return pairs
 
 
@@ -747,14 +1139,16 @@ def _assignment(weight: list[list[float]]) -> list[int]:
 
 
 def _ordered_matching(
-    n: int, m: int, edges: list[tuple[int, int, float]]
+    n: int, m: int, edges: list[tuple[int, int, float]], optional: frozenset[int] = frozenset()
 ) -> list[tuple[int, int, float]]:
-    """Most pairs that keep both orders, then highest total score (weighted LCS).
+    """Most pairs that keep both orders (required ones first), then highest total score
+    (weighted LCS).
 
     ``best[i][j]`` is the best weight of the first ``i`` actual and ``j`` reference calls,
-    a pair weighing ``BIG + score`` as in :func:`_maximum_weight`.
+    a pair weighing its tier's weight plus its score as in :func:`_maximum_weight`.
     """
-    big = min(n, m) + 1.0
+    required_weight, optional_weight = _tier_weights(min(n, m), optional)
+    tier = [optional_weight if j in optional else required_weight for j in range(m)]
     score_of: list[dict[int, float]] = [{} for _ in range(n)]
     for i, j, score in edges:
         score_of[i][j] = score
@@ -772,7 +1166,7 @@ def _ordered_matching(
                 value = left
             gained = scores.get(j)
             if gained is not None:
-                through = above[j] + big + gained
+                through = above[j] + tier[j] + gained
                 if through > value:
                     value = through
             here[j + 1] = left = value
@@ -781,7 +1175,7 @@ def _ordered_matching(
     i, j = n, m
     while i and j:
         gained = score_of[i - 1].get(j - 1)
-        if gained is not None and best[i][j] == best[i - 1][j - 1] + big + gained:
+        if gained is not None and best[i][j] == best[i - 1][j - 1] + tier[j - 1] + gained:
             pairs.append((i - 1, j - 1, gained))
             i, j = i - 1, j - 1
         elif best[i][j] == best[i - 1][j]:
@@ -799,14 +1193,18 @@ def _leftovers(
     actual: Sequence[ToolCall],
     reference: Sequence[ToolCall],
     actual_args: Sequence[dict[str, Any]],
-    reference_args: Sequence[dict[str, Any]],
+    expected_calls: Sequence[_Expected],
     pairs: list[tuple[int, int, float]],
+    optional: frozenset[int] = frozenset(),
 ) -> tuple[list[IncorrectCall], list[UnmatchedCall], list[UnmatchedCall]]:
-    """Unmatched calls: same-tool pairs best score first (incorrect), then missed and extra."""
+    """Unmatched calls: same-tool pairs best score first (incorrect), then missed and extra.
+
+    Optional reference calls left over are neither incorrect nor missed.
+    """
     if len(pairs) == len(actual) == len(reference):
         return [], [], []
     matched_actual = {i for i, _, _ in pairs}
-    matched_reference = {j for _, j, _ in pairs}
+    matched_reference = {j for _, j, _ in pairs} | optional
     free_references: dict[str, list[int]] = {}
     for j, call in enumerate(reference):
         if j not in matched_reference:
@@ -816,7 +1214,7 @@ def _leftovers(
         if i in matched_actual:
             continue
         for j in free_references.get(call.name, ()):
-            score = _flexible_score(actual_args[i], reference_args[j])
+            score = expected_calls[j].score(call.arguments, actual_args[i], False)
             candidates.append((-score, j, i))
     candidates.sort()
     incorrect = []
@@ -825,7 +1223,9 @@ def _leftovers(
             continue
         matched_actual.add(i)
         matched_reference.add(j)
-        got, expected = actual_args[i], reference_args[j]
+        missing, extra_keys, different = expected_calls[j].differences(
+            actual[i].arguments, actual_args[i]
+        )
         incorrect.append(
             IncorrectCall(
                 actual_index=i,
@@ -833,11 +1233,9 @@ def _leftovers(
                 argument_score=-negative_score,
                 actual=actual[i],
                 reference=reference[j],
-                missing_keys=[name for name in expected if name not in got],
-                extra_keys=[name for name in got if name not in expected],
-                different_keys=[
-                    name for name in expected if name in got and got[name] != expected[name]
-                ],
+                missing_keys=missing,
+                extra_keys=extra_keys,
+                different_keys=different,
             )
         )
     incorrect.sort(key=lambda call: call.reference_index)

@@ -1,12 +1,14 @@
 """Renderers of suite results: console (rich), JSON, and one self-contained HTML page.
 
-Each renderer takes a :class:`~ragas_boot.suites.results.SuiteResult` (and optionally the
-gate's verdict) and returns a string; none of them prints or writes files.
+Each renderer takes a :class:`~ragas_boot.runs.suites.results.SuiteResult` (and optionally the
+gate's verdict) and returns a string; none of them prints or writes files. They share the run
+reports' figures (:mod:`ragas_boot.reporting._format`, so "no score" is spelled one way), the
+one stylesheet (:mod:`ragas_boot.reporting._style`) and the JSON envelope (``schema_version``,
+``generator``).
 """
 
 from __future__ import annotations
 
-import html
 import io
 import json
 from collections.abc import Sequence
@@ -17,10 +19,17 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ragas_boot.suites.analysis import FailureAnalysis, analyze_failures
-from ragas_boot.suites.results import CaseIssue, CaseResult, SuiteGate, SuiteResult
+from ragas_boot.reporting import _format as fmt
+from ragas_boot.reporting._html import escape as _e
+from ragas_boot.reporting._html import numeric_cell, table
+from ragas_boot.reporting._style import style_tag
+from ragas_boot.reporting.gates import suite_gate_line
+from ragas_boot.reporting.json_report import generator
+from ragas_boot.runs.suites.analysis import FailureAnalysis, analyze_failures
+from ragas_boot.runs.suites.results import CaseIssue, CaseResult, SuiteGate, SuiteResult
 
 __all__ = [
+    "SUITE_REPORT_SCHEMA_VERSION",
     "case_explanation",
     "render_console",
     "render_html",
@@ -32,28 +41,15 @@ _ISSUES_SHOWN = 2
 """Issues shown per case in the console (the seed's ``issues[:2]``)."""
 
 
-def _fraction(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}"
-
-
-def _latency(milliseconds: float | None) -> str:
-    if milliseconds is None:
-        return "–"
-    if milliseconds >= 10_000:
-        return f"{milliseconds / 1000:.1f} s"
-    return f"{milliseconds:.0f} ms"
+_fraction = fmt.fraction
+_latency = fmt.milliseconds
 
 
 def _percent(fraction: float) -> str:
-    return f"{fraction * 100:.1f}%"
+    return fmt.percent(fraction)
 
 
-def _gate_line(gate: SuiteGate) -> str:
-    if gate.passed:
-        return (
-            f"CI GATE PASSED: {_percent(gate.pass_rate)} >= {_percent(gate.min_pass_rate)} required"
-        )
-    return f"CI GATE FAILED: {_percent(gate.pass_rate)} < {_percent(gate.min_pass_rate)} required"
+_gate_line = suite_gate_line
 
 
 _FIGURES = ("Score", "Precision", "Recall", "Params", "Output", "Latency", "Calls")
@@ -222,9 +218,18 @@ def _table(cases: Sequence[CaseResult]) -> Table:
 # -- JSON ------------------------------------------------------------------------------------
 
 
+SUITE_REPORT_SCHEMA_VERSION = 1
+"""Version of the suite JSON report's layout; raised when a field is renamed or removed."""
+
+
 def report_data(result: SuiteResult, gate: SuiteGate | None = None) -> dict[str, Any]:
-    """The report as JSON-ready data: the result, its failure analysis and the gate."""
-    data = result.model_dump(mode="json")
+    """The report as JSON-ready data: ``schema_version`` and ``generator`` (as in the run
+    report), then the result, its failure analysis and the gate."""
+    data: dict[str, Any] = {
+        "schema_version": SUITE_REPORT_SCHEMA_VERSION,
+        "generator": generator(),
+        **result.model_dump(mode="json"),
+    }
     analysis = analyze_failures(result)
     data["analysis"] = analysis.model_dump(mode="json")
     data["analysis"]["recommendations"] = analysis.recommendations
@@ -234,31 +239,10 @@ def report_data(result: SuiteResult, gate: SuiteGate | None = None) -> dict[str,
 
 def render_json(result: SuiteResult, gate: SuiteGate | None = None, *, indent: int = 2) -> str:
     """The report as a JSON document (see :func:`report_data`)."""
-    return json.dumps(report_data(result, gate), indent=indent, ensure_ascii=False)
+    return json.dumps(report_data(result, gate), indent=indent, ensure_ascii=False) + "\n"
 
 
 # -- HTML ------------------------------------------------------------------------------------
-
-_CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem;color:#1f2328}
-h1{font-size:1.5rem;margin-bottom:.2rem}.muted{color:#656d76}
-.gate{padding:.7rem 1rem;border-radius:6px;font-weight:600;margin:1rem 0}
-.gate.ok{background:#dafbe1;color:#116329}.gate.ko{background:#ffebe9;color:#a40e26}
-.cards{display:flex;gap:1rem;flex-wrap:wrap;margin:1rem 0}
-.card{border:1px solid #d0d7de;border-radius:6px;padding:.6rem 1rem;min-width:7rem}
-.card b{display:block;font-size:1.3rem}
-table{border-collapse:collapse;width:100%;margin:.5rem 0}
-th,td{border-bottom:1px solid #d0d7de;padding:.35rem .5rem;text-align:left;vertical-align:top}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
-.pass{color:#116329;font-weight:600}.fail{color:#a40e26;font-weight:600}
-details{margin:.3rem 0 1rem 0}summary{cursor:pointer}
-pre{background:#f6f8fa;padding:.5rem;border-radius:6px;white-space:pre-wrap;margin:.3rem 0}
-code{background:#f6f8fa;padding:0 .2rem;border-radius:3px}
-"""
-
-
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
 
 
 def _json_text(value: Any) -> str:
@@ -272,26 +256,26 @@ def render_html(result: SuiteResult, gate: SuiteGate | None = None) -> str:
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>Tool suite: {_e(result.suite)}</title>",
-        f"<style>{_CSS}</style></head><body>",
+        f"{style_tag()}</head><body><main>",
         f"<h1>Tool suite: {_e(result.suite)}</h1>",
-        f'<div class="muted">agent {_e(result.agent)} · {result.total} case(s) · concurrency '
+        f'<p class="meta">agent {_e(result.agent)} · {result.total} case(s) · concurrency '
         f"{result.concurrency} · started {_e(result.started_at.isoformat(timespec='seconds'))}"
-        f" · {result.duration_s:.2f} s</div>",
+        f" · {result.duration_s:.2f} s</p>",
     ]
     if gate is not None:
-        css = "ok" if gate.passed else "ko"
+        css = "pass" if gate.passed else "fail"
         parts.append(f'<div class="gate {css}">{_e(_gate_line(gate))}</div>')
-    parts.append(_cards(result))
-    parts.append(_cases_table(result.cases))
+    parts.append(_tiles(result))
+    parts.append(f'<section class="card">{_cases_table(result.cases)}</section>')
     parts.append(_analysis_html(analysis))
     parts.append("<h2>Cases</h2>")
     parts += [_case_html(case) for case in result.cases]
-    parts.append("</body></html>")
+    parts.append("</main></body></html>")
     return "\n".join(parts) + "\n"
 
 
-def _cards(result: SuiteResult) -> str:
-    cards = [
+def _tiles(result: SuiteResult) -> str:
+    tiles = [
         ("Passed", f"{result.passed}/{result.total}"),
         ("Pass rate", _percent(result.pass_rate)),
         ("Avg score", _fraction(result.average_score)),
@@ -301,78 +285,73 @@ def _cards(result: SuiteResult) -> str:
         ("Avg latency", _latency(result.average_latency_ms)),
     ]
     inner = "".join(
-        f'<div class="card"><span class="muted">{_e(label)}</span><b>{_e(value)}</b></div>'
-        for label, value in cards
+        f'<div class="tile"><span class="muted">{_e(label)}</span><b>{_e(value)}</b></div>'
+        for label, value in tiles
     )
-    return f'<div class="cards">{inner}</div>'
+    return f'<div class="tiles">{inner}</div>'
 
 
 def _verdict_html(case: CaseResult) -> str:
     if case.passed:
-        return '<span class="pass">PASS</span>'
-    return '<span class="fail">FAIL</span>'
+        return '<span class="badge pass">PASS</span>'
+    return '<span class="badge fail">FAIL</span>'
 
 
 def _cases_table(cases: Sequence[CaseResult]) -> str:
-    head = "".join(f'<th class="n">{name}</th>' for name in _FIGURES)
     rows = []
     for case in cases:
-        verdict = (
-            '<span class="pass">PASS</span>' if case.passed else '<span class="fail">FAIL</span>'
-        )
         first = _e(_issue_line(case.issues[0])) if case.issues else ""
-        numbers = "".join(f'<td class="n">{_e(cell)}</td>' for cell in _figures(case))
+        numbers = "".join(numeric_cell(cell) for cell in _figures(case))
         rows.append(
-            f'<tr><td>{verdict}</td><td><a href="#case-{_e(case.case_id)}">{_e(case.case_id)}'
-            f"</a></td>{numbers}<td>{first}</td></tr>"
+            f'<tr><td>{_verdict_html(case)}</td><td><a href="#case-{_e(case.case_id)}">'
+            f"{_e(case.case_id)}</a></td>{numbers}<td>{first}</td></tr>"
         )
-    return (
-        f"<table><thead><tr><th>Result</th><th>Case</th>{head}<th>First issue</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>"
-    )
+    headers = ("Result", "Case", *_FIGURES, "First issue")
+    return table(headers, rows, numeric=range(2, 2 + len(_FIGURES)))
 
 
 def _analysis_html(analysis: FailureAnalysis) -> str:
     if not analysis.groups:
-        return "<h2>Failure analysis</h2><p>No failures.</p>"
-    rows = "".join(
-        f"<tr><td>{_e(group.title)}</td><td class='n'>{len(group.case_ids)}</td>"
+        return '<section class="card"><h2>Failure analysis</h2><p>No failures.</p></section>'
+    rows = [
+        f"<tr><td>{_e(group.title)}</td>{numeric_cell(str(len(group.case_ids)))}"
         f"<td>{_e(', '.join(group.case_ids))}</td><td>{_e(group.recommendation)}</td></tr>"
         for group in analysis.groups
-    )
+    ]
+    headers = ("Failure", "Cases", "Case ids", "Recommendation")
     return (
-        "<h2>Failure analysis</h2><table><thead><tr><th>Failure</th><th class='n'>Cases</th>"
-        f"<th>Case ids</th><th>Recommendation</th></tr></thead><tbody>{rows}</tbody></table>"
+        f'<section class="card"><h2>Failure analysis</h2>{table(headers, rows, numeric=(1,))}'
+        "</section>"
     )
 
 
 def _case_html(case: CaseResult) -> str:
     verdict = _verdict_html(case)
     parts = [
-        f'<details id="case-{_e(case.case_id)}"{"" if case.passed else " open"}>',
-        f"<summary>{verdict} <b>{_e(case.case_id)}</b> — score {case.score:.2f}, latency "
-        f"{_e(_latency(case.latency_ms))}, {len(case.tool_calls)} call(s)</summary>",
+        f'<details class="sample" id="case-{_e(case.case_id)}"{"" if case.passed else " open"}>',
+        f'<summary>{verdict} <span class="sid">{_e(case.case_id)}</span> score '
+        f"{case.score:.2f}, latency {_e(_latency(case.latency_ms))}, "
+        f"{len(case.tool_calls)} call(s)</summary>",
+        '<div class="sample-body">',
     ]
     if case.description:
         parts.append(f'<p class="muted">{_e(case.description)}</p>')
     if case.issues:
-        rows = "".join(
+        rows = [
             f"<tr><td><code>{_e(issue.kind.value)}</code></td><td>{_e(issue.tool or '')}</td>"
             f"<td>{_e(issue.param or '')}</td><td>{_e(_json_text(issue.expected))}</td>"
             f"<td>{_e(_json_text(issue.actual))}</td><td>{_e(issue.message)}</td></tr>"
             for issue in case.issues
-        )
-        parts.append(
-            "<table><thead><tr><th>Kind</th><th>Tool</th><th>Param</th><th>Expected</th>"
-            f"<th>Actual</th><th>Message</th></tr></thead><tbody>{rows}</tbody></table>"
-        )
+        ]
+        headers = ("Kind", "Tool", "Param", "Expected", "Actual", "Message")
+        parts.append(table(headers, rows))
     if case.tool_calls:
         calls = "\n".join(f"{call.name}({_json_text(call.arguments)})" for call in case.tool_calls)
-        parts.append(f"<div>Tool calls</div><pre>{_e(calls)}</pre>")
-    parts.append(f"<div>Answer</div><pre>{_e(case.response or '(none)')}</pre>")
+        parts.append(f"<h4>Tool calls</h4><pre>{_e(calls)}</pre>")
+    parts.append(f"<h4>Answer</h4><pre>{_e(case.response or '(none)')}</pre>")
     conversation = "\n".join(_message_line(message) for message in case.messages)
-    parts.append(f"<div>Conversation</div><pre>{_e(conversation)}</pre>")
-    parts.append("</details>")
+    parts.append(f"<h4>Conversation</h4><pre>{_e(conversation)}</pre>")
+    parts.append("</div></details>")
     return "\n".join(parts)
 
 

@@ -1,7 +1,8 @@
 """Results of running a suite: per-case scores with structured issues, and the suite's totals.
 
 Results are frozen data; rendering them (console, JSON, HTML) lives in
-:mod:`ragas_boot.suites.report`.
+:mod:`ragas_boot.reporting.suite_report`. :class:`AgentReply` and :class:`StopReason` are
+defined beside the built-in agent (:mod:`ragas_boot.chat.tool_agent`) and re-exported here.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from ragas_boot.chat.judge import TokenUsage
+from ragas_boot.chat.tool_agent import AgentReply, StopReason
 from ragas_boot.samples import Message, ToolCall
 
 __all__ = [
@@ -79,45 +81,6 @@ class CaseIssue(_Frozen):
     param: str | None = Field(default=None, description="The parameter concerned, if any.")
     expected: Any = Field(default=None, description="What was expected, if anything.")
     actual: Any = Field(default=None, description="What the agent did, if relevant.")
-
-
-class StopReason(StrEnum):
-    """Why the agent's run ended."""
-
-    ANSWERED = "answered"
-    """The agent gave its final answer."""
-    TOOL_BUDGET = "tool_budget"
-    """The built-in runner stopped the model after it exceeded the tool-call budget."""
-    ERROR = "error"
-    """The agent failed."""
-
-
-class AgentReply(_Frozen):
-    """What an agent returns for one case (agents may also return a trace; see the runner).
-
-    Attributes:
-        response: the final answer text.
-        tool_calls: every tool call made, in order.
-        messages: the messages the agent added (AI turns and tool results), when known.
-        turns: model turns taken, when known.
-        usage: tokens used, when known.
-        stop_reason: why the run ended.
-        wait_ms: time spent waiting for rate-limit tokens, left out of the latency.
-    """
-
-    response: str = Field(default="", description="The final answer text.")
-    tool_calls: list[ToolCall] = Field(
-        default_factory=list, description="Every tool call made, in order."
-    )
-    messages: list[Message] = Field(
-        default_factory=list, description="Messages the agent added (AI turns, tool results)."
-    )
-    turns: int | None = Field(default=None, description="Model turns taken, when known.")
-    usage: TokenUsage | None = Field(default=None, description="Tokens used, when known.")
-    stop_reason: StopReason = Field(default=StopReason.ANSWERED, description="Why the run ended.")
-    wait_ms: float = Field(
-        default=0.0, ge=0.0, description="Rate-limit waiting, left out of the latency."
-    )
 
 
 class AgentRun(AgentReply):

@@ -9,7 +9,17 @@ A parameter validator is either a Python callable (``lambda v: v in ("celsius",
       city: {regex: "^[A-Z]"}
       days: {type: integer, range: {min: 1, max: 7}}
 
-A rule with several checks passes only when all of them pass.
+A rule with several checks passes only when all of them pass. ``tolerance`` and ``subset``
+compare with the parameter's value in ``required_params`` (as ToolCallAccuracy's argument
+rules compare with ``arguments``)::
+
+    required_params: {lat: 35.68, filter: {sky: clear}}
+    param_validators:
+      lat: {tolerance: 0.01}
+      filter: {subset: true}
+
+A case may list alternatives (``expected_tool_calls: {any_of: [[...], [...]]}``; the best
+scores) and mark an expectation ``optional`` (neither missing when not met nor extra when met).
 """
 
 from __future__ import annotations
@@ -33,13 +43,27 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
-from ragas_boot.metrics.agent.tool_matching import ToolCallMode, ValueComparison, argument_score
-from ragas_boot.samples import HumanMessage, Message, from_openai_messages
+from ragas_boot.chat.tool_agent import DEFAULT_MAX_TOOL_CALLS
+from ragas_boot.metrics.agent.tool_matching import (
+    ToolCallMode,
+    ValueComparison,
+    argument_score,
+    rule_failure,
+)
+from ragas_boot.samples import (
+    ArgumentRule,
+    ExpectedToolCall,
+    HumanMessage,
+    Message,
+    ToolCall,
+    from_openai_messages,
+)
 
 __all__ = [
     "DEFAULT_MAX_LATENCY_MS",
     "DEFAULT_MAX_TOOL_CALLS",
     "AgentTestCase",
+    "ExpectationAlternatives",
     "JsonType",
     "ParamRule",
     "ParamValidator",
@@ -50,8 +74,6 @@ __all__ = [
     "validator_failure",
 ]
 
-DEFAULT_MAX_TOOL_CALLS = 5
-"""A case's default tool-call budget (as in the seed article)."""
 DEFAULT_MAX_LATENCY_MS = 10_000.0
 """A case's default latency budget in milliseconds (as in the seed article)."""
 
@@ -185,6 +207,16 @@ class ParamRule(SuiteModel):
     )
     range: RangeRule | None = Field(default=None, description="Inclusive numeric bounds.")
     type: JsonType | None = Field(default=None, description="JSON type of the value.")
+    tolerance: float | None = Field(
+        default=None,
+        ge=0.0,
+        allow_inf_nan=False,
+        description="Largest distance from the number in required_params (replaces equality).",
+    )
+    subset: bool = Field(
+        default=False,
+        description="The value holds at least the object in required_params (replaces equality).",
+    )
 
     @field_validator("regex")
     @classmethod
@@ -198,14 +230,40 @@ class ParamRule(SuiteModel):
 
     @model_validator(mode="after")
     def _some_check(self) -> ParamRule:
-        if self.one_of is None and self.regex is None and self.range is None and self.type is None:
-            raise ValueError("a parameter rule needs one_of, regex, range or type")
+        checks = (self.one_of, self.regex, self.range, self.type, self.tolerance)
+        if all(check is None for check in checks) and not self.subset:
+            raise ValueError(
+                "a parameter rule needs one_of, regex, range, type, tolerance or subset"
+            )
         return self
 
+    @property
+    def compares_with_required(self) -> bool:
+        """Whether the rule replaces the equality check of the required value."""
+        return self.tolerance is not None or self.subset
+
     def failure(
-        self, value: Any, comparison: ValueComparison | str = ValueComparison.EXACT
+        self,
+        value: Any,
+        comparison: ValueComparison | str = ValueComparison.EXACT,
+        expected: Any = None,
     ) -> str | None:
-        """Why ``value`` breaks the rule, or ``None`` when it passes."""
+        """Why ``value`` breaks the rule, or ``None`` when it passes.
+
+        ``expected`` is the required value that ``tolerance`` and ``subset`` compare with.
+        """
+        if self.tolerance is not None:
+            failure = rule_failure(
+                ArgumentRule(tolerance=self.tolerance), value, expected, comparison=comparison
+            )
+            if failure is not None:
+                return failure
+        if self.subset:
+            failure = rule_failure(
+                ArgumentRule(subset=True), value, expected, comparison=comparison
+            )
+            if failure is not None:
+                return failure
         if self.type is not None and not self.type.holds(value):
             return f"expected type {self.type.value}, got {type(value).__name__}"
         if self.one_of is not None and not any(
@@ -236,7 +294,19 @@ class ParamRule(SuiteModel):
             parts.append(f"matches /{self.regex}/")
         if self.range is not None:
             parts.append(self.range.describe())
+        if self.tolerance is not None:
+            parts.append(f"within {self.tolerance:g} of the required value")
+        if self.subset:
+            parts.append("holds the required object")
         return ", ".join(parts)
+
+    def argument_rule(self) -> ArgumentRule | None:
+        """The ToolCallAccuracy rule that pairs calls the same way, if the rule has one."""
+        if self.tolerance is not None:
+            return ArgumentRule(tolerance=self.tolerance)
+        if self.subset:
+            return ArgumentRule(subset=True)
+        return None
 
 
 def _number(value: Any) -> float | None:
@@ -265,10 +335,12 @@ def validator_failure(
     validator: ParamRule | Callable[[Any], Any],
     value: Any,
     comparison: ValueComparison | str = ValueComparison.EXACT,
+    expected: Any = None,
 ) -> str | None:
-    """Why ``value`` fails ``validator``, or ``None`` when it passes."""
+    """Why ``value`` fails ``validator``, or ``None`` when it passes (``expected``: the
+    required value a ``tolerance`` or ``subset`` rule compares with)."""
     if isinstance(validator, ParamRule):
-        return validator.failure(value, comparison)
+        return validator.failure(value, comparison, expected)
     try:
         passed = validator(value)
     except Exception as error:  # a user's validator; its failure is data, not a crash
@@ -293,6 +365,7 @@ class ToolCallExpectation(SuiteModel):
             (compared as argument values), ``None`` accepts any value.
         forbidden_params: parameters the call must not have.
         param_validators: checks of parameter values, applied when the parameter is present.
+        optional: the call may be made or not: neither missing when absent nor extra when made.
     """
 
     tool_name: str = Field(min_length=1, description="The tool that must be called.")
@@ -307,6 +380,9 @@ class ToolCallExpectation(SuiteModel):
         default_factory=dict,
         description="Checks of parameter values (when present): a rule, or a callable in Python.",
     )
+    optional: bool = Field(
+        default=False, description="May be made or not: never missing, never extra when made."
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> ToolCallExpectation:
@@ -315,11 +391,68 @@ class ToolCallExpectation(SuiteModel):
                 raise ValueError(f"parameter '{name}' is both required and forbidden")
             if name in self.param_validators:
                 raise ValueError(f"parameter '{name}' is forbidden but has a validator")
+        for name, validator in self.param_validators.items():
+            if not isinstance(validator, ParamRule):
+                continue
+            value = self.required_params.get(name)
+            if validator.tolerance is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float)
+            ):
+                raise ValueError(
+                    f"param_validators.{name}: tolerance needs the expected number in "
+                    f"required_params.{name}, got {value!r}"
+                )
+            if validator.subset and not isinstance(value, Mapping):
+                raise ValueError(
+                    f"param_validators.{name}: subset needs the expected object in "
+                    f"required_params.{name}, got {value!r}"
+                )
         return self
 
     def reference_arguments(self) -> dict[str, Any]:
         """The required parameters with a concrete expected value (used to pair calls)."""
         return {name: value for name, value in self.required_params.items() if value is not None}
+
+    def reference_call(self) -> ToolCall:
+        """The expected call that pairs calls: the required values, the ``tolerance`` and
+        ``subset`` rules, and ``optional``."""
+        rules = {
+            name: rule
+            for name, validator in self.param_validators.items()
+            if isinstance(validator, ParamRule) and (rule := validator.argument_rule()) is not None
+        }
+        if not rules and not self.optional:
+            return ToolCall(self.tool_name, self.reference_arguments())
+        return ExpectedToolCall(
+            self.tool_name,
+            self.reference_arguments(),
+            optional=self.optional,
+            argument_rules=rules,
+        )
+
+
+class ExpectationAlternatives(SuiteModel):
+    """Several acceptable sets of expected calls; the case scores by the best one."""
+
+    any_of: list[list[ToolCallExpectation]] = Field(
+        min_length=1, description="The acceptable sets of expected calls (any order in each)."
+    )
+
+
+def _expectations_tag(value: Any) -> str:
+    return (
+        "ExpectationAlternatives"
+        if isinstance(value, ExpectationAlternatives | Mapping)
+        else "list"
+    )
+
+
+ExpectedToolCalls = Annotated[
+    Annotated[list[ToolCallExpectation], Tag("list")]
+    | Annotated[ExpectationAlternatives, Tag("ExpectationAlternatives")],
+    Discriminator(_expectations_tag),
+]
+"""A case's expected calls: a list, or ``{any_of: [[...], ...]}`` for alternatives."""
 
 
 def _openai_or_native(messages: Any) -> Any:
@@ -346,8 +479,10 @@ class AgentTestCase(SuiteModel):
     messages: list[Message] | None = Field(
         default=None, description="A conversation ending with a user message (instead of one)."
     )
-    expected_tool_calls: list[ToolCallExpectation] = Field(
-        default_factory=list, description="Tool calls the agent must make (any order)."
+    expected_tool_calls: ExpectedToolCalls = Field(
+        default_factory=list,
+        description="Tool calls the agent must make (any order), or {any_of: [[...], ...]}: "
+        "several acceptable sets, the best one scores.",
     )
     should_not_call_tools: bool = Field(
         default=False, description="The agent must answer without calling any tool."
@@ -397,6 +532,12 @@ class AgentTestCase(SuiteModel):
         if self.messages is not None:
             return list(self.messages)
         return [HumanMessage(self.user_message or "")]
+
+    def expectation_alternatives(self) -> list[list[ToolCallExpectation]]:
+        """The acceptable sets of expected calls: the ``any_of`` lists, or the one list."""
+        if isinstance(self.expected_tool_calls, ExpectationAlternatives):
+            return [list(expectations) for expectations in self.expected_tool_calls.any_of]
+        return [list(self.expected_tool_calls)]
 
     @property
     def checks_tools(self) -> bool:

@@ -13,7 +13,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ragas_boot.suites.results import CaseResult, IssueKind, SuiteResult
+from ragas_boot.runs.suites.results import CaseResult, IssueKind, SuiteResult
 
 __all__ = [
     "GROUP_OF",

@@ -3,13 +3,15 @@
 Any chat model of ``application.yaml`` can be the agent under test: build the agent from the
 model's :class:`~ragas_boot.chat.JudgeSpec`. Each turn sends the conversation and the tool
 schemas; tool calls are answered by the user's tool functions, canned results or the seed
-article's mock (see :class:`~ragas_boot.suites.suite.ToolSpec`), and the loop goes on until
+article's mock (see :class:`~ragas_boot.runs.suites.ToolSpec`), and the loop goes on until
 the model answers without calling a tool or has made more calls than the case's
 ``max_tool_calls`` (the calls of that last turn are recorded, not executed).
 
 HTTP calls follow the judges' rules: one attempt per call (``max_retries=0``) retried by the
 ``spring.ai.retry`` policy, the provider's rate limit and concurrency cap, and its per-call
-timeout. Clients are made per event loop, like the judges'.
+timeout. Clients are made per event loop, like the judges'. Those rules belong to the
+execution layer, which sits above this one: it registers how a turn is attempted
+(:func:`set_turn_policy_factory`) when it is imported, as ``import ragas_boot`` does.
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ import asyncio
 import inspect
 import json
 import weakref
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from ragas_boot.chat.judge import JudgeSpec, TokenUsage
 from ragas_boot.chat.openai_judge import (
@@ -29,37 +34,163 @@ from ragas_boot.chat.openai_judge import (
     usage_of,
 )
 from ragas_boot.config.settings import RetrySettings
-from ragas_boot.execution.attempts import CallTally, call_with_retries
-from ragas_boot.execution.limits import ProviderGate
-from ragas_boot.execution.retry import RetryPolicy
 from ragas_boot.samples import AIMessage, HumanMessage, Message, ToolCall, ToolMessage
-from ragas_boot.suites.expectations import DEFAULT_MAX_TOOL_CALLS, AgentTestCase
-from ragas_boot.suites.results import AgentReply, StopReason
-from ragas_boot.suites.suite import AgentTestSuite, ToolSpec
 
 if TYPE_CHECKING:
     from langchain_core.language_models import LanguageModelInput
     from langchain_core.messages import BaseMessage
     from langchain_core.runnables import Runnable
 
-__all__ = ["OpenAIToolAgent", "openai_messages"]
+__all__ = [
+    "DEFAULT_MAX_TOOL_CALLS",
+    "AgentCase",
+    "AgentReply",
+    "AgentSuite",
+    "AgentTool",
+    "OpenAIToolAgent",
+    "StopReason",
+    "TurnPolicy",
+    "TurnPolicyFactory",
+    "openai_messages",
+    "set_turn_policy_factory",
+]
+
+DEFAULT_MAX_TOOL_CALLS = 5
+"""A case's default tool-call budget (as in the seed article)."""
 
 ToolFunction = Callable[..., Any]
 """A tool's implementation: called with the call's arguments as keywords, sync or async."""
 
 
+class StopReason(StrEnum):
+    """Why the agent's run ended."""
+
+    ANSWERED = "answered"
+    """The agent gave its final answer."""
+    TOOL_BUDGET = "tool_budget"
+    """The built-in runner stopped the model after it exceeded the tool-call budget."""
+    ERROR = "error"
+    """The agent failed."""
+
+
+class AgentReply(BaseModel):
+    """What an agent returns for one case (agents may also return a trace; see the runner).
+
+    Attributes:
+        response: the final answer text.
+        tool_calls: every tool call made, in order.
+        messages: the messages the agent added (AI turns and tool results), when known.
+        turns: model turns taken, when known.
+        usage: tokens used, when known.
+        stop_reason: why the run ended.
+        wait_ms: time spent waiting for rate-limit tokens, left out of the latency.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    response: str = Field(default="", description="The final answer text.")
+    tool_calls: list[ToolCall] = Field(
+        default_factory=list, description="Every tool call made, in order."
+    )
+    messages: list[Message] = Field(
+        default_factory=list, description="Messages the agent added (AI turns, tool results)."
+    )
+    turns: int | None = Field(default=None, description="Model turns taken, when known.")
+    usage: TokenUsage | None = Field(default=None, description="Tokens used, when known.")
+    stop_reason: StopReason = Field(default=StopReason.ANSWERED, description="Why the run ended.")
+    wait_ms: float = Field(
+        default=0.0, ge=0.0, description="Rate-limit waiting, left out of the latency."
+    )
+
+
+class AgentTool(Protocol):
+    """A tool the agent offers the model (a suite's ``ToolSpec`` is one)."""
+
+    @property
+    def name(self) -> str:
+        """The tool's name."""
+        ...
+
+    def openai_tool(self) -> dict[str, Any]:
+        """The tool in OpenAI's ``tools`` format."""
+        ...
+
+    def mock_result(self, arguments: Mapping[str, Any]) -> Any:
+        """The result given when no function or canned result answers."""
+        ...
+
+
+class AgentCase(Protocol):
+    """What the agent reads of a case (a suite's ``AgentTestCase`` is one)."""
+
+    @property
+    def max_tool_calls(self) -> int:
+        """The tool-call budget."""
+        ...
+
+    @property
+    def tool_results(self) -> Mapping[str, Any]:
+        """Canned tool results by tool name."""
+        ...
+
+
+class AgentSuite(Protocol):
+    """What :meth:`OpenAIToolAgent.for_suite` reads of a suite (``AgentTestSuite`` is one)."""
+
+    @property
+    def tools(self) -> Sequence[AgentTool]:
+        """The tools the model may call."""
+        ...
+
+    @property
+    def system_prompt(self) -> str | None:
+        """Sent first in every conversation."""
+        ...
+
+    def tool_functions(self) -> dict[str, Callable[..., Any]]:
+        """The tools' implementations by name."""
+        ...
+
+
+class TurnPolicy(Protocol):
+    """How one model turn is attempted: rate-limit token, concurrency slot, timeout, retry."""
+
+    async def attempt(
+        self, turn: Callable[[], Awaitable[Any]], *, model_id: str, timeout_s: float | None
+    ) -> tuple[Any, float]:
+        """Run ``turn`` (which raises judge errors) until it succeeds or the policy gives up.
+
+        Returns:
+            The turn's answer and the seconds spent waiting for the provider's limits.
+        """
+        ...
+
+
+TurnPolicyFactory = Callable[[JudgeSpec, Any], TurnPolicy]
+"""Makes the turn policy of an agent from its spec and its ``retry`` argument."""
+
+_turn_policy_factory: TurnPolicyFactory | None = None
+
+
+def set_turn_policy_factory(factory: TurnPolicyFactory) -> None:
+    """Register how agents attempt a turn (``ragas_boot.execution`` does so on import)."""
+    global _turn_policy_factory
+    _turn_policy_factory = factory
+
+
+def _turn_policy(spec: JudgeSpec, retry: Any) -> TurnPolicy:
+    if _turn_policy_factory is None:  # pragma: no cover - import ragas_boot registers it
+        raise RuntimeError("no turn policy is registered; import ragas_boot.execution first")
+    return _turn_policy_factory(spec, retry)
+
+
 class _LoopState:
-    """The model bound to the tools and the provider gate of one loop."""
+    """The model bound to the tools, for one loop."""
 
-    __slots__ = ("gate", "runnable")
+    __slots__ = ("runnable",)
 
-    def __init__(
-        self,
-        runnable: Runnable[LanguageModelInput, BaseMessage],
-        gate: ProviderGate,
-    ) -> None:
+    def __init__(self, runnable: Runnable[LanguageModelInput, BaseMessage]) -> None:
         self.runnable = runnable
-        self.gate = gate
 
 
 class OpenAIToolAgent:
@@ -70,7 +201,8 @@ class OpenAIToolAgent:
         tools: the tools the model may call.
         tool_functions: implementations by tool name (the others get canned or mock results).
         system_prompt: sent first in every conversation.
-        retry: the retry policy or its ``spring.ai.retry`` settings (defaults when omitted).
+        retry: the ``spring.ai.retry`` settings, or a retry policy made from them (defaults
+            when omitted); or a :class:`TurnPolicy` of your own.
         base_url: overrides ``spec.base_url`` (Spring form, no ``/v1``), e.g. for a server
             whose address is only known once it runs.
         max_tool_calls: the budget when the runner gives no case.
@@ -80,10 +212,10 @@ class OpenAIToolAgent:
         self,
         *,
         spec: JudgeSpec,
-        tools: Sequence[ToolSpec] = (),
+        tools: Sequence[AgentTool] = (),
         tool_functions: Mapping[str, ToolFunction] | None = None,
         system_prompt: str | None = None,
-        retry: RetryPolicy | RetrySettings | None = None,
+        retry: RetrySettings | TurnPolicy | Any | None = None,
         base_url: str | None = None,
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
     ) -> None:
@@ -91,10 +223,10 @@ class OpenAIToolAgent:
         self._tools = {tool.name: tool for tool in tools}
         self._functions = dict(tool_functions or {})
         self._system_prompt = system_prompt
-        self._retry = (
-            retry
-            if isinstance(retry, RetryPolicy)
-            else RetryPolicy(settings=retry or RetrySettings())
+        self._turns: TurnPolicy = (
+            cast(TurnPolicy, retry)
+            if callable(getattr(retry, "attempt", None))
+            else _turn_policy(spec, retry or RetrySettings())
         )
         self._api_base = api_base_url(base_url or spec.base_url, spec.completions_path)
         self._models = LoopBoundChatModel(spec=spec, api_base=self._api_base)
@@ -106,10 +238,10 @@ class OpenAIToolAgent:
     @classmethod
     def for_suite(
         cls,
-        suite: AgentTestSuite,
+        suite: AgentSuite,
         *,
         spec: JudgeSpec,
-        retry: RetryPolicy | RetrySettings | None = None,
+        retry: RetrySettings | TurnPolicy | Any | None = None,
         base_url: str | None = None,
     ) -> OpenAIToolAgent:
         """The agent with the suite's tools, tool functions and system prompt.
@@ -148,7 +280,7 @@ class OpenAIToolAgent:
         return f"model {self._spec.id} ({self._spec.provider})"
 
     async def __call__(
-        self, messages: Sequence[Message], *, case: AgentTestCase | None = None
+        self, messages: Sequence[Message], *, case: AgentCase | None = None
     ) -> AgentReply:
         """Run the model on the conversation until it answers or exceeds the budget.
 
@@ -247,17 +379,15 @@ class OpenAIToolAgent:
         return state
 
     def _make_state(self) -> _LoopState:
-        spec = self._spec
         llm = self._models.get()
         tools = [tool.openai_tool() for tool in self._tools.values()]
         runnable: Runnable[LanguageModelInput, BaseMessage] = (
             llm.bind_tools(tools) if tools else llm
         )
-        return _LoopState(runnable, ProviderGate(limits=spec.limits))
+        return _LoopState(runnable)
 
     async def _complete(self, state: _LoopState, chat: list[Any]) -> tuple[BaseMessage, float]:
         """One model turn, with retries; returns the answer and seconds spent waiting."""
-        tally = CallTally()
 
         async def turn() -> BaseMessage:
             try:
@@ -268,15 +398,13 @@ class OpenAIToolAgent:
                     raise
                 raise translated from error
 
-        answer = await call_with_retries(
+        answer, waited = await self._turns.attempt(
             turn,
-            judge_id=self.id,
-            gate=state.gate,
-            policy=self._retry,
+            model_id=self.id,
             timeout_s=self._spec.limits.call_timeout.total_seconds() or None,
-            tally=tally,
         )
-        return answer, tally.wait_s
+        message: BaseMessage = answer
+        return message, waited
 
     def _translated(self, error: Exception) -> BaseException:
         """The OpenAI client's errors as judge errors, which the retry policy understands."""

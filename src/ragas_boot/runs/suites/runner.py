@@ -3,7 +3,7 @@
 An *agent* is any callable, sync or async, that takes the conversation (a list of
 :class:`~ragas_boot.samples.Message`) and returns what it did, as one of:
 
-* an :class:`~ragas_boot.suites.results.AgentReply`;
+* an :class:`~ragas_boot.chat.tool_agent.AgentReply`;
 * a string (the final answer; no tool calls);
 * a pair ``(answer, tool_calls)`` whose calls are :class:`~ragas_boot.samples.ToolCall`\\ s or
   mappings (``{"name": ..., "arguments": {...}}``, or OpenAI's ``{"function": {...}}``);
@@ -13,7 +13,7 @@ An *agent* is any callable, sync or async, that takes the conversation (a list o
   or the whole conversation starting with the input (the input is then left out).
 
 An agent that also accepts a keyword argument ``case`` receives the
-:class:`~ragas_boot.suites.expectations.AgentTestCase` (the built-in model runner reads its
+:class:`~ragas_boot.runs.suites.expectations.AgentTestCase` (the built-in model runner reads its
 budget and canned tool results). Sync agents run in a worker thread so that cases overlap; an
 agent that raises, or returns something else, fails its case with an ``agent_error`` issue
 (the run goes on). Latency is the wall time of the agent's call, minus rate-limit waiting.
@@ -24,11 +24,17 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
+from ragas_boot.chat.tool_agent import OpenAIToolAgent
 from ragas_boot.execution.bridge import LoopPortal
+from ragas_boot.runs._concurrency import bounded_map, run_blocking
+from ragas_boot.runs.suites.expectations import AgentTestCase
+from ragas_boot.runs.suites.results import AgentReply, AgentRun, CaseResult, StopReason, SuiteResult
+from ragas_boot.runs.suites.scoring import ScoringSettings, score_case
+from ragas_boot.runs.suites.suite import AgentTestSuite
 from ragas_boot.samples import (
     AIMessage,
     HumanMessage,
@@ -39,11 +45,6 @@ from ragas_boot.samples import (
     from_langchain_messages,
     from_openai_messages,
 )
-from ragas_boot.suites.expectations import AgentTestCase
-from ragas_boot.suites.openai_agent import OpenAIToolAgent
-from ragas_boot.suites.results import AgentReply, AgentRun, CaseResult, StopReason, SuiteResult
-from ragas_boot.suites.scoring import ScoringSettings, score_case
-from ragas_boot.suites.suite import AgentTestSuite
 
 __all__ = [
     "Agent",
@@ -59,6 +60,8 @@ Agent = Callable[..., Any]
 """A sync or async callable taking the conversation (and optionally ``case=``)."""
 
 _NATIVE = (HumanMessage, AIMessage, ToolMessage)
+
+T = TypeVar("T")
 
 
 def describe_agent(agent: Agent) -> str:
@@ -256,23 +259,22 @@ async def arun_suite(
     selected = suite.cases if cases is None else [suite.case(case_id) for case_id in cases]
     started_at = datetime.now(UTC)
     started = time.perf_counter()
-    semaphore = asyncio.Semaphore(limit)
 
     async def one(case: AgentTestCase) -> CaseResult:
-        async with semaphore:
-            result = await arun_case(case, chosen, scoring=suite.scoring)
+        return await arun_case(case, chosen, scoring=suite.scoring)
+
+    def finished(_: int, result: CaseResult) -> None:
         if on_result is not None:
             on_result(result)
-        return result
 
-    results = await asyncio.gather(*(one(case) for case in selected))
+    results = await bounded_map(selected, one, concurrency=limit, on_done=finished)
     return SuiteResult(
         suite=suite.name,
         agent=describe_agent(chosen),
         started_at=started_at,
         duration_s=time.perf_counter() - started,
         concurrency=limit,
-        cases=list(results),
+        cases=results,
     )
 
 
@@ -290,22 +292,17 @@ def run_suite(
     A built-in :class:`OpenAIToolAgent`'s HTTP clients on that loop are closed afterwards (the
     agent stays usable). Do not call it from inside ``portal``'s own loop.
     """
-    own = portal is None
-    loop_portal = portal or LoopPortal(name="ragas-boot-suite")
-    try:
-        result: SuiteResult = loop_portal.call(
-            _released(
-                arun_suite(suite, agent, concurrency=concurrency, cases=cases, on_result=on_result),
-                agent,
-            )
-        )
-        return result
-    finally:
-        if own:
-            loop_portal.close()
+    return run_blocking(
+        _released(
+            arun_suite(suite, agent, concurrency=concurrency, cases=cases, on_result=on_result),
+            agent,
+        ),
+        portal=portal,
+        name="ragas-boot-suite",
+    )
 
 
-async def _released(work: Any, agent: Agent | None) -> Any:
+async def _released(work: Coroutine[Any, Any, T], agent: Agent | None) -> T:
     try:
         return await work
     finally:
@@ -321,13 +318,8 @@ def run_case(
     portal: LoopPortal | None = None,
 ) -> CaseResult:
     """Sync twin of :func:`arun_case` (same loop rules as :func:`run_suite`)."""
-    own = portal is None
-    loop_portal = portal or LoopPortal(name="ragas-boot-suite")
-    try:
-        result: CaseResult = loop_portal.call(
-            _released(arun_case(case, agent, scoring=scoring), agent)
-        )
-        return result
-    finally:
-        if own:
-            loop_portal.close()
+    return run_blocking(
+        _released(arun_case(case, agent, scoring=scoring), agent),
+        portal=portal,
+        name="ragas-boot-suite",
+    )

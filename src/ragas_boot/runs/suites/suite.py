@@ -28,6 +28,7 @@ the field.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import importlib
@@ -52,18 +53,14 @@ from pydantic import (
     model_validator,
 )
 from pydantic.json_schema import SkipJsonSchema
-from pydantic_core import ErrorDetails
 
+from ragas_boot._validation import FieldProblem, field_problems, model_keys
 from ragas_boot.errors import SuiteError
-from ragas_boot.samples._base import join_path, short_repr
-from ragas_boot.suites.expectations import (
+from ragas_boot.runs.suites.expectations import (
     AgentTestCase,
-    ParamRule,
-    RangeRule,
     SuiteModel,
-    ToolCallExpectation,
 )
-from ragas_boot.suites.scoring import ScoreWeights, ScoringSettings
+from ragas_boot.runs.suites.scoring import ScoringSettings
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -83,7 +80,16 @@ DEFAULT_CONCURRENCY = 4
 """Cases run at once unless the suite or the caller says otherwise."""
 
 _UNION_TAGS = frozenset(
-    {"ParamRule", "Callable", "Reference", "HumanMessage", "AIMessage", "ToolMessage"}
+    {
+        "ParamRule",
+        "Callable",
+        "Reference",
+        "HumanMessage",
+        "AIMessage",
+        "ToolMessage",
+        "list",
+        "ExpectationAlternatives",
+    }
 )
 _MOCK_STATUS = "success"
 
@@ -236,9 +242,14 @@ class AgentTestSuite(SuiteModel):
             return self
         known = [tool.name for tool in self.tools]
         for index, case in enumerate(self.cases):
+            alternatives = case.expectation_alternatives()
+            prefix = "expected_tool_calls" + (
+                "" if isinstance(case.expected_tool_calls, list) else ".any_of[{}]"
+            )
             named = [
-                (f"expected_tool_calls[{position}].tool_name", expectation.tool_name)
-                for position, expectation in enumerate(case.expected_tool_calls)
+                (f"{prefix.format(number)}[{position}].tool_name", expectation.tool_name)
+                for number, expectations in enumerate(alternatives)
+                for position, expectation in enumerate(expectations)
             ]
             named += [(f"tool_results.{name}", name) for name in case.tool_results]
             for field, name in named:
@@ -461,7 +472,12 @@ def validate_suite(
 
 
 def _suite_error(error: ValidationError, file: str | None, data: Mapping[str, Any]) -> SuiteError:
-    problems = [_problem(detail, data) for detail in error.errors()]
+    found = field_problems(
+        error,
+        allowed_keys=lambda loc: model_keys(AgentTestSuite, loc[:-1], _UNION_TAGS),
+        tags=_UNION_TAGS,
+    )
+    problems = [_problem(problem, data) for problem in found]
     first_case, first_field, first_message = problems[0]
     message = first_message
     if len(problems) > 1:
@@ -478,20 +494,17 @@ def _where(case_id: str | None, field: str) -> str:
     return ", ".join(parts) + ": " if parts else ""
 
 
-def _problem(detail: ErrorDetails, data: Mapping[str, Any]) -> tuple[str | None, str, str]:
-    """(case id, field path inside the case or the suite, message) of one pydantic error."""
-    cause = (detail.get("ctx") or {}).get("error")
+def _problem(problem: FieldProblem, data: Mapping[str, Any]) -> tuple[str | None, str, str]:
+    """(case id, field path inside the case or the suite, message) of one problem."""
+    cause = problem.cause
     if isinstance(cause, CaseProblem):
         return _case_label(data, cause.index), cause.field, str(cause)
-    loc = [part for part in detail["loc"] if part not in _UNION_TAGS]
+    loc = problem.loc
     case_id = None
     if len(loc) >= 2 and loc[0] == "cases" and isinstance(loc[1], int):
         case_id = _case_label(data, loc[1])
         loc = loc[2:]
-    field = ""
-    for part in loc:
-        field = join_path(field, part)
-    return case_id, field, _describe(detail, loc)
+    return case_id, dataclasses.replace(problem, loc=loc).path, problem.text
 
 
 def _case_label(data: Mapping[str, Any], index: int) -> str:
@@ -501,34 +514,6 @@ def _case_label(data: Mapping[str, Any], index: int) -> str:
     if isinstance(case_id, str | int) and not isinstance(case_id, bool) and str(case_id):
         return f"'{case_id}' (cases[{index}])"
     return f"cases[{index}]"
-
-
-def _describe(detail: ErrorDetails, loc: list[int | str]) -> str:
-    kind = detail["type"]
-    if kind == "missing":
-        return "required but missing"
-    if kind == "extra_forbidden":
-        hint = difflib.get_close_matches(str(loc[-1]) if loc else "", _field_names(), n=1)
-        return "unknown field" + (f"; did you mean '{hint[0]}'?" if hint else "")
-    message = detail["msg"].removeprefix("Value error, ")
-    if kind.endswith("_type") or kind in ("literal_error", "enum"):
-        value = detail.get("input")
-        return f"{message}, got {type(value).__name__} {short_repr(value)}"
-    return message
-
-
-def _field_names() -> list[str]:
-    models: tuple[type[SuiteModel], ...] = (
-        AgentTestSuite,
-        AgentTestCase,
-        ToolSpec,
-        ScoringSettings,
-        ScoreWeights,
-        ToolCallExpectation,
-        ParamRule,
-        RangeRule,
-    )
-    return sorted({name for model in models for name in model.model_fields})
 
 
 def suite_json_schema() -> dict[str, Any]:

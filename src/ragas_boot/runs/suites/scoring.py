@@ -13,6 +13,13 @@ Dimensions, each in [0, 1] or ``None`` when the case does not check it:
   made scores 0.
 * **output**: the share of ``expected_output_contains`` keywords in the answer (any case).
 
+An optional expectation is neither missing when no call meets it nor counted in precision when
+one does (its parameters are then scored). With alternatives (``any_of``) each set of
+expectations is scored and the one with the best weighted tool score (precision, recall and
+parameters) counts, with its issues; the first on a tie. With ``failed_calls:
+exclude_recovered`` a call whose tool result is an error, followed by a successful call of the
+same tool, is left out of precision and pairing.
+
 The overall score is the weighted mean of the dimensions the case checks (weights default to
 the seed's 0.3 / 0.3 / 0.3 / 0.1). A case where tools must not be called scores 0 when any
 was. A case passes when the overall score reaches ``pass_threshold`` (0.8), no expected tool
@@ -29,17 +36,23 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from ragas_boot.metrics.agent.tool_matching import ToolCallMode, ValueComparison, match_tool_calls
-from ragas_boot.samples import ToolCall
-from ragas_boot.suites.expectations import (
+from ragas_boot.metrics.agent.tool_matching import (
+    FailedCalls,
+    ToolCallMode,
+    ValueComparison,
+    match_tool_calls,
+)
+from ragas_boot.runs.suites.expectations import (
     AgentTestCase,
+    ParamRule,
     SuiteModel,
     ToolCallExpectation,
     describe_validator,
     same_value,
     validator_failure,
 )
-from ragas_boot.suites.results import AgentRun, CaseIssue, CaseResult, IssueKind, StopReason
+from ragas_boot.runs.suites.results import AgentRun, CaseIssue, CaseResult, IssueKind, StopReason
+from ragas_boot.samples import Sample, ToolCall
 
 __all__ = [
     "DEFAULT_PASS_THRESHOLD",
@@ -94,6 +107,11 @@ class ScoringSettings(SuiteModel):
     value_comparison: ValueComparison = Field(
         default=ValueComparison.EXACT,
         description="EXACT JSON equality of values, or NORMALIZE ('5' == 5, case-blind text).",
+    )
+    failed_calls: FailedCalls = Field(
+        default=FailedCalls.COUNT,
+        description="COUNT failed tool calls like any; EXCLUDE_RECOVERED: leave out a failed "
+        "call when a later call of the same tool succeeded.",
     )
 
 
@@ -160,7 +178,7 @@ def score_case(
                 )
             )
     elif case.expected_tool_calls:
-        precision, recall, params = _score_tools(case.expected_tool_calls, calls, scoring, issues)
+        precision, recall, params = _score_alternatives(case, run, scoring, issues)
 
     output = _score_output(case.expected_output_contains, run.response, issues)
 
@@ -224,22 +242,60 @@ def _call_data(call: ToolCall) -> dict[str, Any]:
     return {"name": call.name, "arguments": call.arguments}
 
 
+def _score_alternatives(
+    case: AgentTestCase, run: AgentRun, scoring: ScoringSettings, issues: list[CaseIssue]
+) -> tuple[float, float, float | None]:
+    """The tool dimensions of the best set of expectations, and its issues."""
+    succeeded = _call_successes(run)
+    weights = scoring.weights
+    best: tuple[float, tuple[float, float, float | None], list[CaseIssue]] | None = None
+    for expectations in case.expectation_alternatives():
+        found: list[CaseIssue] = []
+        scores = _score_tools(expectations, run.tool_calls, scoring, found, succeeded)
+        weighted = [
+            (scores[0], weights.tool_precision),
+            (scores[1], weights.tool_recall),
+            (scores[2], weights.param_accuracy),
+        ]
+        total = sum(weight for value, weight in weighted if value is not None)
+        value = sum(v * w for v, w in weighted if v is not None) / total if total else 0.0
+        if best is None or value > best[0]:
+            best = (value, scores, found)
+    assert best is not None  # at least one alternative, by validation
+    issues.extend(best[2])
+    return best[1]
+
+
+def _call_successes(run: AgentRun) -> list[bool | None]:
+    """Per tool call, whether its result in the trace was a success, an error, or unknown."""
+    if not run.tool_calls:
+        return []
+    trace = Sample(user_input_messages=run.messages)
+    if trace.actual_tool_calls() == list(run.tool_calls):
+        results = trace.actual_tool_call_results()
+    else:  # calls reported apart from the trace: link by call id only
+        results = Sample(
+            tool_calls=run.tool_calls, user_input_messages=run.messages
+        ).actual_tool_call_results()
+    return [None if result is None else not result.failed for result in results]
+
+
 def _score_tools(
     expectations: Sequence[ToolCallExpectation],
     calls: Sequence[ToolCall],
     scoring: ScoringSettings,
     issues: list[CaseIssue],
-) -> tuple[float, float, float]:
-    references = [
-        ToolCall(expectation.tool_name, expectation.reference_arguments())
-        for expectation in expectations
-    ]
+    succeeded: Sequence[bool | None] | None = None,
+) -> tuple[float, float, float | None]:
+    references = [expectation.reference_call() for expectation in expectations]
     matching = match_tool_calls(
         calls,
         references,
         mode=ToolCallMode.FLEXIBLE,
         threshold=0.0,
         comparison=scoring.value_comparison,
+        succeeded=succeeded,
+        failed_calls=scoring.failed_calls,
     )
     for missed in matching.missed:
         expectation = expectations[missed.position]
@@ -279,15 +335,15 @@ def _score_tools(
                     actual=extra.call.arguments,
                 )
             )
-    paired = {correct.reference_index: correct.actual for correct in matching.correct}
+    paired = {item.reference_index: item.actual for item in matching.correct + matching.optional}
     param_scores = []
     for index, expectation in enumerate(expectations):
         call = paired.get(index)
-        if call is None:
-            param_scores.append(0.0)
-        else:
+        if call is not None:
             param_scores.append(_score_params(expectation, call.arguments, scoring, issues))
-    params = sum(param_scores) / len(param_scores)
+        elif not expectation.optional:
+            param_scores.append(0.0)
+    params = sum(param_scores) / len(param_scores) if param_scores else None
     return matching.precision, matching.recall, params
 
 
@@ -337,7 +393,11 @@ def _score_params(
                         expected=expected,
                     )
                 )
-            elif expected is not None and not same_value(value, expected, scoring.value_comparison):
+            elif (
+                expected is not None
+                and not _compared_by_rule(expectation, name)
+                and not same_value(value, expected, scoring.value_comparison)
+            ):
                 score = _WRONG_VALUE_CREDIT
                 issues.append(
                     CaseIssue(
@@ -353,7 +413,12 @@ def _score_params(
                 score = 1.0
         validator = expectation.param_validators.get(name)
         if validator is not None and present:
-            failure = validator_failure(validator, value, scoring.value_comparison)
+            failure = validator_failure(
+                validator,
+                value,
+                scoring.value_comparison,
+                expectation.required_params.get(name),
+            )
             if failure is not None:
                 score = 0.0
                 issues.append(
@@ -371,6 +436,12 @@ def _score_params(
         if score is not None:
             scores.append(score)
     return sum(scores) / len(scores) if scores else 1.0
+
+
+def _compared_by_rule(expectation: ToolCallExpectation, name: str) -> bool:
+    """Whether a ``tolerance`` or ``subset`` validator replaces the equality check."""
+    validator = expectation.param_validators.get(name)
+    return isinstance(validator, ParamRule) and validator.compares_with_required
 
 
 def _score_output(keywords: Sequence[str], response: str, issues: list[CaseIssue]) -> float | None:

@@ -1,0 +1,1 @@
+"""The general-purpose judge metrics: AspectCritic, SimpleCriteriaScore, RubricsScore."""

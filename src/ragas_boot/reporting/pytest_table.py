@@ -1,0 +1,144 @@
+"""The pytest plugin's end-of-session table: one row per scored test x metric.
+
+The plugin groups its records into rows (``ragas_boot._pytest.report.ScoreRow``); this module
+only renders rows of that shape (:class:`ScoreRowView`), so it needs nothing of pytest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from ragas_boot.reporting import _format as fmt
+
+__all__ = ["ScoreCheckView", "ScoreRowView", "summary_lines"]
+
+
+class ScoreCheckView(Protocol):
+    """A threshold checked on a row's evaluation."""
+
+    @property
+    def passed(self) -> bool:
+        """Whether the score met the threshold."""
+        ...
+
+    def label(self) -> str:
+        """``>= 0.8``, ``<= 0.6`` or ``0.2..0.8``."""
+        ...
+
+
+class ScoreRowView(Protocol):
+    """One test x metric as the table reads it."""
+
+    @property
+    def test(self) -> str | None:
+        """The test's node id (None outside a test)."""
+        ...
+
+    @property
+    def metric(self) -> str:
+        """The metric's class name."""
+        ...
+
+    @property
+    def evaluations(self) -> Sequence[object]:
+        """The row's evaluations (the table shows how many)."""
+        ...
+
+    @property
+    def score(self) -> float | None:
+        """The row's score, None when no evaluation has one."""
+        ...
+
+    @property
+    def model_scores(self) -> dict[str, float]:
+        """Judge id → its score."""
+        ...
+
+    @property
+    def excluded(self) -> list[str]:
+        """Judges excluded from any evaluation of the row."""
+        ...
+
+    @property
+    def checks(self) -> Sequence[ScoreCheckView]:
+        """Thresholds checked on the row."""
+        ...
+
+    @property
+    def errors(self) -> list[str]:
+        """Why evaluations of the row failed."""
+        ...
+
+
+def _short_names(judges: Sequence[str]) -> dict[str, str]:
+    """Judge id → column header: the part after the last '/', unless that is ambiguous."""
+    tails = [judge.rsplit("/", 1)[-1] for judge in judges]
+    if len(set(tails)) == len(tails):
+        return dict(zip(judges, tails, strict=True))
+    return {judge: judge for judge in judges}
+
+
+def _check_cell(row: ScoreRowView) -> str:
+    checks = row.checks
+    if not checks:
+        return ""
+    verdict = "ok" if all(check.passed for check in checks) else "FAIL"
+    labels = ", ".join(dict.fromkeys(check.label() for check in checks))
+    return f"{verdict} {labels}"
+
+
+def _score_cell(row: ScoreRowView) -> str:
+    score = row.score
+    if score is not None:
+        text = fmt.score(score)
+        return text if len(row.evaluations) == 1 else f"{text} (x{len(row.evaluations)})"
+    return "error" if row.errors else fmt.MISSING
+
+
+def summary_lines(rows: Sequence[ScoreRowView]) -> list[str]:
+    """One table row per scored test x metric: score, check, and each judge's score.
+
+    A judge column shows that judge's score, ``excl`` when it was excluded and the missing
+    mark ``—`` when the metric did not ask it (a computed metric asks no judge); the score
+    column shows ``error`` when the row's evaluations failed and ``—`` when none has a score.
+    """
+    judges: list[str] = []
+    for row in rows:
+        for judge in [*row.model_scores, *row.excluded]:
+            if judge not in judges:
+                judges.append(judge)
+    names = _short_names(judges)
+    header = ["test", "metric", "score", "check", *(names[judge] for judge in judges)]
+    table = [header]
+    for row in rows:
+        scores = row.model_scores
+        excluded = set(row.excluded)
+        cells = [
+            row.test or "(outside a test)",
+            row.metric.removesuffix("Metric"),
+            _score_cell(row),
+            _check_cell(row),
+        ]
+        for judge in judges:
+            if judge in scores:
+                cells.append(f"{scores[judge]:.2f}" + ("*" if judge in excluded else ""))
+            else:
+                cells.append("excl" if judge in excluded else fmt.MISSING)
+        table.append(cells)
+    widths = [max(len(line[column]) for line in table) for column in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        for line in table
+    ]
+    notes = []
+    if any(names[judge] != judge for judge in judges):
+        notes.append("judges: " + ", ".join(f"{names[j]} = {j}" for j in judges))
+    if any(judge in row.excluded and judge in row.model_scores for row in rows for judge in judges):
+        notes.append("*: excluded from some of the row's evaluations")
+    failed = sum(1 for row in rows if row.checks and not all(c.passed for c in row.checks))
+    notes.append(
+        f"{len(rows)} scored test x metric row(s), "
+        f"{sum(len(row.evaluations) for row in rows)} evaluation(s), {failed} failed check(s)"
+    )
+    return [*lines, *notes]

@@ -1,0 +1,95 @@
+"""Header values and credentials inside base URLs are secrets; base-url must be http(s)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragas_boot.config import load_settings
+from ragas_boot.config.urls import mask_url, url_secrets
+from ragas_boot.container import create_container
+from ragas_boot.errors import ConfigError
+
+HEADER_SECRET = "hdr-value-31415926"
+URL_PASSWORD = "url-pass-27182818"
+QUERY_KEY = "query-key-16180339"
+BASE = f"https://alice:{URL_PASSWORD}@judge.example:8443/api?key={QUERY_KEY}&v=2"
+
+
+def provider_yaml(base_url: str, headers: str = "{}") -> str:
+    return (
+        "spring.ai.ragas.providers.openai-compatible:\n"
+        f"  - {{ name: p, base-url: '{base_url}', api-key: k, headers: {headers},"
+        " chat-models: [{id: m}] }\n"
+    )
+
+
+def test_header_values_never_show_in_dumps_or_reprs(write_yaml):
+    path = write_yaml(provider_yaml("http://p", f"{{X-Org: {HEADER_SECRET}, X-Title: t}}"))
+
+    settings = load_settings(path, environ={})
+
+    provider = settings.providers.openai_compatible[0]
+    for text in (
+        str(settings.model_dump()),
+        settings.model_dump_json(),
+        repr(settings),
+        repr(provider),
+        str(provider.headers),
+    ):
+        assert HEADER_SECRET not in text
+    assert provider.headers["X-Org"].get_secret_value() == HEADER_SECRET
+    with create_container(settings) as container:
+        [judge] = container.judges()
+        assert HEADER_SECRET not in repr(judge) + repr(judge.spec)
+
+
+def test_url_credentials_are_found_and_masked():
+    assert url_secrets(BASE) == [URL_PASSWORD, QUERY_KEY, "2"]
+    assert mask_url(BASE) == "https://alice:****@judge.example:8443/api?key=****&v=****"
+    assert url_secrets("https://TOKEN123456@host/x") == ["TOKEN123456"]
+    assert mask_url("https://TOKEN123456@host/x") == "https://****@host/x"
+    assert mask_url("http://localhost:8080/v1") == "http://localhost:8080/v1"
+    assert url_secrets("http://localhost:8080/v1") == []
+
+
+def test_judges_show_their_endpoint_with_credentials_masked(write_yaml):
+    path = write_yaml(provider_yaml(BASE))
+
+    with create_container(load_settings(path, environ={})) as container:
+        [judge] = container.judges()
+        shown = repr(judge) + judge.endpoint
+
+    assert URL_PASSWORD not in shown and QUERY_KEY not in shown
+    assert "alice:****@judge.example:8443" in judge.endpoint
+
+
+@pytest.mark.parametrize(
+    "base_url",
+    ["localhost:8080", "api.openai.com/v1", "ftp://files.example", "/v1", "http://", "https:///x"],
+)
+def test_a_base_url_that_is_not_absolute_http_is_a_config_error_naming_the_key(
+    write_yaml, base_url
+):
+    path = write_yaml(provider_yaml(base_url))
+
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path, environ={})
+
+    assert caught.value.key == "spring.ai.ragas.providers.openai-compatible[0].base-url"
+    assert "must be an absolute http(s) URL" in str(caught.value)
+
+
+def test_a_rejected_base_url_is_echoed_with_its_credentials_masked(write_yaml):
+    path = write_yaml(provider_yaml(f"ftp://bob:{URL_PASSWORD}@host/?token={QUERY_KEY}"))
+
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path, environ={})
+
+    assert URL_PASSWORD not in str(caught.value) and QUERY_KEY not in str(caught.value)
+    assert "got 'ftp://bob:****@host/?token=****'" in str(caught.value)
+
+
+def test_spring_openai_base_url_may_be_empty_but_not_relative(write_yaml):
+    assert load_settings(write_yaml("spring.ai.openai.base-url: ''\n"), environ={}).openai
+    with pytest.raises(ConfigError, match=r"spring\.ai\.openai\.base-url: must be an absolute"):
+        load_settings(write_yaml("spring.ai.openai.base-url: api.openai.com\n"), environ={})

@@ -1,0 +1,182 @@
+"""Every renderer lives in reporting/: one stylesheet for every page, one spelling of no score."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import pytest
+
+from ragas_boot.config.settings import AllureSettings
+from ragas_boot.execution.listeners import EvaluationFinished
+from ragas_boot.execution.results import Exclusion
+from ragas_boot.reporting import _format as fmt
+from ragas_boot.reporting import render_html as render_run_html
+from ragas_boot.reporting._style import STYLESHEET
+from ragas_boot.reporting.allure_page import page_name, render_page
+from ragas_boot.reporting.pytest_table import summary_lines
+from ragas_boot.reporting.suite_report import render_console, render_html, render_json
+from ragas_boot.runs import RunResult
+from ragas_boot.runs.suites import AgentRun, AgentTestCase, SuiteResult, score_case
+
+
+@pytest.fixture
+def suite_result() -> SuiteResult:
+    """A case that checks only keywords: precision, recall and params have no score."""
+    case = score_case(
+        AgentTestCase(id="T1", user_message="hi", expected_output_contains=["hello"]),
+        AgentRun(response="hello", latency_ms=3),
+    )
+    return SuiteResult(
+        suite="s",
+        agent="a:b",
+        started_at=datetime(2025, 1, 2, tzinfo=UTC),
+        duration_s=0.1,
+        concurrency=1,
+        cases=[case],
+    )
+
+
+def _event(**fields: object) -> EvaluationFinished:
+    values: dict[str, object] = {
+        "metric": "AgentGoalAccuracyMetric",
+        "sample": None,
+        "config": None,
+        "judge_ids": ["judge-a", "judge-b", "judge-c"],
+        "score": None,
+        "model_scores": {},
+        "steps": [],
+        "exclusions": [],
+        "duration_s": 0.25,
+    }
+    values.update(fields)
+    return EvaluationFinished(**values)  # type: ignore[arg-type]
+
+
+def _styles(page: str) -> list[str]:
+    return re.findall(r"<style>(.*?)</style>", page, flags=re.DOTALL)
+
+
+def test_every_page_carries_the_one_stylesheet(run: RunResult, suite_result: SuiteResult) -> None:
+    pages = {
+        "run": render_run_html(run),
+        "suite": render_html(suite_result, suite_result.gate(0.9)),
+        "allure": render_page(_event(score=0.5, model_scores={"judge-a": 0.5})),
+    }
+
+    for name, page in pages.items():
+        assert _styles(page) == [STYLESHEET], name
+        assert "<main>" in page, name
+    # the classes the suite and Allure pages use are in it
+    for selector in (".gate.pass", ".gate.fail", ".tile", ".badge.good", ".badge.none"):
+        assert selector in STYLESHEET
+
+
+def test_the_suite_report_spells_no_score_like_the_run_report(suite_result: SuiteResult) -> None:
+    text = render_console(suite_result)
+    row = next(line for line in text.splitlines() if line.startswith("PASS"))
+
+    assert row.split()[3:6] == [fmt.MISSING] * 3  # precision, recall, params
+    assert "–" not in text  # the en dash it used before
+    assert fmt.MISSING in render_html(suite_result)
+    assert fmt.score(None) == fmt.percent(None) == fmt.fraction(None) == fmt.MISSING
+
+
+def test_the_suite_json_has_the_run_reports_envelope(suite_result: SuiteResult) -> None:
+    data = json.loads(render_json(suite_result))
+
+    assert data["schema_version"] == 1
+    assert data["generator"]["name"] == "ragas-boot"
+    assert data["cases"][0]["tool_precision"] is None  # null in JSON, never the mark
+    assert render_json(suite_result).endswith("}\n")
+
+
+@dataclass
+class _Check:
+    passed: bool
+    bound: str
+
+    def label(self) -> str:
+        return self.bound
+
+
+@dataclass
+class _Row:
+    test: str | None
+    metric: str
+    score: float | None
+    model_scores: dict[str, float] = field(default_factory=dict)
+    excluded: list[str] = field(default_factory=list)
+    checks: list[_Check] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    evaluations: list[object] = field(default_factory=lambda: [object()])
+
+
+def test_the_pytest_table_marks_missing_scores_and_unasked_judges() -> None:
+    rows = [
+        _Row("t.py::a", "AgentGoalAccuracyMetric", 0.5, {"x/judge-a": 1.0, "x/judge-b": 0.0}),
+        _Row("t.py::b", "ToolCallAccuracyMetric", 1.0, checks=[_Check(True, ">= 0.9")]),
+        _Row("t.py::c", "TopicAdherenceMetric", None, excluded=["x/judge-a"]),
+        _Row(None, "TopicAdherenceMetric", None, errors=["AllJudgesFailedError: down"]),
+    ]
+
+    lines = summary_lines(rows)
+
+    assert lines[0].split() == ["test", "metric", "score", "check", "judge-a", "judge-b"]
+    assert lines[1].split() == ["t.py::a", "AgentGoalAccuracy", "0.500", "1.00", "0.00"]
+    assert (
+        lines[2].split()
+        == ["t.py::b", "ToolCallAccuracy", "1.000", "ok", ">=", "0.9"] + [fmt.MISSING] * 2
+    )
+    assert lines[3].split() == ["t.py::c", "TopicAdherence", fmt.MISSING, "excl", fmt.MISSING]
+    assert lines[4].split()[:5] == ["(outside", "a", "test)", "TopicAdherence", "error"]
+    assert lines[-1] == "4 scored test x metric row(s), 4 evaluation(s), 0 failed check(s)"
+    assert not any(" - " in line or "n/a" in line for line in lines)
+
+
+def test_the_pytest_table_of_no_rows_is_a_header_and_the_count() -> None:
+    assert summary_lines([]) == [
+        "test  metric  score  check",
+        "0 scored test x metric row(s), 0 evaluation(s), 0 failed check(s)",
+    ]
+
+
+def test_the_allure_page_shows_judges_exclusions_and_errors_escaped() -> None:
+    event = _event(
+        metric="Agent<Goal>Metric",
+        score=None,
+        model_scores={"judge-a": 1.0},
+        exclusions=[
+            Exclusion(judge_id="judge-b", step="verdict", kind="http", message="<b>401</b>")
+        ],
+        error="AllJudgesFailedError: <script>",
+        metadata={"reasons": {"judge-a": "done & dusted"}},
+    )
+
+    page = render_page(event, AllureSettings())
+
+    assert page_name(event) == f"Agent<Goal>Metric = {fmt.MISSING}"
+    assert f"<span class='badge none'>{fmt.MISSING}</span>" in page
+    assert "<tr><td>judge-a</td><td>1.000</td><td>done &amp; dusted</td></tr>" in page
+    assert "<td>judge-b</td><td>excluded</td><td>verdict: http - &lt;b&gt;401&lt;/b&gt;" in page
+    assert f"<tr><td>judge-c</td><td>{fmt.MISSING}</td><td></td></tr>" in page
+    assert "&lt;script&gt;" in page
+    assert "<script>" not in page
+    assert "Agent&lt;Goal&gt;Metric" in page
+
+
+@pytest.mark.parametrize(
+    ("score", "css"), [(0.9, "good"), (0.8, "good"), (0.5, "fair"), (0.1, "poor")]
+)
+def test_the_allure_badge_follows_the_score(score: float, css: str) -> None:
+    page = render_page(_event(score=score, model_scores={"judge-a": score}))
+
+    assert f"<span class='badge {css}'>{score:.3f}</span>" in page
+
+
+def test_a_computed_metric_page_says_so() -> None:
+    page = render_page(_event(judge_ids=[], score=1.0))
+
+    assert "Computed without judges." in page

@@ -1,0 +1,48 @@
+"""The public surface of ``ragas_boot``: pinned, sorted, every name importable (as httpx does)."""
+
+from __future__ import annotations
+
+import ragas_boot
+
+PUBLIC = [
+    "AIMessage",
+    "AllJudgesFailedError",
+    "ConfigError",
+    "Dataset",
+    "DatasetError",
+    "HumanMessage",
+    "JudgeError",
+    "JudgeNotFoundError",
+    "MetricResult",
+    "MissingExtraError",
+    "NoConsensusError",
+    "RagasBootError",
+    "RagasContainer",
+    "RagasSettings",
+    "RunResult",
+    "Sample",
+    "SampleValidationError",
+    "ToolCall",
+    "ToolMessage",
+    "UndefinedScoreError",
+    "__version__",
+    "aevaluate_dataset",
+    "create_container",
+    "evaluate_dataset",
+    "load_dataset",
+    "load_settings",
+    "register_metric",
+]
+
+
+def test_the_public_names_are_pinned_and_sorted():
+    assert ragas_boot.__all__ == PUBLIC
+    assert sorted(PUBLIC) == PUBLIC
+
+
+def test_every_public_name_is_importable():
+    namespace: dict[str, object] = {}
+    exec("from ragas_boot import *", namespace)
+    for name in PUBLIC:
+        assert getattr(ragas_boot, name) is namespace[name]
+        assert namespace[name] is not None
