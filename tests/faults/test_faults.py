@@ -1,7 +1,7 @@
 """No sample is ever lost to a fault: 200 samples × 4 judges against injected failures.
 
 The test server answers 10% of requests 429 with Retry-After, 5% 500, 5% with a cut-off body
-(malformed JSON) and holds 1% far beyond the 300 ms call timeout. Every sample must come back
+(malformed JSON) and holds 1% far beyond the 1 s call timeout. Every sample must come back
 as a result (or as an ``AllJudgesFailedError`` naming every judge), every judge failure with
 its kind; retries must wait as long as Retry-After asks (measured on the server's clock), and
 no judge may be asked about a sample more often than its recorded attempts say.
