@@ -44,6 +44,17 @@ def judges_yaml(base_url: str, providers: dict[str, list[str]], extra: str = "")
     return "\n".join(lines) + "\n" + textwrap.dedent(extra)
 
 
+@pytest.fixture(autouse=True)
+def ragas_boot_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """A fresh ``RAGAS_BOOT_HOME`` per test: the response cache (on by default) writes there,
+    never into the repository, and no test sees another's answers (``pytest -n 2`` safe)."""
+    home = tmp_path_factory.mktemp("ragas-boot-home")
+    monkeypatch.setenv("RAGAS_BOOT_HOME", str(home))
+    return home
+
+
 @pytest.fixture
 def make_settings(tmp_path: Path, openai_server: FakeOpenAIServer) -> Callable[..., RagasSettings]:
     """Settings for judges served by the test server: ``make_settings(["a", "b"])``."""
