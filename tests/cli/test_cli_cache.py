@@ -8,7 +8,19 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 METRICS = ("--metric", "agent_goal_accuracy", "--metric", "topic_adherence")
+
+#: The test server is on 127.0.0.1: judges on this machine are cached only when asked.
+LOOPBACK = "\nspring.ai.ragas.cache.loopback: true\n"
+
+
+@pytest.fixture
+def config_file(config_file):
+    """The CLI tests' configuration, caching the test server's answers."""
+    config_file.write_text(config_file.read_text(encoding="utf-8") + LOOPBACK, encoding="utf-8")
+    return config_file
 
 
 def _scores(report):
@@ -114,7 +126,9 @@ def test_the_yaml_section_sets_the_folder_and_can_turn_the_cache_off(
     folder = tmp_path / "from-yaml"
     base = config_file.read_text(encoding="utf-8")
     config_file.write_text(
-        base + f"\nspring.ai.ragas.cache:\n  dir: {folder}\n  ttl: 7d\n", encoding="utf-8"
+        base.replace(LOOPBACK, "")
+        + f"\nspring.ai.ragas.cache:\n  dir: {folder}\n  ttl: 7d\n  loopback: true\n",
+        encoding="utf-8",
     )
     args = ("evaluate", dataset_file, "--metric", "agent_goal_accuracy", "--config", config_file)
     assert run_cli(*args).code == 0
@@ -128,7 +142,7 @@ def test_the_yaml_section_sets_the_folder_and_can_turn_the_cache_off(
 def test_a_bad_cache_section_is_an_error_naming_the_key(
     run_cli, judges, config_file, dataset_file
 ):
-    base = config_file.read_text(encoding="utf-8")
+    base = config_file.read_text(encoding="utf-8").replace(LOOPBACK, "")
     for bad, expected in (
         ("ttl: soon", "spring.ai.ragas.cache.ttl"),
         ("ttl: 0s", "spring.ai.ragas.cache.ttl"),
@@ -142,6 +156,22 @@ def test_a_bad_cache_section_is_an_error_naming_the_key(
         assert expected in result.err, result.err
         assert "Traceback" not in result.err
     assert judges.count() == 0
+
+
+def test_the_test_server_is_not_cached_without_loopback(
+    run_cli, judges, config_file, dataset_file, ragas_boot_home
+):
+    config_file.write_text(
+        config_file.read_text(encoding="utf-8").replace(LOOPBACK, ""), encoding="utf-8"
+    )
+    for _ in range(2):
+        result = run_cli(
+            "evaluate", dataset_file, "--metric", "agent_goal_accuracy", "--config", config_file
+        )
+        assert result.code == 0, result.err
+        assert "cache:" not in result.out
+    assert judges.count() == 18
+    assert not (ragas_boot_home / "cache").exists()
 
 
 def test_stats_of_a_folder_that_does_not_exist(run_cli, tmp_path):

@@ -19,7 +19,13 @@ from pydantic import BaseModel, Field, SecretStr
 from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge
 from ragas_boot.config.settings import StructuredOutputMode
 from ragas_boot.execution import MultiModelExecutor
-from ragas_boot.execution.cache import ResponseCache, default_cache_dir, request_key
+from ragas_boot.execution.cache import (
+    ResponseCache,
+    default_cache_dir,
+    is_cacheable,
+    on_this_machine,
+    request_key,
+)
 from ragas_boot.testing import Reply
 
 SECRET = "sk-cache-secret-8841"
@@ -52,7 +58,8 @@ def judge(server, model="judge-a", **changes):
 
 @pytest.fixture
 def cache(tmp_path):
-    made = ResponseCache(directory=tmp_path / "cache")
+    # The test server is on 127.0.0.1: judges on this machine are cached only when asked.
+    made = ResponseCache(directory=tmp_path / "cache", loopback=True)
     yield made
     made.close()
 
@@ -116,7 +123,7 @@ def test_whatever_changes_the_request_misses(openai_server, run, change, prompt,
 
 
 def test_another_temperature_misses_when_sampled_answers_are_cached(openai_server, tmp_path, run):
-    cache = ResponseCache(directory=tmp_path / "any", any_temperature=True)
+    cache = ResponseCache(directory=tmp_path / "any", any_temperature=True, loopback=True)
     openai_server.respond(None, {"verdict": 1})
     run([judge(openai_server, temperature=0.7)], with_cache=cache)
     again = run([judge(openai_server, temperature=0.7)], with_cache=cache)
@@ -133,6 +140,40 @@ def test_a_sampling_judge_is_not_cached_by_default(openai_server, run):
         step = run([judge(openai_server, temperature=0.7)])
         assert step.calls[0].cache == "off"
     assert openai_server.count() == 2
+
+
+def test_judges_on_this_machine_are_asked_every_time_unless_loopback_is_set(
+    openai_server, tmp_path, run
+):
+    default = ResponseCache(directory=tmp_path / "default")
+    openai_server.respond(None, {"verdict": 1})
+    for _ in range(2):
+        assert run([judge(openai_server)], with_cache=default).calls[0].cache == "off"
+    assert openai_server.count() == 2
+    assert not (tmp_path / "default").exists()  # never even opened
+    default.close()
+
+
+@pytest.mark.parametrize(
+    ("base_url", "local"),
+    [
+        ("http://127.0.0.1:8080", True),
+        ("http://localhost:11434", True),
+        ("http://[::1]:8000", True),
+        ("http://127.0.0.2", True),
+        ("https://openrouter.ai/api", False),
+        ("http://10.0.0.5:8000", False),
+        ("https://user:pw@api.example.com", False),
+    ],
+)
+def test_what_counts_as_on_this_machine(base_url, local):
+    spec = JudgeSpec(id="j", model="m", provider="p", base_url=base_url, api_key=SecretStr("k"))
+    assert on_this_machine(spec) is local
+    assert is_cacheable(spec) is not local
+    assert is_cacheable(spec, loopback=True)
+    assert not is_cacheable(dataclasses.replace(spec, temperature=0.3), loopback=True)
+    in_code = dataclasses.replace(spec, base_url="")  # a chat model instance given in code
+    assert not is_cacheable(in_code, loopback=True)
 
 
 def test_failures_and_invalid_answers_are_never_stored(openai_server, run):
@@ -191,7 +232,9 @@ def test_would_answer_tells_without_sending(openai_server, run, cache):
 
 
 def test_an_entry_expires_after_its_ttl(openai_server, tmp_path, run):
-    cache = ResponseCache(directory=tmp_path / "ttl", ttl=timedelta(milliseconds=300))
+    cache = ResponseCache(
+        directory=tmp_path / "ttl", ttl=timedelta(milliseconds=300), loopback=True
+    )
     openai_server.respond(None, {"verdict": 1})
     run([judge(openai_server)], with_cache=cache)
     time.sleep(0.6)
@@ -205,7 +248,7 @@ def test_an_unusable_cache_folder_is_logged_and_judges_are_asked(
 ):
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the cache should be", encoding="utf-8")
-    cache = ResponseCache(directory=blocker)
+    cache = ResponseCache(directory=blocker, loopback=True)
     openai_server.respond(None, {"verdict": 1})
     with caplog.at_level(logging.WARNING, logger="ragas_boot.execution.cache"):
         steps = [run([judge(openai_server)], with_cache=cache) for _ in range(2)]

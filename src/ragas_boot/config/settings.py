@@ -1032,8 +1032,9 @@ class RunSettings(_Section):
 class CacheSettings(_Section):
     """``spring.ai.ragas.cache``: the persistent response cache of judges' valid answers.
 
-    On by default for judges with temperature 0; an unchanged rerun then sends no judge
-    request. The folder is ``$RAGAS_BOOT_HOME/cache`` when that variable is set, else
+    On by default for judges with temperature 0 that are not on this machine (a loopback
+    base-url or the embedded local provider, unless ``loopback: true``); an unchanged rerun
+    then sends no request to them. The folder is ``$RAGAS_BOOT_HOME/cache`` when that variable is set, else
     ``.ragas-boot/cache`` in the working directory.
     """
 
@@ -1049,6 +1050,11 @@ class CacheSettings(_Section):
     any_temperature: bool = Field(
         default=False,
         description="Cache judges with a temperature above 0 too (their answers vary by call).",
+    )
+    loopback: bool = Field(
+        default=False,
+        description="Cache judges on this machine too (a base-url at localhost/127.0.0.1, the "
+        "embedded local provider); off so that test servers answer every call.",
     )
 
     @field_validator("ttl")

@@ -17,6 +17,7 @@ when the cache is first used, so a run with the cache off never imports it.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 import logging
 import os
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, SecretStr
 
@@ -46,6 +48,7 @@ __all__ = [
     "ResponseCache",
     "default_cache_dir",
     "is_cacheable",
+    "on_this_machine",
     "request_key",
     "resolve_cache_dir",
 ]
@@ -79,15 +82,49 @@ def resolve_cache_dir(directory: str | Path | None) -> Path:
     return Path(directory).expanduser().absolute()
 
 
-def is_cacheable(spec: JudgeSpec, *, any_temperature: bool = False) -> bool:
+def _is_loopback_url(value: object) -> bool:
+    if not isinstance(value, str) or "://" not in value:
+        return False
+    try:
+        host = urlsplit(value).hostname
+    except ValueError:
+        return False
+    if not host:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def on_this_machine(spec: JudgeSpec) -> bool:
+    """Whether the judge runs on this machine: the embedded local provider, a base URL at a
+    loopback address (a test server, a llama.cpp or Ollama you started), or a LangChain class
+    given such a URL."""
+    if spec.local is not None or _is_loopback_url(spec.base_url):
+        return True
+    arguments = spec.langchain.arguments if spec.langchain is not None else ()
+    return any(_is_loopback_url(value) for _, value in arguments)
+
+
+def is_cacheable(
+    spec: JudgeSpec, *, any_temperature: bool = False, loopback: bool = False
+) -> bool:
     """Whether a judge's answers may be cached.
 
     A judge qualifies when its spec says everything its answer depends on (a configured
-    endpoint, local model or LangChain class: a chat model instance given in code does not)
-    and its temperature is 0, or ``any_temperature`` lets sampled answers be cached too.
+    endpoint, local model or LangChain class: a chat model instance given in code does not),
+    its temperature is 0 (or ``any_temperature`` lets sampled answers be cached too), and it
+    is not on this machine (or ``loopback`` says to cache those too). Judges on this machine
+    are asked every time by default: their calls cost no money, and a scripted test server
+    must answer each call itself.
     """
     described = bool(spec.base_url) or spec.local is not None or spec.langchain is not None
-    return described and (any_temperature or spec.temperature == 0)
+    if not described or (spec.temperature != 0 and not any_temperature):
+        return False
+    return loopback or not on_this_machine(spec)
 
 
 def _model_file(path: Path) -> dict[str, Any]:
@@ -209,6 +246,7 @@ class ResponseCache:
         directory: the cache folder (made on first use).
         ttl: how long an answer stays valid; ``None`` = until cleared.
         any_temperature: cache judges whose temperature is above 0 too.
+        loopback: cache judges on this machine too (see :func:`on_this_machine`).
     """
 
     def __init__(
@@ -217,8 +255,10 @@ class ResponseCache:
         directory: str | Path,
         ttl: timedelta | None = None,
         any_temperature: bool = False,
+        loopback: bool = False,
     ) -> None:
         self._directory = Path(directory)
+        self._loopback = loopback
         self._ttl = ttl.total_seconds() if ttl else None
         self._any_temperature = any_temperature
         self._cache: Cache | None = None
@@ -234,6 +274,7 @@ class ResponseCache:
             directory=resolve_cache_dir(settings.dir),
             ttl=settings.ttl,
             any_temperature=settings.any_temperature,
+            loopback=settings.loopback,
         )
 
     def __repr__(self) -> str:
@@ -246,7 +287,9 @@ class ResponseCache:
 
     def applies_to(self, judge: JudgeModel) -> bool:
         """Whether this judge's answers are looked up and stored (see :func:`is_cacheable`)."""
-        return is_cacheable(judge.spec, any_temperature=self._any_temperature)
+        return is_cacheable(
+            judge.spec, any_temperature=self._any_temperature, loopback=self._loopback
+        )
 
     def _open(self) -> Cache | None:
         if self._cache is not None or self._broken:
