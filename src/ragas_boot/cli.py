@@ -835,9 +835,9 @@ def _cache_settings(args: argparse.Namespace) -> Any:
     if args.cache_dir:
         return CacheSettings(dir=args.cache_dir)
     default_files = [Path("application.yaml"), Path("application.yml")]
-    if args.config is None and not os.environ.get("RAGAS_CONFIG"):
-        if not any(path.is_file() for path in default_files):
-            return CacheSettings()  # no configuration here: the default folder
+    configured = args.config is not None or os.environ.get("RAGAS_CONFIG")
+    if not configured and not any(path.is_file() for path in default_files):
+        return CacheSettings()  # no configuration here: the default folder
     return settings_from_args(args).cache
 
 

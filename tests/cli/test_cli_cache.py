@@ -139,9 +139,7 @@ def test_the_yaml_section_sets_the_folder_and_can_turn_the_cache_off(
     assert judges.count() == 18
 
 
-def test_a_bad_cache_section_is_an_error_naming_the_key(
-    run_cli, judges, config_file, dataset_file
-):
+def test_a_bad_cache_section_is_an_error_naming_the_key(run_cli, judges, config_file, dataset_file):
     base = config_file.read_text(encoding="utf-8").replace(LOOPBACK, "")
     for bad, expected in (
         ("ttl: soon", "spring.ai.ragas.cache.ttl"),

@@ -312,7 +312,7 @@ def test_several_processes_write_at_once(tmp_path):
     ]
     go.touch()  # every writer starts writing now
     outputs = [writer.communicate(timeout=300) for writer in writers]
-    for writer, (out, err) in zip(writers, outputs, strict=True):
+    for writer, (_, err) in zip(writers, outputs, strict=True):
         assert writer.returncode == 0, err
         assert "unusable" not in err
     cache = ResponseCache(directory=directory)

@@ -6,9 +6,8 @@ The score table itself is a renderer: :func:`ragas_boot.reporting.pytest_table.s
 from __future__ import annotations
 
 import os
-from pathlib import Path
-
 from collections.abc import Sequence
+from pathlib import Path
 
 from ragas_boot._pytest.recording import EvaluationRecord
 from ragas_boot._pytest.state import RagasPluginState

@@ -1034,8 +1034,8 @@ class CacheSettings(_Section):
 
     On by default for judges with temperature 0 that are not on this machine (a loopback
     base-url or the embedded local provider, unless ``loopback: true``); an unchanged rerun
-    then sends no request to them. The folder is ``$RAGAS_BOOT_HOME/cache`` when that variable is set, else
-    ``.ragas-boot/cache`` in the working directory.
+    then sends no request to them. The folder is ``$RAGAS_BOOT_HOME/cache`` when that
+    variable is set, else ``.ragas-boot/cache`` in the working directory.
     """
 
     enabled: bool = Field(default=True, description="Look answers up and store valid ones.")
@@ -1120,9 +1120,7 @@ class RagasSettings(BaseSettings):
         default_factory=AllureSettings, description="spring.ai.ragas.allure"
     )
     run: RunSettings = Field(default_factory=RunSettings, description="spring.ai.ragas.run")
-    cache: CacheSettings = Field(
-        default_factory=CacheSettings, description="spring.ai.ragas.cache"
-    )
+    cache: CacheSettings = Field(default_factory=CacheSettings, description="spring.ai.ragas.cache")
     source: SettingsSource = Field(
         default_factory=SettingsSource, description="Provenance; filled by load_settings."
     )

@@ -109,9 +109,7 @@ class ExecutionContainer(containers.DeclarativeContainer):
     retry_policy = providers.Singleton(RetryPolicy, settings=core.settings.provided.retry)
     listeners = providers.Singleton(_listeners, core.settings.provided.metrics)
     gates = providers.Singleton(ProviderGates)
-    response_cache = providers.Singleton(
-        ResponseCache.from_settings, core.settings.provided.cache
-    )
+    response_cache = providers.Singleton(ResponseCache.from_settings, core.settings.provided.cache)
     executor = providers.Singleton(
         MultiModelExecutor,
         judges=chat.judges,

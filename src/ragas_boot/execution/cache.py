@@ -109,9 +109,7 @@ def on_this_machine(spec: JudgeSpec) -> bool:
     return any(_is_loopback_url(value) for _, value in arguments)
 
 
-def is_cacheable(
-    spec: JudgeSpec, *, any_temperature: bool = False, loopback: bool = False
-) -> bool:
+def is_cacheable(spec: JudgeSpec, *, any_temperature: bool = False, loopback: bool = False) -> bool:
     """Whether a judge's answers may be cached.
 
     A judge qualifies when its spec says everything its answer depends on (a configured
@@ -354,7 +352,9 @@ class ResponseCache:
             value = parse_structured(entry.raw_text, output_model, judge_id=judge.id)
         except JudgeOutputError:
             return None
-        answer = JudgeAnswer(value=value, raw_text=entry.raw_text, usage=TokenUsage(), latency_s=0.0)
+        answer = JudgeAnswer(
+            value=value, raw_text=entry.raw_text, usage=TokenUsage(), latency_s=0.0
+        )
         return answer, entry.usage
 
     def store(

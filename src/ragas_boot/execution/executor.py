@@ -224,13 +224,13 @@ class MultiModelExecutor(PortalRunner):
         if cache is not None:
             cached = cache.answer(judge, prompt, output_model)
             if cached is not None:
-                answer, saved = cached
+                hit, saved = cached
                 return JudgeCall(
                     **common,
                     ok=True,
-                    value=answer.value,
-                    raw_text=answer.raw_text,
-                    raw_attempts=[answer.raw_text],
+                    value=hit.value,
+                    raw_text=hit.raw_text,
+                    raw_attempts=[hit.raw_text],
                     started_s=started_s,
                     cache="hit",
                     saved_usage=saved,

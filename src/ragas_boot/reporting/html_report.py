@@ -378,7 +378,9 @@ def _call_box(call: JudgeCall) -> str:
     )
     if call.cached:
         status += ' <span class="badge">cached</span>'
-        facts = f"from the response cache · {fmt.tokens(call.saved_usage.total_tokens)} tokens saved"
+        facts = (
+            f"from the response cache · {fmt.tokens(call.saved_usage.total_tokens)} tokens saved"
+        )
     error = f'<div class="error">{_e(call.error_message)}</div>' if call.error_message else ""
     answers = call.raw_attempts or ([call.raw_text] if call.raw_text else [])
     raw = "".join(
