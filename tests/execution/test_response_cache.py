@@ -360,3 +360,40 @@ def test_a_run_with_the_cache_off_never_imports_diskcache(tmp_path):
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.strip() == "False"
     assert not Path(tmp_path / ".ragas-boot").exists()
+
+
+def test_a_step_answered_from_the_cache_makes_no_client_and_imports_no_transport(tmp_path):
+    probe = textwrap.dedent(
+        """
+        import sys
+        from pydantic import BaseModel, SecretStr
+        from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge
+        from ragas_boot.chat.judge import JudgeAnswer, TokenUsage
+        from ragas_boot.execution import MultiModelExecutor
+        from ragas_boot.execution.cache import ResponseCache
+
+        class Verdict(BaseModel):
+            verdict: int
+
+        spec = JudgeSpec(id="a", model="a", provider="p", base_url="https://judge.example",
+                         api_key=SecretStr("k"))
+        judge = OpenAICompatibleJudge(spec=spec)
+        cache = ResponseCache(directory=sys.argv[1])
+        cache.store(judge, "q", Verdict, JudgeAnswer(value=Verdict(verdict=1),
+                    raw_text='{"verdict": 1}', usage=TokenUsage(total_tokens=7), latency_s=0.1))
+        executor = MultiModelExecutor(judges=[judge], cache=cache)
+        step = executor.portal.call(executor.run_step("S", executor.judges, "q", Verdict))
+        executor.close()
+        assert step.calls[0].cached and step.calls[0].saved_usage.total_tokens == 7
+        print(sorted(m for m in ("langchain_openai", "openai", "aiohttp") if m in sys.modules))
+        """
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path / "cache")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip() == "[]"

@@ -193,13 +193,22 @@ class MultiModelExecutor(PortalRunner):
         models: list[type[BaseModel]],
         index: int,
     ) -> StepRecord:
-        for judge in judges:
-            judge.prepare()
+        # Cache lookups first: a judge answered from the cache is never prepared, so a rerun
+        # that hits everywhere makes no HTTP client and imports no transport.
+        looked_up = [
+            self._look_up(judge, text, model)
+            for judge, text, model in zip(judges, prompts, models, strict=True)
+        ]
+        for judge, (_, hit) in zip(judges, looked_up, strict=True):
+            if hit is None:
+                judge.prepare()
         started = time.perf_counter()
         calls = await asyncio.gather(
             *(
-                self._call(judge, step, text, model, started)
-                for judge, text, model in zip(judges, prompts, models, strict=True)
+                self._call(judge, step, text, model, started, found)
+                for judge, text, model, found in zip(
+                    judges, prompts, models, looked_up, strict=True
+                )
             )
         )
         return StepRecord(
@@ -209,6 +218,15 @@ class MultiModelExecutor(PortalRunner):
             duration_s=time.perf_counter() - started,
         )
 
+    def _look_up(
+        self, judge: JudgeModel, prompt: str, output_model: type[BaseModel]
+    ) -> tuple[CacheOutcome, tuple[JudgeAnswer[BaseModel], TokenUsage] | None]:
+        cache = self._cache
+        if cache is None or not cache.applies_to(judge):
+            return "off", None
+        hit = cache.answer(judge, prompt, output_model)
+        return ("hit" if hit is not None else "miss"), hit
+
     async def _call(
         self,
         judge: JudgeModel,
@@ -216,26 +234,24 @@ class MultiModelExecutor(PortalRunner):
         prompt: str,
         output_model: type[BaseModel],
         step_started: float,
+        looked_up: tuple[CacheOutcome, tuple[JudgeAnswer[BaseModel], TokenUsage] | None],
     ) -> JudgeCall:
         tally = _Attempts()
         started_s = time.perf_counter() - step_started
         common = {"judge_id": judge.id, "provider": judge.provider, "step": step, "prompt": prompt}
-        cache = self._cache if self._cache is not None and self._cache.applies_to(judge) else None
-        if cache is not None:
-            cached = cache.answer(judge, prompt, output_model)
-            if cached is not None:
-                hit, saved = cached
-                return JudgeCall(
-                    **common,
-                    ok=True,
-                    value=hit.value,
-                    raw_text=hit.raw_text,
-                    raw_attempts=[hit.raw_text],
-                    started_s=started_s,
-                    cache="hit",
-                    saved_usage=saved,
-                )
-        outcome: CacheOutcome = "off" if cache is None else "miss"
+        outcome, found = looked_up
+        if found is not None:
+            hit, saved = found
+            return JudgeCall(
+                **common,
+                ok=True,
+                value=hit.value,
+                raw_text=hit.raw_text,
+                raw_attempts=[hit.raw_text],
+                started_s=started_s,
+                cache="hit",
+                saved_usage=saved,
+            )
         try:
             answer = None
             for output_attempt in range(self._output_retries + 1):
@@ -251,8 +267,8 @@ class MultiModelExecutor(PortalRunner):
             assert answer is not None
             tally.raw.append(answer.raw_text)
             tally.usage = tally.usage + answer.usage
-            if cache is not None:
-                cache.store(judge, prompt, output_model, answer)
+            if outcome == "miss" and self._cache is not None:
+                self._cache.store(judge, prompt, output_model, answer)
             return JudgeCall(
                 **common,
                 ok=True,
