@@ -397,3 +397,49 @@ def test_a_step_answered_from_the_cache_makes_no_client_and_imports_no_transport
     )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.strip() == "[]"
+
+
+def test_without_diskcache_a_warning_names_the_extra_and_judges_are_asked(tmp_path):
+    probe = textwrap.dedent(
+        """
+        import importlib.abc, logging, sys
+
+        class NoDiskcache(importlib.abc.MetaPathFinder):  # the [cache] extra not installed
+            def find_spec(self, name, path=None, target=None):
+                if name == "diskcache" or name.startswith("diskcache."):
+                    raise ImportError(f"No module named {name!r}")
+                return None
+
+        sys.meta_path.insert(0, NoDiskcache())
+        logging.basicConfig(level=logging.WARNING, stream=sys.stdout)
+        from pydantic import BaseModel, SecretStr
+        from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge
+        from ragas_boot.execution import MultiModelExecutor, ResponseCache
+        from ragas_boot.testing import FakeOpenAIServer
+
+        class Verdict(BaseModel):
+            verdict: int
+
+        with FakeOpenAIServer() as server:
+            server.respond(None, {"verdict": 1})
+            spec = JudgeSpec(id="a", model="a", provider="p", base_url=server.base_url,
+                             api_key=SecretStr("k"))
+            cache = ResponseCache(directory=sys.argv[1], loopback=True)
+            executor = MultiModelExecutor(judges=[OpenAICompatibleJudge(spec=spec)], cache=cache)
+            for _ in range(2):
+                step = executor.portal.call(executor.run_step("S", executor.judges, "q", Verdict))
+                assert step.calls[0].ok
+            executor.close()
+            print("requests", server.count())
+        """
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path / "cache")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "requests 2" in completed.stdout
+    assert completed.stdout.count("pip install 'ragas-boot[cache]'") == 1  # said once

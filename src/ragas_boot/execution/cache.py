@@ -237,8 +237,8 @@ class CacheStats(BaseModel):
 class ResponseCache:
     """Valid judge answers on disk, shared by every process that opens the same folder.
 
-    Cache errors (a full disk, a locked or broken file) never fail a judge call: they are
-    logged once and the call goes to the judge as if there were no cache.
+    Cache errors (a full disk, a locked or broken file, diskcache not installed) never fail a
+    judge call: they are logged once and the call goes to the judge as if there were no cache.
 
     Args:
         directory: the cache folder (made on first use).
@@ -296,8 +296,15 @@ class ResponseCache:
             if self._cache is None and not self._broken:
                 try:
                     from diskcache import Cache
-                except ImportError as error:
-                    raise ImportError(_INSTALL_HINT) from error
+                except ImportError:
+                    # On by default, so a missing extra must not fail a run: say how to fix it.
+                    self._broken = True
+                    log.warning(
+                        "%s (or set spring.ai.ragas.cache.enabled: false); judges are asked "
+                        "directly",
+                        _INSTALL_HINT,
+                    )
+                    return None
                 try:
                     self._cache = Cache(str(self._directory))
                 except Exception as error:
