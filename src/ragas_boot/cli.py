@@ -5,6 +5,7 @@ Subcommands::
     ragas-boot evaluate DATASET --metric NAME [...]   score a dataset; CI gate with --fail-under
     ragas-boot compare DATASET [...]                  the judges side by side, and their agreement
     ragas-boot config show | check [--ping]           the resolved YAML; validate (and reach) judges
+    ragas-boot cache stats | clear [--expired]        the judges' response cache
     ragas-boot schema dataset | report                JSON Schemas of dataset files and JSON reports
     ragas-boot suite run SUITE.yaml [...]             run a tool suite; gate CI on its pass rate
 
@@ -478,6 +479,33 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
     parser.add_argument(
         "--no-progress", action="store_true", help="no live progress bar (auto off when piped)"
     )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the response cache (default: spring.ai.ragas.cache.enabled)",
+    )
+    _add_cache_dir(parser)
+
+
+def _add_cache_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="response cache folder (default: spring.ai.ragas.cache.dir, else "
+        "$RAGAS_BOOT_HOME/cache, else ./.ragas-boot/cache)",
+    )
+
+
+def _with_cache_arguments(settings: RagasSettings, args: argparse.Namespace) -> RagasSettings:
+    """The settings with ``--no-cache`` / ``--cache-dir`` applied to ``spring.ai.ragas.cache``."""
+    update: dict[str, Any] = {}
+    if getattr(args, "no_cache", False):
+        update["enabled"] = False
+    if getattr(args, "cache_dir", None):
+        update["dir"] = args.cache_dir
+    if not update:
+        return settings
+    return settings.model_copy(update={"cache": settings.cache.model_copy(update=update)})
 
 
 def _duration(text: str) -> float:
@@ -693,7 +721,7 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
     reports = _report_paths(args.out, follow_symlinks=args.follow_symlinks)
     _metric_names(args.metric)  # an unknown metric is reported before anything is loaded
     dataset = load_dataset(args.dataset)
-    settings = settings_from_args(args)
+    settings = _with_cache_arguments(settings_from_args(args), args)
     names = _metric_names(args.metric, settings, dataset.samples)
     deadline = args.deadline
     if deadline is None and settings.run.deadline is not None:
@@ -785,6 +813,62 @@ def _configure_evaluate(parser: argparse.ArgumentParser) -> None:
 
 def _configure_compare(parser: argparse.ArgumentParser) -> None:
     _configure_run(parser, metric_required=False)
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def _configure_cache(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
+    stats = actions.add_parser("stats", help="entries, size and models of the response cache")
+    clear = actions.add_parser("clear", help="remove the response cache's entries")
+    clear.add_argument("--expired", action="store_true", help="only entries past their ttl")
+    for action in (stats, clear):
+        _flags(action, top=False)
+        add_config_arguments(action)
+        _add_cache_dir(action)
+
+
+def _cache_settings(args: argparse.Namespace) -> Any:
+    from ragas_boot.config.settings import CacheSettings
+
+    if args.cache_dir:
+        return CacheSettings(dir=args.cache_dir)
+    default_files = [Path("application.yaml"), Path("application.yml")]
+    configured = args.config is not None or os.environ.get("RAGAS_CONFIG")
+    if not configured and not any(path.is_file() for path in default_files):
+        return CacheSettings()  # no configuration here: the default folder
+    return settings_from_args(args).cache
+
+
+def _run_cache(args: argparse.Namespace) -> int:
+    from ragas_boot.execution.cache import ResponseCache, resolve_cache_dir
+
+    settings = _cache_settings(args)
+    directory = resolve_cache_dir(settings.dir)
+    if not directory.is_dir():
+        _write(f"No response cache at {directory}\n")
+        return EXIT_OK
+    cache = ResponseCache(directory=directory, ttl=settings.ttl)
+    try:
+        if args.cache_command == "clear":
+            removed = cache.clear(expired_only=args.expired)
+            kind = "expired entries" if args.expired else "entries"
+            _write(f"Removed {removed} {kind} from {directory}\n")
+            return EXIT_OK
+        stats = cache.stats()
+    finally:
+        cache.close()
+    lines = [
+        f"Response cache: {stats.directory}",
+        f"Entries: {stats.entries} · size {stats.size_bytes / 1024:,.1f} KiB · "
+        f"{stats.tokens:,} tokens when first asked (saved by each hit on them)",
+        *(f"  {model}: {count}" for model, count in stats.models.items()),
+    ]
+    if not settings.enabled:
+        lines.append("(spring.ai.ragas.cache.enabled is false: runs neither read nor write it)")
+    _write("\n".join(lines) + "\n")
+    return EXIT_OK
 
 
 # --------------------------------------------------------------------------- config
@@ -1117,6 +1201,9 @@ register_command(
     help="compare the judges on a dataset: scores, latency, tokens, agreement",
 )
 register_command("config", _configure_config, _run_config, help="show or check the configuration")
+register_command(
+    "cache", _configure_cache, _run_cache, help="show or clear the judges' response cache"
+)
 register_command("schema", _configure_schema, _run_schema, help="print a JSON Schema")
 register_command(
     "suite", _configure_suite, _run_suite, help="run a tool-evaluation suite; gate CI on it"

@@ -16,6 +16,7 @@ YAML prefix of each root field:
 ``metrics``          ``spring.ai.ragas.metrics``
 ``allure``           ``spring.ai.ragas.allure``
 ``run``              ``spring.ai.ragas.run``
+``cache``            ``spring.ai.ragas.cache``
 ===================  ==========================
 """
 
@@ -46,6 +47,7 @@ __all__ = [
     "Aggregation",
     "AllureSettings",
     "BackoffSettings",
+    "CacheSettings",
     "ChatModelSettings",
     "ChatOptions",
     "CircuitBreakerSettings",
@@ -95,6 +97,7 @@ ROOT_PREFIXES: dict[str, str] = {
     "metrics": "spring.ai.ragas.metrics",
     "allure": "spring.ai.ragas.allure",
     "run": "spring.ai.ragas.run",
+    "cache": "spring.ai.ragas.cache",
 }
 
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|ms|s|m|h|d)?\s*$", re.IGNORECASE)
@@ -1026,6 +1029,49 @@ class RunSettings(_Section):
         return value
 
 
+class CacheSettings(_Section):
+    """``spring.ai.ragas.cache``: the persistent response cache of judges' valid answers.
+
+    On by default for judges with temperature 0 that are not on this machine (a loopback
+    base-url or the embedded local provider, unless ``loopback: true``); an unchanged rerun
+    then sends no request to them. The folder is ``$RAGAS_BOOT_HOME/cache`` when that
+    variable is set, else ``.ragas-boot/cache`` in the working directory.
+    """
+
+    enabled: bool = Field(default=True, description="Look answers up and store valid ones.")
+    dir: str | None = Field(
+        default=None,
+        description="Cache folder (relative to the working directory); default "
+        "$RAGAS_BOOT_HOME/cache or .ragas-boot/cache.",
+    )
+    ttl: Duration | None = Field(
+        default=None, description="How long a stored answer stays valid, e.g. 7d; unset = ever."
+    )
+    any_temperature: bool = Field(
+        default=False,
+        description="Cache judges with a temperature above 0 too (their answers vary by call).",
+    )
+    loopback: bool = Field(
+        default=False,
+        description="Cache judges on this machine too (a base-url at localhost/127.0.0.1, the "
+        "embedded local provider); off so that test servers answer every call.",
+    )
+
+    @field_validator("ttl")
+    @classmethod
+    def _positive_ttl(cls, value: timedelta | None) -> timedelta | None:
+        if value is not None and value <= timedelta(0):
+            raise ValueError("must be a positive duration, e.g. 12h or 7d")
+        return value
+
+    @field_validator("dir")
+    @classmethod
+    def _non_blank_dir(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("must name a folder, or be left out for the default")
+        return value
+
+
 # --------------------------------------------------------------------------- root
 
 
@@ -1074,6 +1120,7 @@ class RagasSettings(BaseSettings):
         default_factory=AllureSettings, description="spring.ai.ragas.allure"
     )
     run: RunSettings = Field(default_factory=RunSettings, description="spring.ai.ragas.run")
+    cache: CacheSettings = Field(default_factory=CacheSettings, description="spring.ai.ragas.cache")
     source: SettingsSource = Field(
         default_factory=SettingsSource, description="Provenance; filled by load_settings."
     )

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragas_boot.chat.judge import TokenUsage
 
-__all__ = ["Exclusion", "JudgeCall", "StepRecord"]
+__all__ = ["CacheOutcome", "Exclusion", "JudgeCall", "StepRecord"]
+
+#: What the response cache did for a call: answered it, was asked and had nothing, or was not
+#: asked (cache off, or a judge it does not cover such as temperature above 0).
+CacheOutcome = Literal["hit", "miss", "off"]
 
 
 class JudgeCall(BaseModel):
@@ -37,6 +41,18 @@ class JudgeCall(BaseModel):
     wait_s: float = Field(default=0.0, description="Seconds waiting for rate limit/concurrency.")
     started_s: float = Field(default=0.0, description="Start, seconds after the step began.")
     usage: TokenUsage = Field(default_factory=TokenUsage, description="Tokens used.")
+    cache: CacheOutcome = Field(
+        default="off", description="hit (answered from the response cache), miss, or off."
+    )
+    saved_usage: TokenUsage = Field(
+        default_factory=TokenUsage,
+        description="On a cache hit, the tokens the cached answer cost when first asked.",
+    )
+
+    @property
+    def cached(self) -> bool:
+        """Whether the answer came from the response cache (no request was sent)."""
+        return self.cache == "hit"
 
 
 class StepRecord(BaseModel):

@@ -9,6 +9,7 @@ from ragas_boot.runs.results import Evaluation
 
 __all__ = [
     "MISSING",
+    "cache",
     "evaluation_label",
     "fraction",
     "kappa",
@@ -65,6 +66,16 @@ def milliseconds(value: float | None) -> str:
 def tokens(value: int) -> str:
     """``12,345``."""
     return f"{value:,}"
+
+
+def cache(hits: int, misses: int, saved_tokens: int) -> str | None:
+    """``cache: 9 hits, 0 misses, 1,071 tokens saved``; None when the cache was not asked."""
+    if not hits and not misses:
+        return None
+    return (
+        f"cache: {hits} hit{'s' if hits != 1 else ''}, {misses} miss{'es' if misses != 1 else ''}"
+        f", {tokens(saved_tokens)} tokens saved"
+    )
 
 
 def short(text: str, limit: int = 120) -> str:

@@ -149,12 +149,14 @@ def _dataset_label(run: RunResult) -> str:
 def run_line(run: RunResult) -> Text:
     """One line: counts, judge calls, tokens and time of the run."""
     totals = run.totals
+    cache = fmt.cache(totals.cache_hits, totals.cache_misses, totals.saved_usage.total_tokens)
     return fmt.plain(
         f"{run.dataset.size} samples × {len(run.metrics)} metrics: "
         f"{totals.scored} scored, {totals.undefined} undefined, {totals.failed} failed · "
         f"{totals.judge_calls} judge calls ({totals.failed_judge_calls} failed) · "
-        f"{fmt.tokens(totals.usage.total_tokens)} tokens · {run.duration_s:.1f} s "
-        f"(concurrency {run.concurrency})"
+        f"{fmt.tokens(totals.usage.total_tokens)} tokens · "
+        + (f"{cache} · " if cache else "")
+        + f"{run.duration_s:.1f} s (concurrency {run.concurrency})"
     )
 
 

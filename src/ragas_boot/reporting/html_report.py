@@ -206,6 +206,9 @@ def _metrics_section(run: RunResult) -> str:
         f"({fmt.tokens(totals.usage.input_tokens)} in, "
         f"{fmt.tokens(totals.usage.output_tokens)} out)"
     )
+    cache = fmt.cache(totals.cache_hits, totals.cache_misses, totals.saved_usage.total_tokens)
+    if cache:
+        line += f" · {cache}"
     return (
         f'<section class="card" id="metrics"><h2>Metrics</h2>{table}'
         f'<p class="muted">{_e(line)}</p></section>'
@@ -373,6 +376,11 @@ def _call_box(call: JudgeCall) -> str:
         f"{fmt.seconds(call.latency_s)} · waited {fmt.seconds(call.wait_s)} · "
         f"{call.attempts} attempt(s) · {fmt.tokens(call.usage.total_tokens)} tokens"
     )
+    if call.cached:
+        status += ' <span class="badge">cached</span>'
+        facts = (
+            f"from the response cache · {fmt.tokens(call.saved_usage.total_tokens)} tokens saved"
+        )
     error = f'<div class="error">{_e(call.error_message)}</div>' if call.error_message else ""
     answers = call.raw_attempts or ([call.raw_text] if call.raw_text else [])
     raw = "".join(

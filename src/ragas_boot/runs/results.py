@@ -202,6 +202,14 @@ class JudgeSummary(BaseModel):
     latency_p50_s: float | None = Field(description="Median latency of answered calls, seconds.")
     latency_p95_s: float | None = Field(description="95th percentile latency, seconds.")
     usage: TokenUsage = Field(description="Tokens used by all the judge's calls.")
+    cache_hits: int = Field(default=0, description="Calls answered by the response cache.")
+    cache_misses: int = Field(
+        default=0, description="Calls the response cache was asked for and did not hold."
+    )
+    saved_usage: TokenUsage = Field(
+        default_factory=TokenUsage,
+        description="Tokens the cache hits saved (what their answers cost when first asked).",
+    )
 
 
 class PairAgreement(BaseModel):
@@ -246,6 +254,13 @@ class RunTotals(BaseModel):
     judge_calls: int = Field(description="Judge calls made.")
     failed_judge_calls: int = Field(description="Judge calls without a valid answer.")
     usage: TokenUsage = Field(description="Tokens used by every judge call.")
+    cache_hits: int = Field(default=0, description="Judge calls answered by the response cache.")
+    cache_misses: int = Field(
+        default=0, description="Judge calls the response cache was asked for and did not hold."
+    )
+    saved_usage: TokenUsage = Field(
+        default_factory=TokenUsage, description="Tokens the cache hits saved."
+    )
 
 
 class GateFailure(BaseModel):

@@ -64,6 +64,9 @@ class _Tally:
     failed_calls: int = 0
     latencies: list[float] = field(default_factory=list)
     usage: TokenUsage = field(default_factory=TokenUsage)
+    cache_hits: int = 0
+    cache_misses: int = 0
+    saved_usage: TokenUsage = field(default_factory=TokenUsage)
 
     def add_evaluation(self, evaluation: Evaluation, judge_id: str, info: MetricInfo) -> None:
         calls = [
@@ -85,6 +88,9 @@ class _Tally:
         for call in calls:
             self.calls += 1
             self.usage = self.usage + call.usage
+            self.cache_hits += call.cache == "hit"
+            self.cache_misses += call.cache == "miss"
+            self.saved_usage = self.saved_usage + call.saved_usage
             if call.ok:
                 self.latencies.append(call.latency_s)
             else:
@@ -107,6 +113,9 @@ class _Tally:
             latency_p50_s=percentile(self.latencies, 0.5),
             latency_p95_s=percentile(self.latencies, 0.95),
             usage=self.usage,
+            cache_hits=self.cache_hits,
+            cache_misses=self.cache_misses,
+            saved_usage=self.saved_usage,
         )
 
 
@@ -195,9 +204,10 @@ def run_totals(samples: Sequence[SampleRun]) -> RunTotals:
     """Counts over every evaluation and judge call of the run."""
     evaluations = [evaluation for run in samples for evaluation in run.evaluations]
     calls = [call for e in evaluations for step in e.steps for call in step.calls]
-    usage = TokenUsage()
+    usage = saved = TokenUsage()
     for call in calls:
         usage = usage + call.usage
+        saved = saved + call.saved_usage
     return RunTotals(
         evaluations=len(evaluations),
         scored=sum(1 for e in evaluations if e.status == "scored"),
@@ -206,4 +216,7 @@ def run_totals(samples: Sequence[SampleRun]) -> RunTotals:
         judge_calls=len(calls),
         failed_judge_calls=sum(1 for call in calls if not call.ok),
         usage=usage,
+        cache_hits=sum(1 for call in calls if call.cache == "hit"),
+        cache_misses=sum(1 for call in calls if call.cache == "miss"),
+        saved_usage=saved,
     )
