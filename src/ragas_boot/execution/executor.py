@@ -23,6 +23,7 @@ from ragas_boot.execution._runner import PortalRunner
 from ragas_boot.execution.attempts import CallTally, call_with_retries
 from ragas_boot.execution.bridge import LoopPortal
 from ragas_boot.execution.limits import ProviderGate, ProviderGates
+from ragas_boot.execution.repeats import current_repeat
 from ragas_boot.execution.results import JudgeCall, StepRecord
 from ragas_boot.execution.retry import RetryPolicy
 
@@ -188,6 +189,7 @@ class MultiModelExecutor(PortalRunner):
             index=index,
             calls=list(calls),
             duration_s=time.perf_counter() - started,
+            repeat=current_repeat(),
         )
 
     async def _call(

@@ -141,6 +141,65 @@ def failures_table(run: RunResult) -> Table | None:
     return table
 
 
+def undefined_table(run: RunResult) -> Table | None:
+    """Why each undefined evaluation has no score (a missed quorum among them), or None."""
+    rows = [
+        (sample.sample_id, evaluation)
+        for sample in run.samples
+        for evaluation in sample.evaluations
+        if evaluation.status == "undefined"
+    ]
+    if not rows:
+        return None
+    table = Table(title=f"Undefined evaluations ({len(rows)})", title_justify="left")
+    table.add_column("Sample", no_wrap=True)
+    table.add_column("Metric", no_wrap=True)
+    table.add_column("Reason")
+    for sample_id, evaluation in rows[:_MAX_FAILURE_ROWS]:
+        reason = evaluation.result.undefined_reason if evaluation.result else None
+        table.add_row(
+            fmt.plain(sample_id),
+            fmt.plain(evaluation.metric),
+            fmt.plain(
+                fmt.short(reason or "no score", 160),
+                style="bold red" if evaluation.no_quorum else "yellow",
+            ),
+        )
+    if len(rows) > _MAX_FAILURE_ROWS:
+        table.caption = f"… and {len(rows) - _MAX_FAILURE_ROWS} more (see the JSON or HTML)"
+    return table
+
+
+def repeats_table(run: RunResult) -> Table | None:
+    """Per sample × metric scored more than once: pass rate, Wilson interval, stability."""
+    rows = [
+        (sample.sample_id, evaluation, evaluation.result.repeats)
+        for sample in run.samples
+        for evaluation in sample.evaluations
+        if evaluation.result is not None and evaluation.result.repeats is not None
+    ]
+    if not rows:
+        return None
+    table = Table(title="Repeats (pass rate, 95% Wilson interval)", title_justify="left")
+    table.add_column("Sample", no_wrap=True)
+    table.add_column("Metric", no_wrap=True)
+    for name in ("Runs", "Passed", "Pass rate", "95% CI", "Scores"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("Stability", no_wrap=True)
+    for sample_id, evaluation, repeats in rows:
+        table.add_row(
+            fmt.plain(sample_id),
+            fmt.plain(evaluation.metric),
+            str(repeats.runs),
+            f"{repeats.passed}/{repeats.scored}",
+            fmt.percent(repeats.pass_rate),
+            fmt.interval(repeats.ci_low, repeats.ci_high),
+            " ".join(fmt.score(value) for value in repeats.scores),
+            Text("unstable", style="bold yellow") if repeats.unstable else Text("stable"),
+        )
+    return table
+
+
 def _dataset_label(run: RunResult) -> str:
     name = run.dataset.name or run.dataset.path or "samples"
     return f"{name}: {run.dataset.size} samples × {len(run.metrics)} metrics"
@@ -168,9 +227,9 @@ def console_renderables(run: RunResult, view: ConsoleView = "evaluate") -> list[
         parts.append(judges_table(run))
         if run.agreement:
             parts.append(agreement_table(run))
-    failures = failures_table(run)
-    if failures is not None:
-        parts.append(failures)
+    for table in (repeats_table(run), undefined_table(run), failures_table(run)):
+        if table is not None:
+            parts.append(table)
     parts.append(run_line(run))
     return parts
 
