@@ -11,7 +11,8 @@ Subcommands::
 Exit codes: 0 success; 1 a quality gate failed (``--fail-under``, ``--min-pass-rate``, a missed
 quorum, a metric with no score at all, a judge that did not answer ``--ping``); 2 bad input
 (arguments, configuration or dataset), reported as one message without a traceback (``--debug``
-shows it), or a report that could not be written; 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+shows it), or a report that could not be written; 130 interrupted (SIGINT), 143 terminated
+(SIGTERM).
 
 ``evaluate`` and ``compare`` never lose finished work: on SIGINT or SIGTERM they stop sending,
 cancel the judge calls in flight, write every ``--out`` report of what finished (the rest

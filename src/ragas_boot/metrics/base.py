@@ -43,9 +43,9 @@ from ragas_boot.execution.listeners import (
     ListenerRegistry,
     MetricListener,
 )
+from ragas_boot.execution.repeats import repeat_scope
 from ragas_boot.execution.results import Exclusion, StepRecord
 from ragas_boot.metrics.prompting import check_template, load_prompt
-from ragas_boot.execution.repeats import repeat_scope
 from ragas_boot.metrics.results import MetricResult, Quorum, combine_repeats
 from ragas_boot.samples import Sample
 

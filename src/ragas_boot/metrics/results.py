@@ -39,8 +39,7 @@ class Quorum(BaseModel):
     def reason(self) -> str:
         """``no quorum (2 of 4 answered): min-judges is 3``: why the score is undefined."""
         return (
-            f"no quorum ({self.answered} of {self.asked} answered): "
-            f"min-judges is {self.required}"
+            f"no quorum ({self.answered} of {self.asked} answered): min-judges is {self.required}"
         )
 
 
@@ -71,7 +70,8 @@ class MetricResult(BaseModel):
 
     ``score`` is ``None`` only when the metric is undefined for the sample (for example
     TopicAdherence PRECISION when the judges found no topics, or fewer judges answered than
-    ``min-judges`` requires); ``undefined_reason`` then says why. A failure of every judge is an error, never a ``None`` or ``0.0`` score.
+    ``min-judges`` requires); ``undefined_reason`` then says why. A failure of every judge is
+    an error, never a ``None`` or ``0.0`` score.
     """
 
     model_config = ConfigDict(frozen=True)
