@@ -129,8 +129,8 @@ def render_prompt(template: str, values: Mapping[str, Any]) -> str:
 
     Values are inserted literally (a conversation full of JSON braces is safe). Values of
     :data:`DATA_PLACEHOLDERS` (sample text and what judges said about it) go inside a
-    :func:`data_block`; the shipped templates tell the judge that such blocks are material to
-    judge, never instructions.
+    :func:`data_block` unless blank; the shipped templates tell the judge that such blocks are
+    material to judge, never instructions.
 
     Raises:
         KeyError: the template names a placeholder that ``values`` lacks.
@@ -141,7 +141,8 @@ def render_prompt(template: str, values: Mapping[str, Any]) -> str:
         if key not in values:
             raise KeyError(f"prompt placeholder '{{{key}}}' has no value")
         text = str(values[key])
-        return data_block(key, text) if key in DATA_PLACEHOLDERS else text
+        # An empty value (an optional part left out) has nothing to judge: no block.
+        return data_block(key, text) if key in DATA_PLACEHOLDERS and text.strip() else text
 
     return _PLACEHOLDER.sub(substitute, template)
 
