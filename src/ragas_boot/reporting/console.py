@@ -121,53 +121,43 @@ def agreement_table(run: RunResult) -> Table:
     return table
 
 
-def failures_table(run: RunResult) -> Table | None:
-    """The failed evaluations (the first few), or None when there are none."""
-    failures = run.failures()
-    if not failures:
+def _evaluations_table(title: str, last: str, rows: list[tuple[str, str, Text]]) -> Table | None:
+    """Sample, metric and ``last`` column for the first few rows; None when there are none."""
+    if not rows:
         return None
-    table = Table(title=f"Failed evaluations ({len(failures)})", title_justify="left")
+    table = Table(title=f"{title} ({len(rows)})", title_justify="left")
     table.add_column("Sample", no_wrap=True)
     table.add_column("Metric", no_wrap=True)
-    table.add_column("Error")
-    for sample_id, evaluation in failures[:_MAX_FAILURE_ROWS]:
+    table.add_column(last)
+    for sample_id, metric, message in rows[:_MAX_FAILURE_ROWS]:
+        table.add_row(fmt.plain(sample_id), fmt.plain(metric), message)
+    if len(rows) > _MAX_FAILURE_ROWS:
+        table.caption = f"… and {len(rows) - _MAX_FAILURE_ROWS} more (see the JSON or HTML)"
+    return table
+
+
+def failures_table(run: RunResult) -> Table | None:
+    """The failed evaluations (the first few), or None when there are none."""
+    rows = []
+    for sample_id, evaluation in run.failures():
         error = evaluation.error
         message = f"{error.kind}: {fmt.short(error.message, 160)}" if error else "failed"
-        table.add_row(
-            fmt.plain(sample_id), fmt.plain(evaluation.metric), fmt.plain(message, style="red")
-        )
-    if len(failures) > _MAX_FAILURE_ROWS:
-        table.caption = f"… and {len(failures) - _MAX_FAILURE_ROWS} more (see the JSON or HTML)"
-    return table
+        rows.append((sample_id, evaluation.metric, fmt.plain(message, style="red")))
+    return _evaluations_table("Failed evaluations", "Error", rows)
 
 
 def undefined_table(run: RunResult) -> Table | None:
     """Why each undefined evaluation has no score (a missed quorum among them), or None."""
-    rows = [
-        (sample.sample_id, evaluation)
-        for sample in run.samples
-        for evaluation in sample.evaluations
-        if evaluation.status == "undefined"
-    ]
-    if not rows:
-        return None
-    table = Table(title=f"Undefined evaluations ({len(rows)})", title_justify="left")
-    table.add_column("Sample", no_wrap=True)
-    table.add_column("Metric", no_wrap=True)
-    table.add_column("Reason")
-    for sample_id, evaluation in rows[:_MAX_FAILURE_ROWS]:
-        reason = evaluation.result.undefined_reason if evaluation.result else None
-        table.add_row(
-            fmt.plain(sample_id),
-            fmt.plain(evaluation.metric),
-            fmt.plain(
-                fmt.short(reason or "no score", 160),
-                style="bold red" if evaluation.no_quorum else "yellow",
-            ),
-        )
-    if len(rows) > _MAX_FAILURE_ROWS:
-        table.caption = f"… and {len(rows) - _MAX_FAILURE_ROWS} more (see the JSON or HTML)"
-    return table
+    rows = []
+    for sample in run.samples:
+        for evaluation in sample.evaluations:
+            if evaluation.status != "undefined":
+                continue
+            reason = evaluation.result.undefined_reason if evaluation.result else None
+            style = "bold red" if evaluation.no_quorum else "yellow"
+            message = fmt.plain(fmt.short(reason or "no score", 160), style=style)
+            rows.append((sample.sample_id, evaluation.metric, message))
+    return _evaluations_table("Undefined evaluations", "Reason", rows)
 
 
 def repeats_table(run: RunResult) -> Table | None:
