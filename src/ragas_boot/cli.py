@@ -9,10 +9,11 @@ Subcommands::
     ragas-boot schema dataset | report                JSON Schemas of dataset files and JSON reports
     ragas-boot suite run SUITE.yaml [...]             run a tool suite; gate CI on its pass rate
 
-Exit codes: 0 success; 1 a quality gate failed (``--fail-under``, a metric with no score at all,
-a judge that did not answer ``--ping``); 2 bad input (arguments, configuration or dataset),
-reported as one message without a traceback (``--debug`` shows it), or a report that could
-not be written; 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+Exit codes: 0 success; 1 a quality gate failed (``--fail-under``, ``--min-pass-rate``, a missed
+quorum, a metric with no score at all, a judge that did not answer ``--ping``); 2 bad input
+(arguments, configuration or dataset), reported as one message without a traceback (``--debug``
+shows it), or a report that could not be written; 130 interrupted (SIGINT), 143 terminated
+(SIGTERM).
 
 ``evaluate`` and ``compare`` never lose finished work: on SIGINT or SIGTERM they stop sending,
 cancel the judge calls in flight, write every ``--out`` report of what finished (the rest
@@ -458,6 +459,28 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
         "lower-is-better metrics (noise_sensitivity, hallucination), over 1 - X",
     )
     parser.add_argument(
+        "--min-judges",
+        type=positive_int,
+        metavar="K",
+        help="quorum: a score needs K answering judges, else it is undefined ('no quorum') "
+        "and fails the gate unless quorum-failure is SKIP (default: the YAML's min-judges)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=_repeat_count,
+        metavar="N",
+        help="score each sample N times (repeats bypass the response cache); reports show "
+        "each sample's pass rate, its 95%% Wilson interval and 'unstable' when the repeats "
+        "disagree (default: the YAML's repeat, else 1)",
+    )
+    parser.add_argument(
+        "--min-pass-rate",
+        type=unit_float,
+        metavar="X",
+        help="exit 1 when any sample's share of passing repeats is under X, 0.8 or 80%% "
+        "(default: each metric's min-pass-rate)",
+    )
+    parser.add_argument(
         "--follow-symlinks",
         action="store_true",
         help="--out may be a symbolic link: write to its target (default: refuse)",
@@ -506,6 +529,16 @@ def _with_cache_arguments(settings: RagasSettings, args: argparse.Namespace) -> 
     if not update:
         return settings
     return settings.model_copy(update={"cache": settings.cache.model_copy(update=update)})
+
+
+def _repeat_count(text: str) -> int:
+    """An argparse type: a repeat count in [1, MAX_REPEATS]."""
+    from ragas_boot.metrics.base import MAX_REPEATS
+
+    value = positive_int(text)
+    if value > MAX_REPEATS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_REPEATS}, got {value}")
+    return value
 
 
 def _duration(text: str) -> float:
@@ -655,6 +688,9 @@ def _run_configs(args: argparse.Namespace, names: Sequence[str]) -> dict[str, di
         override["models"] = models
     if args.aggregation:
         override["aggregation"] = args.aggregation
+    for key in ("min_judges", "repeat"):
+        if getattr(args, key, None) is not None:
+            override[key] = getattr(args, key)
     return {name: dict(override) for name in names} if override else {}
 
 
@@ -794,7 +830,7 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
         return EXIT_TERMINATED if signals[0] == signal.SIGTERM else EXIT_INTERRUPTED
     if unwritten:
         return EXIT_BAD_INPUT
-    gate = run.gate(args.fail_under)
+    gate = run.gate(args.fail_under, min_pass_rate=args.min_pass_rate)
     if not gate.passed or run.stopped is None:  # no PASSED line for a run cut short
         for line in run_gate_lines(gate):
             _message(line, "green" if gate.passed else "bold red")

@@ -443,3 +443,24 @@ def test_without_diskcache_a_warning_names_the_extra_and_judges_are_asked(tmp_pa
     assert completed.returncode == 0, completed.stderr
     assert "requests 2" in completed.stdout
     assert completed.stdout.count("pip install 'ragas-boot[cache]'") == 1  # said once
+
+
+def test_repeats_after_the_first_ask_the_judge_again(openai_server, run):
+    from ragas_boot.execution.repeats import repeat_scope
+
+    openai_server.script("judge-a", {"verdict": 1}, {"verdict": 0}, {"verdict": 1})
+    judges = [judge(openai_server, "judge-a")]
+    with repeat_scope(0):
+        first = run(judges)
+    with repeat_scope(0):
+        cached = run(judges)
+    assert openai_server.count() == 1  # the first repeat is answered from the cache
+    assert [first.calls[0].cache, cached.calls[0].cache] == ["miss", "hit"]
+    repeated = []
+    for index in (1, 2):
+        with repeat_scope(index):
+            repeated.append(run(judges))
+    # Repeats exist to sample a flaky judge again: each one is sent, none is a cache hit.
+    assert openai_server.count() == 3
+    assert [step.calls[0].cache for step in repeated] == ["off", "off"]
+    assert [step.calls[0].value.verdict for step in repeated] == [0, 1]

@@ -78,6 +78,7 @@ __all__ = [
     "OpenAIEmbeddingSettings",
     "OpenAISettings",
     "ProvidersSettings",
+    "QuorumFailure",
     "RagasSettings",
     "RateLimitSettings",
     "RateLimitStrategy",
@@ -200,6 +201,15 @@ class Aggregation(CaseInsensitiveEnum):
     MAX = "MAX"
     MAJORITY_VOTING = "MAJORITY_VOTING"
     CONSENSUS = "CONSENSUS"
+
+
+class QuorumFailure(CaseInsensitiveEnum):
+    """What a gate makes of an evaluation that lacks its quorum of answering judges."""
+
+    FAIL = "FAIL"
+    """It counts as not passed: the gate fails (the default)."""
+    SKIP = "SKIP"
+    """It is left out of the gate, like any undefined score."""
 
 
 class LoggingLevel(CaseInsensitiveEnum):
@@ -960,6 +970,17 @@ class MetricsSettings(_Section):
     )
     language: Annotated[Language, BeforeValidator(_lower_language)] = Field(
         default="en", description="Language of prompts and explanations."
+    )
+    min_judges: int | None = Field(
+        default=None,
+        ge=1,
+        description="Default quorum: judges that must answer for a score to exist (None: any "
+        "one); a metric's own min-judges wins.",
+    )
+    quorum_failure: QuorumFailure = Field(
+        default=QuorumFailure.FAIL,
+        description="Default for an evaluation without its quorum: FAIL (the gate fails) or "
+        "SKIP (left out, like an undefined score).",
     )
 
     @model_validator(mode="before")

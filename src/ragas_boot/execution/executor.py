@@ -24,6 +24,7 @@ from ragas_boot.execution.attempts import CallTally, call_with_retries
 from ragas_boot.execution.bridge import LoopPortal
 from ragas_boot.execution.cache import ResponseCache
 from ragas_boot.execution.limits import ProviderGate, ProviderGates
+from ragas_boot.execution.repeats import bypass_cache, current_repeat
 from ragas_boot.execution.results import CacheOutcome, JudgeCall, StepRecord
 from ragas_boot.execution.retry import RetryPolicy
 
@@ -216,13 +217,15 @@ class MultiModelExecutor(PortalRunner):
             index=index,
             calls=list(calls),
             duration_s=time.perf_counter() - started,
+            repeat=current_repeat(),
         )
 
     def _look_up(
         self, judge: JudgeModel, prompt: str, output_model: type[BaseModel]
     ) -> tuple[CacheOutcome, tuple[JudgeAnswer[BaseModel], TokenUsage] | None]:
         cache = self._cache
-        if cache is None or not cache.applies_to(judge):
+        # A repeat after the first (--repeat N) must ask the judge again: that is its point.
+        if cache is None or bypass_cache() or not cache.applies_to(judge):
             return "off", None
         hit = cache.answer(judge, prompt, output_model)
         return ("hit" if hit is not None else "miss"), hit

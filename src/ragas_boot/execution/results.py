@@ -65,6 +65,9 @@ class StepRecord(BaseModel):
     kind: str = Field(default="LLM", description="LLM or COMPUTE.")
     calls: list[JudgeCall] = Field(default_factory=list, description="One per judge, judge order.")
     duration_s: float = Field(default=0.0, description="Wall time of the step.")
+    repeat: int = Field(
+        default=0, description="Which repeat of the evaluation ran it (0-based; see repeat)."
+    )
 
     @property
     def successes(self) -> list[JudgeCall]:

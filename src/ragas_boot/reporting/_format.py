@@ -12,6 +12,7 @@ __all__ = [
     "cache",
     "evaluation_label",
     "fraction",
+    "interval",
     "kappa",
     "milliseconds",
     "percent",
@@ -94,10 +95,26 @@ def plain(value: object, style: str = "") -> Text:
 
 
 def evaluation_label(evaluation: Evaluation) -> str:
-    """``0.750 pass``, ``0.250 fail``, ``undefined`` or ``failed (kind)``."""
+    """``0.750 pass``, ``0.250 fail``, ``undefined``, ``no quorum (2/4)`` or ``failed (kind)``;
+    repeated evaluations add ``· 3/5 passed`` and ``unstable``."""
     if evaluation.status == "failed":
         kind = evaluation.error.kind if evaluation.error is not None else "error"
         return f"failed ({kind.replace('_', ' ')})"
+    repeats = evaluation.result.repeats if evaluation.result is not None else None
+    suffix = ""
+    if repeats is not None:
+        suffix = f" · {repeats.passed}/{repeats.scored} passed"
+        suffix += " unstable" if repeats.unstable else ""
     if evaluation.status == "undefined":
-        return "undefined"
-    return f"{score(evaluation.score)} {'pass' if evaluation.passed else 'fail'}"
+        quorum = evaluation.result.quorum if evaluation.result is not None else None
+        if quorum is not None and not quorum.met:
+            return f"no quorum ({quorum.answered}/{quorum.asked})"
+        return "undefined" + suffix
+    return f"{score(evaluation.score)} {'pass' if evaluation.passed else 'fail'}{suffix}"
+
+
+def interval(low: float | None, high: float | None) -> str:
+    """``[23.1%, 88.2%]``, or the missing mark."""
+    if low is None or high is None:
+        return MISSING
+    return f"[{percent(low)}, {percent(high)}]"

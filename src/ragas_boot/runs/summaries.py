@@ -47,6 +47,8 @@ def metric_summaries(
                 minimum=min(scores, default=None),
                 maximum=max(scores, default=None),
                 pass_rate=passed / len(scores) if scores else None,
+                no_quorum=sum(1 for e in evaluations if e.no_quorum),
+                unstable=sum(1 for e in evaluations if e.unstable),
             )
         )
     return summaries
