@@ -43,6 +43,7 @@ from ragas_boot.config.settings import (
     RunSettings,
     SettingsSource,
     StructuredOutputMode,
+    Transport,
 )
 
 __all__ = [
@@ -84,5 +85,6 @@ __all__ = [
     "RunSettings",
     "SettingsSource",
     "StructuredOutputMode",
+    "Transport",
     "load_settings",
 ]
