@@ -15,6 +15,7 @@ import json
 import weakref
 from typing import Any
 
+import orjson
 from pydantic import BaseModel, SecretStr
 
 from ragas_boot.chat.judge import JudgeSpec, TokenUsage
@@ -38,22 +39,6 @@ from ragas_boot.errors import (
     JudgeOutputError,
     JudgeTimeoutError,
 )
-
-try:  # orjson: several times faster on both sides of a call; json when it is missing
-    import orjson
-
-    def _dumps(value: Any) -> bytes:
-        return orjson.dumps(value)
-
-    _loads = orjson.loads
-    _DecodeError: type[Exception] = orjson.JSONDecodeError
-except ImportError:  # pragma: no cover - orjson is a dependency
-
-    def _dumps(value: Any) -> bytes:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
-
-    _loads = json.loads
-    _DecodeError = ValueError
 
 __all__ = ["DirectChat", "DirectReply"]
 
@@ -84,14 +69,16 @@ class DirectChat:
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, HttpClient] = (
             weakref.WeakKeyDictionary()
         )
-        self._head = b'{"model":' + _dumps(spec.model) + b',"messages":[{"role":"user","content":'
+        self._head = (
+            b'{"model":' + orjson.dumps(spec.model) + b',"messages":[{"role":"user","content":'
+        )
         self._options = (
             b',"stream":false,"temperature":'
-            + _dumps(spec.temperature)
+            + orjson.dumps(spec.temperature)
             + b',"top_p":'
-            + _dumps(spec.top_p)
+            + orjson.dumps(spec.top_p)
             + b',"max_completion_tokens":'
-            + _dumps(spec.max_tokens)
+            + orjson.dumps(spec.max_tokens)
         )
         self._tails: dict[type[BaseModel], bytes] = {}
         timeout = spec.limits.call_timeout.total_seconds()
@@ -136,7 +123,7 @@ class DirectChat:
             JudgeOutputError: a body that is not a chat completion, or one too large.
         """
         spec = self._spec
-        body = self._head + _dumps(text) + b"}]" + self._tail(output_model)
+        body = self._head + orjson.dumps(text) + b"}]" + self._tail(output_model)
         client = self.client()
         try:
             async with asyncio.timeout(self._timeout):
@@ -186,7 +173,7 @@ class DirectChat:
 
     def _read(self, response: HttpResponse) -> DirectReply:
         try:
-            document = _loads(response.body)
+            document = orjson.loads(response.body)
             message = document["choices"][0]["message"]
             if not isinstance(message, dict):
                 raise TypeError("message is not an object")
@@ -207,7 +194,14 @@ class DirectChat:
                 elif content:
                     raw = json.dumps(content, ensure_ascii=False)
             usage = _usage(document.get("usage"))
-        except (_DecodeError, ValueError, KeyError, IndexError, TypeError, AttributeError) as error:
+        except (
+            orjson.JSONDecodeError,
+            ValueError,
+            KeyError,
+            IndexError,
+            TypeError,
+            AttributeError,
+        ) as error:
             raise JudgeOutputError(
                 self._scrub(f"malformed response from server ({type(error).__name__}: {error})"),
                 judge_id=self._spec.id,
@@ -241,9 +235,9 @@ def _mode_fragment(spec: JudgeSpec, output_model: type[BaseModel]) -> bytes:
         response_format: dict[str, Any] = {"type": "json_object"}
         if spec.json_object_schema:
             response_format["schema"] = output_schema(output_model)
-        return b',"response_format":' + _dumps(response_format)
+        return b',"response_format":' + orjson.dumps(response_format)
     if mode is StructuredOutputMode.JSON_SCHEMA:
-        return b',"response_format":' + _dumps(
+        return b',"response_format":' + orjson.dumps(
             {
                 "type": "json_schema",
                 "json_schema": {
@@ -266,5 +260,5 @@ def _mode_fragment(spec: JudgeSpec, output_model: type[BaseModel]) -> bytes:
             }
         ]
         tool_choice = {"type": "function", "function": {"name": name}}
-        return b',"tools":' + _dumps(tools) + b',"tool_choice":' + _dumps(tool_choice)
+        return b',"tools":' + orjson.dumps(tools) + b',"tool_choice":' + orjson.dumps(tool_choice)
     return b""

@@ -616,7 +616,8 @@ class OpenAICompatibleProviderSettings(_Section):
         "vLLM constrain decoding with it); false for servers that reject the extra key.",
     )
     transport: Transport | None = Field(
-        default=None, description="How calls are sent (direct|langchain); default providers.transport."
+        default=None,
+        description="How calls are sent (direct|langchain); default providers.transport.",
     )
 
     @field_validator("base_url")

@@ -14,6 +14,7 @@ call did not finish cleanly is closed, never returned to the pool.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -126,9 +127,7 @@ class HttpClient:
             connection.close()
         return None
 
-    async def post(
-        self, path: str, body: bytes, *, max_body: int, keep_head: int
-    ) -> HttpResponse:
+    async def post(self, path: str, body: bytes, *, max_body: int, keep_head: int) -> HttpResponse:
         """Post ``body`` (JSON) to ``prefix + path`` and read the whole response.
 
         Args:
@@ -179,10 +178,8 @@ class HttpClient:
         for connection in idle:
             connection.close()
         for connection in idle:
-            try:
+            with contextlib.suppress(OSError):  # a connection the server reset meanwhile
                 await connection.writer.wait_closed()
-            except (OSError, asyncio.CancelledError):  # pragma: no cover - already gone
-                pass
 
 
 async def _read_response(
