@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final
+from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    import ssl
 
 __all__ = ["BodyTooLargeError", "HttpClient", "HttpConnectionError", "HttpResponse"]
 
@@ -55,7 +57,10 @@ class HttpResponse:
 
 @lru_cache(maxsize=1)
 def _tls_context() -> ssl.SSLContext:
-    # Building a default context loads the CA store (milliseconds): once per process.
+    # Building a default context loads the CA store (milliseconds): once per process, and
+    # ssl itself is imported only when a judge first calls an https URL.
+    import ssl
+
     return ssl.create_default_context()
 
 
