@@ -182,7 +182,8 @@ async def raw_sample(clients: dict[str, Any], sample: Sample, metric: str) -> No
                 "count": len(topics),
             },
         )
-        return prompt + format_instructions(classification_model(len(topics)))
+        model = classification_model(tuple(topics), tuple(sample.reference_topics or []))
+        return prompt + format_instructions(model)
 
     await asyncio.gather(
         *(
