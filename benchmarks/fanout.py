@@ -68,7 +68,9 @@ def judge_ids(count: int) -> list[str]:
     return [f"judge-{index + 1}" for index in range(count)]
 
 
-def write_settings(folder: Path, base_url: str, judges: int, concurrency: int) -> Path:
+def write_settings(
+    folder: Path, base_url: str, judges: int, concurrency: int, transport: str = "direct"
+) -> Path:
     models = "\n".join(f"          - {{ id: {judge} }}" for judge in judge_ids(judges))
     path = folder / "application.yaml"
     path.write_text(
@@ -81,6 +83,7 @@ spring.ai.ragas:
         api-key: {API_KEY}
         max-concurrency: {judges * concurrency}
         timeout: 30s
+        transport: {transport}
         chat-models:
 {models}
 """,
@@ -115,9 +118,13 @@ def measure(server: JudgeServer, action: Callable[[], None]) -> Run:
 # -- ragas-boot ------------------------------------------------------------------------------
 
 
-def run_ragas_boot(server: JudgeServer, samples: list[Sample], options: argparse.Namespace) -> Run:
+def run_ragas_boot(
+    server: JudgeServer, samples: list[Sample], options: argparse.Namespace, transport: str
+) -> Run:
     with tempfile.TemporaryDirectory() as folder:
-        path = write_settings(Path(folder), server.base_url, options.judges, options.concurrency)
+        path = write_settings(
+            Path(folder), server.base_url, options.judges, options.concurrency, transport
+        )
         settings = load_settings(path)
     with create_container(settings) as container:
         metric = getattr(container, BEANS[options.metric])()
@@ -175,7 +182,8 @@ async def raw_sample(clients: dict[str, Any], sample: Sample, metric: str) -> No
                 "count": len(topics),
             },
         )
-        return prompt + format_instructions(classification_model(len(topics)))
+        model = classification_model(tuple(topics), tuple(sample.reference_topics or []))
+        return prompt + format_instructions(model)
 
     await asyncio.gather(
         *(
@@ -282,6 +290,13 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=5, help="runs (default 5): median, min, max")
     parser.add_argument("--no-floor", action="store_true", help="skip the raw-client floor")
+    parser.add_argument(
+        "--transports",
+        nargs="+",
+        choices=["direct", "langchain"],
+        default=["direct", "langchain"],
+        help="ragas-boot judge transports measured (default both)",
+    )
     options = parser.parse_args()
     options.concurrency = options.concurrency or options.n
     samples = agent_samples(options.n)
@@ -293,27 +308,33 @@ def main() -> None:
         f"latency {options.latency_ms:g} ms, concurrency {options.concurrency} samples, "
         f"repeat {options.repeat}"
     )
-    ours: list[Run] = []
+    ours: dict[str, list[Run]] = {transport: [] for transport in options.transports}
     floors: dict[str, list[Run]] = {"httpx2 (default)": []}
     if has_aiohttp():
         floors["aiohttp"] = []
     with JudgeServer(latency_ms=options.latency_ms) as server:
         for repeat in range(options.repeat):
             # Every other repeat runs the floors first, so neither side always goes first.
-            order = ["ours", *floors] if repeat % 2 == 0 else [*floors, "ours"]
-            for name in order if STEPS[options.metric] and not options.no_floor else ["ours"]:
-                if name == "ours":
-                    ours.append(run_ragas_boot(server, samples, options))
+            with_floors = STEPS[options.metric] and not options.no_floor
+            names = [*ours, *floors] if with_floors else [*ours]
+            order = names if repeat % 2 == 0 else names[::-1]
+            for name in order:
+                if name in ours:
+                    ours[name].append(run_ragas_boot(server, samples, options, name))
                 else:
                     floors[name].append(run_raw(server, samples, options, name.split(" ")[0]))
-    report("ragas-boot (create_container → metric.aevaluate)", ours, ideal)
+    for transport, runs in ours.items():
+        report(
+            f"ragas-boot, transport {transport} (create_container → metric.aevaluate)", runs, ideal
+        )
     if not STEPS[options.metric] or options.no_floor:
         return
-    ours_cpu = [r.cpu_ms_per_call for r in ours]
-    for transport, runs in floors.items():
-        report(f"floor: raw openai.AsyncOpenAI, {transport} transport", runs, ideal)
-        ratio = statistics.median(ours_cpu) / statistics.median(r.cpu_ms_per_call for r in runs)
-        print(f"  ragas-boot CPU per call / this floor's: {ratio:.2f}× (medians)")
+    for floor, runs in floors.items():
+        report(f"floor: raw openai.AsyncOpenAI, {floor} transport", runs, ideal)
+        floor_cpu = statistics.median(r.cpu_ms_per_call for r in runs)
+        for transport, mine in ours.items():
+            ratio = statistics.median(r.cpu_ms_per_call for r in mine) / floor_cpu
+            print(f"  ragas-boot {transport} CPU per call / this floor's: {ratio:.2f}× (medians)")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Start-up cost: ``import ragas_boot``, then building the container from a 4-provider YAML.
+"""Start-up cost: ``ragas-boot --help``, ``import ragas_boot``, then building the container
+from a 4-provider YAML.
 
 Each run is a fresh interpreter (imports are cached within one), so the figures are what a
 script, a CLI call or a pytest session pays before its first evaluation (wall seconds, and the
@@ -14,9 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from _workload import summarise
@@ -60,6 +63,23 @@ print(json.dumps({{"import": imported - started, "load": loaded - imported,
 """
 
 
+def cli_help(repeat: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU seconds of ``python -m ragas_boot --help`` in fresh interpreters."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "ragas_boot", "--help"], capture_output=True, check=True
+        )
+        walls.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(
+            after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime,
+        )
+    return walls, cpus
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="fresh interpreters (default 5)")
@@ -79,7 +99,10 @@ def main() -> None:
             ).stdout
             runs.append(json.loads(output.strip().splitlines()[-1]))
     total = [r["import"] + r["load"] + r["build"] for r in runs]
+    help_wall, help_cpu = cli_help(options.repeat)
     print(f"start-up, {options.repeat} fresh interpreters (median, min, max)")
+    print(f"  ragas-boot --help, wall               {summarise(help_wall)} s")
+    print(f"  ragas-boot --help, process CPU        {summarise(help_cpu)} s")
     print(f"  import ragas_boot                     {summarise([r['import'] for r in runs])} s")
     print(f"  load_settings (4 providers, YAML)     {summarise([r['load'] for r in runs])} s")
     print(

@@ -30,7 +30,9 @@ spring.ai.retry:
 """
 
 
-def judges_yaml(base_url: str, providers: dict[str, list[str]], extra: str = "") -> str:
+def judges_yaml(
+    base_url: str, providers: dict[str, list[str]], extra: str = "", transport: str = "direct"
+) -> str:
     """YAML declaring one openai-compatible provider per entry, all at ``base_url``."""
     lines = [FAST_RETRY, "spring.ai.ragas.providers:", "  openai-compatible:"]
     for name, models in providers.items():
@@ -38,6 +40,7 @@ def judges_yaml(base_url: str, providers: dict[str, list[str]], extra: str = "")
             f"    - name: {name}",
             f"      base-url: {base_url}",
             "      api-key: ${JUDGE_KEY}",
+            f"      transport: {transport}",
             "      chat-models:",
         ]
         lines += [f"        - {{ id: {model} }}" for model in models]
@@ -64,7 +67,16 @@ def ragas_boot_home(
 
 
 @pytest.fixture
-def make_settings(tmp_path: Path, openai_server: FakeOpenAIServer) -> Callable[..., RagasSettings]:
+def judge_transport() -> str:
+    """The transport of OpenAI-compatible judges the test builds (the default here; the
+    behaviour suites of chat/, execution/, faults/ and secrets/ run on both)."""
+    return "direct"
+
+
+@pytest.fixture
+def make_settings(
+    tmp_path: Path, openai_server: FakeOpenAIServer, judge_transport: str
+) -> Callable[..., RagasSettings]:
     """Settings for judges served by the test server: ``make_settings(["a", "b"])``."""
 
     def make(
@@ -73,7 +85,10 @@ def make_settings(tmp_path: Path, openai_server: FakeOpenAIServer) -> Callable[.
     ) -> RagasSettings:
         providers = models if isinstance(models, dict) else {"local": list(models)}
         path = tmp_path / "application.yaml"
-        path.write_text(judges_yaml(openai_server.base_url, providers, extra), encoding="utf-8")
+        path.write_text(
+            judges_yaml(openai_server.base_url, providers, extra, judge_transport),
+            encoding="utf-8",
+        )
         return load_settings(path, environ={"JUDGE_KEY": SECRET_KEY})
 
     return make

@@ -10,7 +10,7 @@ import pytest_asyncio
 from pydantic import BaseModel, SecretStr
 
 from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge, ProviderLimits, api_base_url
-from ragas_boot.config.settings import StructuredOutputMode
+from ragas_boot.config.settings import StructuredOutputMode, Transport
 from ragas_boot.errors import (
     JudgeConnectionError,
     JudgeHTTPError,
@@ -33,6 +33,7 @@ def make_judge(
     *,
     model: str = "judge-a",
     timeout: float = 5.0,
+    transport: str = "direct",
 ) -> OpenAICompatibleJudge:
     return OpenAICompatibleJudge(
         spec=JudgeSpec(
@@ -43,16 +44,17 @@ def make_judge(
             api_key=SecretStr(SECRET),
             structured_output=mode,
             limits=ProviderLimits(provider="local", call_timeout=timedelta(seconds=timeout)),
+            transport=Transport(transport),
         )
     )
 
 
 @pytest_asyncio.fixture
-async def judge_factory(openai_server: FakeOpenAIServer):
+async def judge_factory(openai_server: FakeOpenAIServer, judge_transport: str):
     made: list[OpenAICompatibleJudge] = []
 
     def make(*args, **kwargs):
-        made.append(make_judge(openai_server.base_url, *args, **kwargs))
+        made.append(make_judge(openai_server.base_url, *args, transport=judge_transport, **kwargs))
         return made[-1]
 
     yield make
@@ -192,11 +194,11 @@ async def test_a_dropped_connection_is_a_connection_error(openai_server, judge_f
 
 
 @pytest.mark.asyncio
-async def test_nobody_listening_is_a_connection_error():
+async def test_nobody_listening_is_a_connection_error(judge_transport):
     server = FakeOpenAIServer().start()
     url = server.base_url
     server.stop()
-    judge = make_judge(url)
+    judge = make_judge(url, transport=judge_transport)
     try:
         with pytest.raises(JudgeConnectionError):
             await judge.ainvoke_structured("q", Verdict)
@@ -218,7 +220,7 @@ async def test_the_api_key_is_sent_but_never_shown(openai_server, judge_factory)
 
 
 @pytest.mark.asyncio
-async def test_options_reach_the_wire(openai_server):
+async def test_options_reach_the_wire(openai_server, judge_transport):
     judge = OpenAICompatibleJudge(
         spec=JudgeSpec(
             id="j",
@@ -230,6 +232,7 @@ async def test_options_reach_the_wire(openai_server):
             max_tokens=77,
             top_p=0.9,
             headers={"X-Title": "ragas-boot"},
+            transport=Transport(judge_transport),
         )
     )
     try:
@@ -244,7 +247,9 @@ async def test_options_reach_the_wire(openai_server):
 
 
 @pytest.mark.asyncio
-async def test_json_object_mode_can_leave_the_schema_out_of_the_response_format(openai_server):
+async def test_json_object_mode_can_leave_the_schema_out_of_the_response_format(
+    openai_server, judge_transport
+):
     # For servers that reject keys beside "type" (json-object-schema: false).
     spec = JudgeSpec(
         id="judge-a",
@@ -254,6 +259,7 @@ async def test_json_object_mode_can_leave_the_schema_out_of_the_response_format(
         api_key=SecretStr(SECRET),
         structured_output=StructuredOutputMode.JSON_OBJECT,
         json_object_schema=False,
+        transport=Transport(judge_transport),
     )
     judge = OpenAICompatibleJudge(spec=spec)
     openai_server.script("judge-a", {"goal_achieved": False, "reason": "нет рейса"})

@@ -22,7 +22,7 @@ BODY_LIMIT = LIMIT * 6 + 64 * 1024
 HUGE = 5_000_000  # characters of the reason the misbehaving judge sends
 
 
-def settings_for(tmp_path: Path, server: FakeOpenAIServer):
+def settings_for(tmp_path: Path, server: FakeOpenAIServer, transport: str):
     path = tmp_path / "application.yaml"
     path.write_text(
         f"""\
@@ -36,6 +36,7 @@ spring.ai.ragas:
       - name: p
         base-url: {server.base_url}
         api-key: sk-size-test
+        transport: {transport}
         chat-models: [{{id: huge}}, {{id: long}}, {{id: fine}}]
 """,
         encoding="utf-8",
@@ -59,9 +60,9 @@ SAMPLES = [
 
 
 @pytest.fixture
-def run(tmp_path, openai_server):
+def run(tmp_path, openai_server, judge_transport):
     openai_server.respond(None, answer)
-    with create_container(settings_for(tmp_path, openai_server)) as container:
+    with create_container(settings_for(tmp_path, openai_server, judge_transport)) as container:
         yield evaluate_dataset(SAMPLES, [container.agent_goal_accuracy()])
 
 

@@ -108,7 +108,9 @@ def verdict(request: ChatRequest) -> dict[str, object]:
 
 
 @pytest.fixture
-def fault_settings(tmp_path: Path, openai_server: FakeOpenAIServer) -> Callable[..., RagasSettings]:
+def fault_settings(
+    tmp_path: Path, openai_server: FakeOpenAIServer, judge_transport: str
+) -> Callable[..., RagasSettings]:
     """Four judges on the test server: 3 attempts, small backoff, a short call timeout."""
     openai_server.respond(None, verdict)
 
@@ -136,6 +138,7 @@ spring:
             base-url: {openai_server.base_url}
             api-key: ${{JUDGE_KEY}}
             max-concurrency: {CONCURRENCY}
+            transport: {judge_transport}
             chat-models:
 {models}
 """,

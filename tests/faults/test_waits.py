@@ -34,7 +34,7 @@ class Verdict(BaseModel):
     verdict: int
 
 
-def judges(server: FakeOpenAIServer, models: list[str], **limits: object):
+def judges(server: FakeOpenAIServer, transport: str, models: list[str], **limits: object):
     return [
         OpenAICompatibleJudge(
             spec=JudgeSpec(
@@ -43,6 +43,7 @@ def judges(server: FakeOpenAIServer, models: list[str], **limits: object):
                 provider="p",
                 base_url=server.base_url,
                 api_key=SecretStr(SECRET),
+                transport=transport,
                 limits=ProviderLimits(provider="p", **limits),  # type: ignore[arg-type]
             )
         )
@@ -72,11 +73,11 @@ def step(executor: MultiModelExecutor):
 
 @pytest.mark.parametrize("status", [429, 503])
 def test_a_retry_after_above_max_interval_excludes_the_judge_at_once(
-    openai_server, executor_factory, status
+    openai_server, executor_factory, status, judge_transport
 ):
     openai_server.fail_always("judge-a", Reply.error(status, retry_after=10000))
     openai_server.respond("judge-b", {"verdict": 1})
-    executor = executor_factory(judges(openai_server, ["judge-a", "judge-b"]))
+    executor = executor_factory(judges(openai_server, judge_transport, ["judge-a", "judge-b"]))
 
     waiting, answered = step(executor).calls
 
@@ -89,10 +90,10 @@ def test_a_retry_after_above_max_interval_excludes_the_judge_at_once(
 
 
 def test_a_retry_after_within_max_interval_is_waited_for_on_the_servers_clock(
-    openai_server, executor_factory
+    openai_server, executor_factory, judge_transport
 ):
     openai_server.script("judge-a", Reply.error(429, retry_after=0.2), {"verdict": 3})
-    executor = executor_factory(judges(openai_server, ["judge-a"]))
+    executor = executor_factory(judges(openai_server, judge_transport, ["judge-a"]))
 
     [call] = step(executor).calls
 
@@ -107,12 +108,14 @@ def test_a_retry_after_within_max_interval_is_waited_for_on_the_servers_clock(
 
 @pytest.mark.parametrize("fault", [Reply.error(500), Reply.drop()], ids=["500", "dropped"])
 def test_a_provider_that_is_down_fails_fast_after_the_threshold(
-    openai_server, executor_factory, fault
+    openai_server, executor_factory, fault, judge_transport
 ):
     openai_server.fail_always(None, fault)
     models = ["judge-a", "judge-b"]
     executor = executor_factory(
-        judges(openai_server, models, failure_threshold=3, open_for=timedelta(hours=1))
+        judges(
+            openai_server, judge_transport, models, failure_threshold=3, open_for=timedelta(hours=1)
+        )
     )
 
     first = step(executor)
@@ -130,11 +133,17 @@ def test_a_provider_that_is_down_fails_fast_after_the_threshold(
             assert f"{call.judge_id} at provider p is failing (" in (call.error_message or "")
 
 
-def test_the_circuit_closes_when_the_probe_is_answered(openai_server, executor_factory):
+def test_the_circuit_closes_when_the_probe_is_answered(
+    openai_server, executor_factory, judge_transport
+):
     rule = openai_server.when(lambda request: True, Reply.error(500))
     executor = executor_factory(
         judges(
-            openai_server, ["judge-a"], failure_threshold=2, open_for=timedelta(milliseconds=300)
+            openai_server,
+            judge_transport,
+            ["judge-a"],
+            failure_threshold=2,
+            open_for=timedelta(milliseconds=300),
         )
     )
     step(executor)
@@ -162,12 +171,18 @@ def test_the_circuit_closes_when_the_probe_is_answered(openai_server, executor_f
     assert step(executor).calls[0].ok
 
 
-def test_one_failing_model_does_not_shut_out_the_providers_others(openai_server, executor_factory):
+def test_one_failing_model_does_not_shut_out_the_providers_others(
+    openai_server, executor_factory, judge_transport
+):
     openai_server.fail_always("judge-a", Reply.error(500))
     openai_server.respond("judge-b", {"verdict": 2})
     executor = executor_factory(
         judges(
-            openai_server, ["judge-a", "judge-b"], failure_threshold=3, open_for=timedelta(hours=1)
+            openai_server,
+            judge_transport,
+            ["judge-a", "judge-b"],
+            failure_threshold=3,
+            open_for=timedelta(hours=1),
         )
     )
 
@@ -181,10 +196,16 @@ def test_one_failing_model_does_not_shut_out_the_providers_others(openai_server,
     assert openai_server.count("judge-b") == 10
 
 
-def test_other_errors_do_not_open_the_circuit(openai_server, executor_factory):
+def test_other_errors_do_not_open_the_circuit(openai_server, executor_factory, judge_transport):
     openai_server.fail_always(None, Reply.error(400))
     executor = executor_factory(
-        judges(openai_server, ["judge-a"], failure_threshold=1, open_for=timedelta(hours=1))
+        judges(
+            openai_server,
+            judge_transport,
+            ["judge-a"],
+            failure_threshold=1,
+            open_for=timedelta(hours=1),
+        )
     )
 
     for _ in range(5):
@@ -194,11 +215,13 @@ def test_other_errors_do_not_open_the_circuit(openai_server, executor_factory):
     assert openai_server.count() == 5
 
 
-def test_a_threshold_of_zero_never_opens_the_circuit(openai_server, executor_factory):
+def test_a_threshold_of_zero_never_opens_the_circuit(
+    openai_server, executor_factory, judge_transport
+):
     openai_server.fail_always(None, Reply.error(500))
     retry = FAST.model_copy(update={"max_attempts": 2})
     executor = executor_factory(
-        judges(openai_server, ["judge-a"], failure_threshold=0), retry=retry
+        judges(openai_server, judge_transport, ["judge-a"], failure_threshold=0), retry=retry
     )
 
     for _ in range(6):
@@ -210,10 +233,12 @@ def test_a_threshold_of_zero_never_opens_the_circuit(openai_server, executor_fac
 # --------------------------------------------------------------------------- rate limit
 
 
-def test_the_server_never_sees_more_than_rps_in_the_first_second(openai_server, executor_factory):
+def test_the_server_never_sees_more_than_rps_in_the_first_second(
+    openai_server, executor_factory, judge_transport
+):
     openai_server.respond(None, {"verdict": 1})
     models = [f"judge-{index}" for index in range(9)]
-    executor = executor_factory(judges(openai_server, models, rps=3))
+    executor = executor_factory(judges(openai_server, judge_transport, models, rps=3))
 
     record = step(executor)
 

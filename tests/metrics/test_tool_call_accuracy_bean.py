@@ -123,3 +123,36 @@ def test_match_exposes_the_matching_behind_the_score(metric):
     assert flexible.true_positives == 1
     with pytest.raises(SampleValidationError, match="reference_tool_calls"):
         metric.match(Sample(tool_calls=[]))
+
+
+@pytest.mark.parametrize("config", [None, ToolCallAccuracyConfig(mode="flexible")])
+@pytest.mark.parametrize("sample", [PERFECT, TOKYO, TPMJS], ids=["perfect", "tokyo", "tpmjs"])
+def test_the_score_alone_is_the_scored_results_score(sample, config):
+    # multi_turn_score of a bean nobody listens to stops at the score; it must be the same.
+    metric = ToolCallAccuracyMetric()
+    assert metric.multi_turn_score(sample, config) == metric.evaluate(sample, config).score
+
+
+def test_the_score_alone_still_names_a_missing_field():
+    with pytest.raises(SampleValidationError, match="reference_tool_calls"):
+        ToolCallAccuracyMetric().multi_turn_score(Sample(tool_calls=[]))
+
+
+def test_one_config_object_reused_gives_equal_results_each_with_its_own_config_dump():
+    metric = ToolCallAccuracyMetric()
+    config = ToolCallAccuracyConfig(mode="flexible", models=["a"])
+    first, second = metric.evaluate(TOKYO, config), metric.evaluate(TOKYO, config)
+    timings = {"duration_s": True, "steps": {"__all__": {"duration_s"}}}
+    assert first.model_dump(exclude=timings) == second.model_dump(exclude=timings)
+    assert first.config["mode"] == "FLEXIBLE" and first.config["models"] == ["a"]
+    first.config["models"].append("changed")
+    assert metric.evaluate(TOKYO, config).config["models"] == ["a"]
+
+
+def test_a_mapping_config_changed_between_calls_is_read_again():
+    metric = ToolCallAccuracyMetric()
+    config = {"mode": "strict"}
+    strict = metric.evaluate(TOKYO, config)
+    config["mode"] = "flexible"
+    flexible = metric.evaluate(TOKYO, config)
+    assert (strict.config["mode"], flexible.config["mode"]) == ("STRICT", "FLEXIBLE")

@@ -40,6 +40,7 @@ from ragas_boot.config.settings import (
     RagasSettings,
     RateLimitSettings,
     StructuredOutputMode,
+    Transport,
 )
 from ragas_boot.errors import ConfigError
 
@@ -158,6 +159,7 @@ def _spec(
     local: LocalModelSpec | None = None,
     langchain: LangChainModelSpec | None = None,
     json_object_schema: bool = True,
+    transport: Transport | None = None,
 ) -> JudgeSpec:
     defaults = providers.default_options
     options = model.options
@@ -184,6 +186,7 @@ def _spec(
         max_answer_chars=providers.max_answer_chars,
         langchain=langchain,
         json_object_schema=json_object_schema,
+        transport=transport or providers.transport,
     )
 
 
@@ -560,6 +563,7 @@ def judge_specs(settings: RagasSettings) -> list[JudgeSpec]:
                     ),
                     headers=provider.headers,
                     json_object_schema=provider.json_object_schema,
+                    transport=provider.transport,
                 ),
                 f"{p_key}.chat-models[{m_index}]",
             )

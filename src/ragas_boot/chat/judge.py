@@ -9,7 +9,7 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from ragas_boot.config.settings import RateLimitStrategy, StructuredOutputMode
+from ragas_boot.config.settings import RateLimitStrategy, StructuredOutputMode, Transport
 
 __all__ = [
     "JudgeAnswer",
@@ -157,6 +157,8 @@ class JudgeSpec:
         langchain: for a judge on a LangChain chat class (a ``langchain`` provider, GigaChat,
             a model registered in code), the class and its arguments.
         json_object_schema: in ``json_object`` mode, send the schema beside the type too.
+        transport: how an OpenAI-compatible judge sends calls (its own lean client, or
+            langchain-openai's ``ChatOpenAI``); other judges ignore it.
     """
 
     id: str
@@ -175,6 +177,7 @@ class JudgeSpec:
     max_answer_chars: int = 100_000
     langchain: LangChainModelSpec | None = None
     json_object_schema: bool = True
+    transport: Transport = Transport.DIRECT
 
 
 @runtime_checkable

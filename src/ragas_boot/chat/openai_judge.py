@@ -1,4 +1,10 @@
-"""A judge on any OpenAI-compatible chat-completions endpoint, through langchain-openai."""
+"""A judge on any OpenAI-compatible chat-completions endpoint.
+
+Two transports send its calls (``spec.transport``): ``direct``, ragas-boot's own lean HTTP/1.1
+client (:mod:`ragas_boot.chat.direct`, the default: about a third of the client CPU per call),
+and ``langchain``, langchain-openai's ``ChatOpenAI`` on openai's aiohttp transport. Both ask
+for JSON the same way, read the same answers and raise the same judge errors.
+"""
 
 from __future__ import annotations
 
@@ -21,7 +27,7 @@ from ragas_boot.chat.structured import (
     parse_structured,
     schema_name,
 )
-from ragas_boot.config.settings import StructuredOutputMode
+from ragas_boot.config.settings import StructuredOutputMode, Transport
 from ragas_boot.config.urls import mask_url
 from ragas_boot.errors import (
     JudgeConnectionError,
@@ -37,6 +43,8 @@ if TYPE_CHECKING:
     from langchain_core.runnables import Runnable
     from langchain_openai import ChatOpenAI
     from openai import DefaultAioHttpClient
+
+    from ragas_boot.chat.direct import DirectChat
 
 __all__ = [
     "LoopBoundChatModel",
@@ -397,6 +405,11 @@ class OpenAICompatibleJudge:
         self._spec = spec
         self._api_base = api_base_url(spec.base_url, spec.completions_path)
         self._models = LoopBoundChatModel(spec=spec, api_base=self._api_base)
+        self._direct: DirectChat | None = None
+        if spec.transport is Transport.DIRECT:
+            from ragas_boot.chat.direct import DirectChat
+
+            self._direct = DirectChat(spec=spec, api_base=self._api_base)
 
     def __repr__(self) -> str:
         return (
@@ -425,8 +438,12 @@ class OpenAICompatibleJudge:
         return mask_url(self._api_base + _CHAT_SUFFIX)
 
     def prepare(self) -> None:
-        """Create this loop's HTTP client now (importing langchain-openai on first use)."""
-        self._models.get()
+        """Create this loop's HTTP client now (importing langchain-openai on first use of the
+        ``langchain`` transport)."""
+        if self._direct is not None:
+            self._direct.client()
+        else:
+            self._models.get()
 
     def _runnable(
         self, llm: ChatOpenAI, output_model: type[BaseModel]
@@ -496,19 +513,27 @@ class OpenAICompatibleJudge:
             JudgeConnectionError: the server could not be reached or dropped the connection.
             JudgeOutputError: empty, unparseable or schema-invalid answer (raw text kept).
         """
-        runnable = self._runnable(self._models.get(), output_model)
         text = self._message_text(prompt, output_model)
-        started = time.perf_counter()
-        message = await self._send(runnable, text)
-        latency = time.perf_counter() - started
-        if self._spec.structured_output is StructuredOutputMode.FUNCTION_CALLING:
-            raw = _tool_call_arguments(message)
-            if raw is None:
-                raw = message.content if isinstance(message.content, str) else None
+        raw: str | None
+        if self._direct is not None:
+            started = time.perf_counter()
+            reply = await self._direct.complete(text, output_model)
+            latency = time.perf_counter() - started
+            raw, usage = reply.raw, reply.usage
         else:
-            raw = message.content if isinstance(message.content, str) else None
-            if raw is None and message.content:
-                raw = json.dumps(message.content, ensure_ascii=False)
+            runnable = self._runnable(self._models.get(), output_model)
+            started = time.perf_counter()
+            message = await self._send(runnable, text)
+            latency = time.perf_counter() - started
+            usage = usage_of(message)
+            if self._spec.structured_output is StructuredOutputMode.FUNCTION_CALLING:
+                raw = _tool_call_arguments(message)
+                if raw is None:
+                    raw = message.content if isinstance(message.content, str) else None
+            else:
+                raw = message.content if isinstance(message.content, str) else None
+                if raw is None and message.content:
+                    raw = json.dumps(message.content, ensure_ascii=False)
         if raw is not None:
             # A provider may echo the key back (an error page, a confused model); what a judge
             # answered is kept in results and quoted in errors and logs, so it goes in scrubbed.
@@ -521,9 +546,7 @@ class OpenAICompatibleJudge:
                     raw_text=cut_answer(raw, limit, f"{len(raw):,} characters"),
                 )
         value = parse_structured(raw, output_model, judge_id=self.id)
-        return JudgeAnswer(
-            value=value, raw_text=raw or "", usage=usage_of(message), latency_s=latency
-        )
+        return JudgeAnswer(value=value, raw_text=raw or "", usage=usage, latency_s=latency)
 
     async def _send(self, runnable: Runnable[LanguageModelInput, BaseMessage], text: str) -> Any:
         from langchain_core.messages import HumanMessage
@@ -543,4 +566,6 @@ class OpenAICompatibleJudge:
 
     async def aclose(self) -> None:
         """Close the HTTP clients made in the current loop (and those of loops still running)."""
+        if self._direct is not None:
+            await self._direct.aclose()
         await self._models.aclose()

@@ -45,6 +45,7 @@ from ragas_boot.config.settings import (
     RunSettings,
     SettingsSource,
     StructuredOutputMode,
+    Transport,
 )
 
 __all__ = [
@@ -88,5 +89,6 @@ __all__ = [
     "RunSettings",
     "SettingsSource",
     "StructuredOutputMode",
+    "Transport",
     "load_settings",
 ]

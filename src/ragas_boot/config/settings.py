@@ -86,6 +86,7 @@ __all__ = [
     "RunSettings",
     "SettingsSource",
     "StructuredOutputMode",
+    "Transport",
     "parse_duration",
 ]
 
@@ -190,6 +191,17 @@ class StructuredOutputMode(CaseInsensitiveEnum):
     NATIVE = "native"
     """LangChain and GigaChat judges only: the chat class's own ``with_structured_output``
     with its default method."""
+
+
+class Transport(CaseInsensitiveEnum):
+    """How an OpenAI-compatible judge sends its calls."""
+
+    DIRECT = "direct"
+    """ragas-boot's own HTTP/1.1 keep-alive client with pre-serialised requests: about a
+    third of the client CPU per call of the openai client (benchmarks/README.md)."""
+    LANGCHAIN = "langchain"
+    """langchain-openai's ``ChatOpenAI`` on openai's aiohttp transport (reads proxy settings
+    from the environment as openai does)."""
 
 
 class Aggregation(CaseInsensitiveEnum):
@@ -616,6 +628,10 @@ class OpenAICompatibleProviderSettings(_Section):
         description="json_object mode: also send the schema beside the type (llama.cpp and "
         "vLLM constrain decoding with it); false for servers that reject the extra key.",
     )
+    transport: Transport | None = Field(
+        default=None,
+        description="How calls are sent (direct|langchain); default providers.transport.",
+    )
 
     @field_validator("base_url")
     @classmethod
@@ -867,6 +883,11 @@ class ProvidersSettings(_Section):
     )
     structured_output: StructuredOutputMode = Field(
         default=StructuredOutputMode.PROMPT, description="Default way to ask for JSON."
+    )
+    transport: Transport = Field(
+        default=Transport.DIRECT,
+        description="How OpenAI-compatible judges send calls: direct (ragas-boot's lean "
+        "HTTP/1.1 client) or langchain (ChatOpenAI).",
     )
     output_retries: int = Field(
         default=1, ge=0, description="Re-asks after an empty/unparseable/invalid answer."

@@ -94,6 +94,9 @@ class ListenerRegistry:
         """The listeners, in call order."""
         return list(self._listeners)
 
+    def __len__(self) -> int:
+        return len(self._listeners)
+
     def notify_before(self, event: EvaluationStarted) -> None:
         """Call every listener's ``before_evaluation``."""
         for listener in self._listeners:

@@ -349,6 +349,11 @@ class Metric(ABC, Generic[ConfigT]):
         self._defaults: ConfigT = defaults or self.config_type()  # type: ignore[assignment]
         self._settings = settings or MetricsSettings()
         self._listeners = ListenerRegistry(listeners)
+        # The last config a caller passed and its effective config, and each effective
+        # config's JSON dump: a loop scoring many samples with one config pays for neither
+        # the merge nor the dump again (configs are frozen).
+        self._last_config: tuple[object, ConfigT] | None = None
+        self._config_dumps: dict[int, tuple[MetricConfig, dict[str, Any]]] = {}
         if portal is None:
             if executor is not None:
                 portal = executor.portal
@@ -450,6 +455,10 @@ class Metric(ABC, Generic[ConfigT]):
         """The effective config: fields set in ``config`` over this bean's defaults."""
         if config is None:
             return self._defaults
+        last = self._last_config
+        if last is not None and last[0] is config:
+            return last[1]
+        given = config
         if isinstance(config, Mapping):
             config = self.config_type.model_validate(config)  # type: ignore[assignment]
         if not isinstance(config, self.config_type):
@@ -457,7 +466,24 @@ class Metric(ABC, Generic[ConfigT]):
                 f"{self.name} takes a {self.config_type.__name__}, got {type(config).__name__}"
             )
         update = {name: getattr(config, name) for name in config.model_fields_set}
-        return self._defaults.model_copy(update=update)
+        effective = self._defaults.model_copy(update=update)
+        if not isinstance(given, Mapping):  # a mapping may be changed in place between calls
+            self._last_config = (given, effective)
+        return effective
+
+    def _config_dump(self, config: MetricConfig) -> dict[str, Any]:
+        """``config.model_dump(mode="json")``, computed once per config object; each result
+        gets its own copy (lists and dicts one level down copied too)."""
+        cached = self._config_dumps.get(id(config))
+        if cached is None or cached[0] is not config:
+            if len(self._config_dumps) >= 64:
+                self._config_dumps.clear()
+            cached = (config, config.model_dump(mode="json"))
+            self._config_dumps[id(config)] = cached
+        return {
+            key: value.copy() if isinstance(value, list | dict) else value
+            for key, value in cached[1].items()
+        }
 
     def _language(self, config: MetricConfig) -> str:
         return config.language or self._settings.language
@@ -609,10 +635,28 @@ class Metric(ABC, Generic[ConfigT]):
         self, sample: Sample, config: ConfigT | Mapping[str, Any] | None = None
     ) -> float:
         """Sync twin of :meth:`multi_turn_ascore`."""
+        if not self.needs and not self._listeners:
+            # Nobody sees the result: a judge-less metric stops at its score.
+            effective = self.resolve_config(config)
+            if not isinstance(sample, Sample):
+                raise TypeError(f"{self.name} scores a Sample, got {type(sample).__name__}")
+            effective = self.check_sample(sample, effective)
+            score = self._score_only(sample, effective)
+            if score is not None:
+                return float(score)
+            outcome = _run_without_loop(self._score(sample, effective, []))
+            if outcome.score is None:
+                raise UndefinedScoreError(self.name, outcome.undefined_reason or "no score")
+            return float(outcome.score)
         result = self.evaluate(sample, config)
         if result.score is None:
             raise UndefinedScoreError(self.name, result.undefined_reason or "no score")
         return result.score
+
+    def _score_only(self, sample: Sample, config: ConfigT) -> float | None:
+        """A judge-less metric's score without its metadata and explanation, when it has a
+        shortcut to it (``None``: score through :meth:`_score`). The sample is checked."""
+        return None
 
     async def single_turn_ascore(
         self, sample: Sample, config: ConfigT | Mapping[str, Any] | None = None
@@ -701,15 +745,17 @@ class Metric(ABC, Generic[ConfigT]):
         judges = self._select(config)
         judge_ids = [judge.id for judge in judges]
         started = time.perf_counter()
-        self._listeners.notify_before(
-            EvaluationStarted(
-                metric=self.label,
-                sample=sample,
-                config=config,
-                judge_ids=judge_ids,
-                total_steps=self.total_steps(config),
+        listening = bool(self._listeners)
+        if listening:
+            self._listeners.notify_before(
+                EvaluationStarted(
+                    metric=self.label,
+                    sample=sample,
+                    config=config,
+                    judge_ids=judge_ids,
+                    total_steps=self.total_steps(config),
+                )
             )
-        )
         outcome: ScoringOutcome | None = None
         try:
             outcome = await self._score(sample, config, judges)
@@ -740,11 +786,12 @@ class Metric(ABC, Generic[ConfigT]):
             raise
         votes = agreement(list(outcome.model_scores.values()))
         usage = outcome.extra_usage
-        for step in outcome.steps:
-            usage = usage + step.usage
+        if self.needs:  # a metric that calls no model has no tokens to add up
+            for step in outcome.steps:
+                usage = usage + step.usage
         result = MetricResult(
             metric=self.label,
-            score=score,
+            score=None if score is None else float(score),
             model_scores=outcome.model_scores,
             exclusions=outcome.exclusions,
             steps=outcome.steps,
@@ -760,7 +807,7 @@ class Metric(ABC, Generic[ConfigT]):
             judge_ids=judge_ids,
             language=self._language(config),
             mode=outcome.mode,
-            config=config.model_dump(mode="json"),
+            config=self._config_dump(config),
             undefined_reason=quorum.reason
             if quorum is not None and not quorum.met
             else outcome.undefined_reason,
@@ -770,6 +817,8 @@ class Metric(ABC, Generic[ConfigT]):
             lower_is_better=self.lower_is_better,
             quorum=quorum,
         )
+        if not listening:
+            return result
         self._listeners.notify_after(
             EvaluationFinished(
                 metric=self.label,

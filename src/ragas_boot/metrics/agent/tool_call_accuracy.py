@@ -63,12 +63,12 @@ def _matching(sample: Sample, config: ToolCallAccuracyConfig) -> ToolCallMatchin
     )
 
 
-_FROM_MATCHING = (
+_FROM_MATCHING = (  # in the order of ToolCallMatching.as_dict
+    "summary",
     "correct",
     "incorrect",
     "missed",
     "extra",
-    "summary",
     "optional",
     "alternative",
     "alternative_scores",
@@ -154,6 +154,9 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
         self.check_sample(sample, effective)
         return _matching(sample, effective)
 
+    def _score_only(self, sample: Sample, config: ToolCallAccuracyConfig) -> float | None:
+        return _matching(sample, config).f1
+
     async def _score(
         self,
         sample: Sample,
@@ -165,6 +168,12 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
         actual, reference = matching.actual, matching.reference
         elapsed = time.perf_counter() - started
         language = self._language(config)
+        # One pass over the matching: its dict carries the figures and the summary line the
+        # metadata and the explanation both use.
+        data = matching.as_dict()
+        precision, recall = data["precision"], data["recall"]
+        true_positives = data["true_positives"]
+        counted, required = matching.counted_count, matching.required_count
         metadata: dict[str, Any] = {
             "mode": config.mode.value,
             "argument_match_threshold": config.argument_match_threshold,
@@ -172,23 +181,23 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
             "value_comparison": config.value_comparison.value,
             "actual_call_count": len(actual),
             "reference_call_count": len(reference),
-            "true_positives": matching.true_positives,
-            "false_positives": matching.counted_count - matching.true_positives,
-            "false_negatives": matching.required_count - matching.true_positives,
-            "precision": matching.precision,
-            "recall": matching.recall,
-            **{key: value for key, value in matching.as_dict().items() if key in _FROM_MATCHING},
+            "true_positives": true_positives,
+            "false_positives": counted - true_positives,
+            "false_negatives": required - true_positives,
+            "precision": precision,
+            "recall": recall,
+            **{key: data[key] for key in _FROM_MATCHING},
         }
-        summary = matching.summary
+        summary = data["summary"]
         if language == "ru":
             summary = matching.summary_in(_SUMMARY_RU)
         explanation = _TEXT["ru" if language == "ru" else "en"].format(
             summary=summary,
-            precision=matching.precision,
-            recall=matching.recall,
-            tp=matching.true_positives,
-            actual=matching.counted_count,
-            reference=matching.required_count,
+            precision=precision,
+            recall=recall,
+            tp=true_positives,
+            actual=counted,
+            reference=required,
             mode=config.mode.value,
             order=config.order.value,
         )
@@ -203,6 +212,6 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
             metadata=metadata,
             explanation=explanation,
             mode=config.mode.value,
-            score=matching.f1,
+            score=data["f1"],
             aggregated=False,
         )

@@ -1,0 +1,115 @@
+"""A dataset run at scale: N samples × 3 metrics × J judges against a local judge server.
+
+Runs ``evaluate_dataset`` on N deterministic agent conversations with AgentGoalAccuracy (one
+LLM step), TopicAdherence (two dependent steps) and ToolCallAccuracy (no LLM), every judge
+answering after a fixed latency (the server runs in a child process, so this process's CPU
+and memory are the client's alone), then writes the JSON report to a file. Prints the wall
+and CPU time of the run, the judge calls, the peak RSS of this process before the run, after
+it and after the report, and the report's size.
+
+    .venv/bin/python benchmarks/dataset_run.py                       # N=10,000, J=4, 200 ms
+    .venv/bin/python benchmarks/dataset_run.py --n 1000 --concurrency 64
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import tempfile
+import time
+from pathlib import Path
+
+from _workload import JudgeServer, agent_samples, cpu_seconds
+
+from ragas_boot import create_container, load_settings
+from ragas_boot.reporting import render_json
+from ragas_boot.runs import evaluate_dataset
+
+API_KEY = "sk-bench-not-a-real-key"
+METRICS = ("agent_goal_accuracy", "topic_adherence", "tool_call_accuracy")
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process so far, in MiB (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def current_rss_mb() -> float:
+    """Resident set size now, in MiB."""
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        pages = int(statm.read().split()[1])
+    return pages * resource.getpagesize() / 2**20
+
+
+def write_settings(folder: Path, base_url: str, judges: int, concurrency: int) -> Path:
+    models = "\n".join(f"          - {{ id: judge-{index + 1} }}" for index in range(judges))
+    path = folder / "application.yaml"
+    path.write_text(
+        f"""\
+spring.ai.ragas:
+  metrics.logging.enabled: false
+  providers:
+    openai-compatible:
+      - name: bench
+        base-url: {base_url}
+        api-key: {API_KEY}
+        max-concurrency: {judges * concurrency}
+        timeout: 60s
+        chat-models:
+{models}
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=10_000, help="samples (default 10,000)")
+    parser.add_argument("--judges", type=int, default=4, help="judges (default 4)")
+    parser.add_argument("--latency-ms", type=float, default=200.0, help="judge latency")
+    parser.add_argument(
+        "--concurrency", type=int, default=128, help="evaluations in flight (default 128)"
+    )
+    options = parser.parse_args()
+    samples = agent_samples(options.n)
+    print(
+        f"dataset run: N={options.n} samples × {len(METRICS)} metrics × J={options.judges} "
+        f"judges, latency {options.latency_ms:g} ms, concurrency {options.concurrency}"
+    )
+    with JudgeServer(latency_ms=options.latency_ms) as server, tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        settings = load_settings(
+            write_settings(folder, server.base_url, options.judges, options.concurrency)
+        )
+        with create_container(settings) as container:
+            metrics = [getattr(container, name)() for name in METRICS]
+            evaluate_dataset(samples[:2], metrics)  # warm-up: imports, connections
+            server.reset()
+            before = current_rss_mb()
+            cpu, started = cpu_seconds(), time.perf_counter()
+            run = evaluate_dataset(samples, metrics, concurrency=options.concurrency)
+            wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu
+            after_run = current_rss_mb()
+            stats = server.stats()
+            report = folder / "report.json"
+            report.write_text(render_json(run), encoding="utf-8")
+            size = report.stat().st_size
+        statuses: dict[str, int] = {}
+        for sample in run.samples:
+            for evaluation in sample.evaluations:
+                statuses[evaluation.status] = statuses.get(evaluation.status, 0) + 1
+    print(f"  wall of the run              {wall:.1f} s")
+    print(f"  process CPU (client only)    {cpu:.1f} s")
+    print(f"  judge calls (server)         {stats.count:,} ({stats.failed} non-200)")
+    print(f"  CPU per judge call           {1000 * cpu / max(stats.count, 1):.2f} ms")
+    print(f"  evaluations                  {statuses}")
+    print(f"  RSS before the run           {before:.0f} MiB")
+    print(f"  RSS after the run            {after_run:.0f} MiB")
+    print(f"  peak RSS (run + JSON report) {peak_rss_mb():.0f} MiB")
+    print(f"  JSON report                  {size / 2**20:.1f} MiB")
+    print(f"  RSS per sample kept          {1024 * (after_run - before) / options.n:.1f} KiB")
+
+
+if __name__ == "__main__":
+    main()
