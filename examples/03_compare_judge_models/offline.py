@@ -23,7 +23,7 @@ from typing import Any
 
 from ragas_boot.cli import main as ragas_boot
 from ragas_boot.datasets import Dataset, load_dataset
-from ragas_boot.samples import HumanMessage, Sample
+from ragas_boot.samples import HumanLabel, HumanMessage, Sample
 from ragas_boot.testing import ChatRequest, FakeOpenAIServer
 
 HERE = Path(__file__).parent
@@ -64,9 +64,14 @@ def _section(prompt: str, title: str) -> list[str]:
     return [line[2:].strip() for line in match.group(1).splitlines()] if match else []
 
 
-def _labels(sample: Sample) -> dict[str, Any]:
-    labels = sample.metadata.get("labels", {})
-    return labels if isinstance(labels, dict) else {}
+def _goal_achieved(sample: Sample) -> bool:
+    labels = sample.labels_for("agent_goal_accuracy")  # the first annotator's verdict
+    return bool(labels) and labels[0].verdict == "pass"
+
+
+def _topic_labels(sample: Sample) -> HumanLabel:
+    labels = sample.labels_for("topic_adherence")
+    return labels[0] if labels else HumanLabel(off_topic=[])
 
 
 def responder(dataset: Dataset) -> Callable[[ChatRequest], dict[str, Any]]:
@@ -83,7 +88,7 @@ def responder(dataset: Dataset) -> Callable[[ChatRequest], dict[str, Any]]:
         model, prompt = request.model, request.prompt
         if request.asks_for("goal_achieved"):
             sample = find(prompt)
-            achieved = bool(_labels(sample).get("goal_achieved"))
+            achieved = _goal_achieved(sample)
             if model == LENIENT and not achieved and _draw(model, sample) % 3 == 0:
                 achieved = True
             elif model in NOISE and _draw(model, sample) % NOISE[model] == 0:
@@ -96,9 +101,9 @@ def responder(dataset: Dataset) -> Callable[[ChatRequest], dict[str, Any]]:
             return {"goal_achieved": achieved, "reason": reason}
         if request.asks_for("topics"):
             sample = find(prompt)
-            labels = _labels(sample)
-            topics = list(labels.get("on_topic", sample.reference_topics or []))
-            topics += list(labels.get("off_topic", []))
+            labels = _topic_labels(sample)
+            on_topic = labels.on_topic if labels.on_topic is not None else sample.reference_topics
+            topics = [*(on_topic or []), *(labels.off_topic or [])]
             if model == STRICT and _draw(model, sample, "topics") % 4 == 0:
                 topics.append("small talk")
             return {"topics": topics}

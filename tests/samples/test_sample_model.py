@@ -23,6 +23,7 @@ FIELDS = [
     "reference_topics",
     "tool_calls",
     "reference_tool_calls",
+    "labels",
     "metadata",
     "id",
 ]
