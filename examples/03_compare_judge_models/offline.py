@@ -9,6 +9,10 @@ labels in ``dataset.yaml`` (each judge with its own quirks, so they disagree a l
 ``JUDGE_BASE_URL`` at the server and runs ``ragas-boot compare`` on all three metrics, writing
 ``report.html`` and ``report.json`` here. Every judge is still reached over real HTTP. Extra
 arguments are passed on to ``ragas-boot compare`` (e.g. ``--models gpt-4o-mini,claude-3.5-haiku``).
+
+``offline.py calibrate`` runs ``ragas-boot calibrate`` on the two judged metrics instead: the
+judges and panels against the people's ``labels``, written to ``calibration.html`` and
+``calibration.json``.
 """
 
 from __future__ import annotations
@@ -137,7 +141,14 @@ def script_judges(server: FakeOpenAIServer, dataset: Dataset) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """Start the server, script the judges, run ``ragas-boot compare``."""
+    """Start the server, script the judges, run ``ragas-boot compare`` (or ``calibrate``)."""
+    command, prefix = "compare", "report"
+    if argv and argv[0] in ("compare", "calibrate"):
+        command, argv = argv[0], argv[1:]
+        prefix = "calibration" if command == "calibrate" else prefix
+    metrics = ["agent_goal_accuracy", "topic_adherence"]
+    if command == "compare":
+        metrics.append("tool_call_accuracy")
     dataset_file = HERE / "dataset.yaml"
     with FakeOpenAIServer() as server:
         script_judges(server, load_dataset(dataset_file))
@@ -145,22 +156,17 @@ def main(argv: list[str]) -> int:
         os.environ.setdefault("OPENROUTER_API_KEY", "sk-offline-example-not-a-real-key")
         return ragas_boot(
             [
-                "compare",
+                command,
                 str(dataset_file),
                 "--config",
                 str(HERE / "application.yaml"),
                 "--profile",
                 "offline",
-                "--metric",
-                "agent_goal_accuracy",
-                "--metric",
-                "topic_adherence",
-                "--metric",
-                "tool_call_accuracy",
+                *(argument for metric in metrics for argument in ("--metric", metric)),
                 "--out",
-                str(HERE / "report.html"),
+                str(HERE / f"{prefix}.html"),
                 "--out",
-                str(HERE / "report.json"),
+                str(HERE / f"{prefix}.json"),
                 *argv,
             ]
         )

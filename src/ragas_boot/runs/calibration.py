@@ -37,7 +37,7 @@ from ragas_boot.errors import MissingExtraError, NoConsensusError, SampleValidat
 from ragas_boot.execution.aggregation import aggregate
 from ragas_boot.metrics.results import MetricResult, meets_threshold
 from ragas_boot.runs.results import DatasetInfo, Evaluation, JudgeInfo, MetricInfo, RunResult
-from ragas_boot.samples import HumanLabel
+from ragas_boot.samples import HumanLabel, Sample
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
@@ -56,6 +56,7 @@ __all__ = [
     "PanelCalibration",
     "calibrate",
     "calibration_json_schema",
+    "check_ready",
 ]
 
 DEFAULT_SEED = 0
@@ -491,10 +492,7 @@ def _reason(evaluation: Evaluation, judge_id: str) -> str:
 
 
 def _panels(judges: Sequence[str]) -> list[tuple[str, ...]]:
-    if len(judges) <= MAX_SEARCHED_JUDGES:
-        sizes = range(1, len(judges) + 1)
-    else:
-        sizes = range(1, 4)
+    sizes = range(1, len(judges) + 1 if len(judges) <= MAX_SEARCHED_JUDGES else 4)
     subsets = [combo for size in sizes for combo in itertools.combinations(judges, size)]
     if tuple(judges) not in subsets:
         subsets.append(tuple(judges))
@@ -698,7 +696,9 @@ def _run_aggregation(rows: Sequence[tuple[str, Evaluation, _Human]]) -> Aggregat
 def _human_agreement(
     every_label: Sequence[tuple[str, list[HumanLabel]]], info: MetricInfo, stats: _Stats
 ) -> HumanAgreement | None:
-    if not any(len(labels) > 1 for _, labels in every_label):
+    # Only samples two or more people labelled say anything about their agreement.
+    every_label = [(sample_id, labels) for sample_id, labels in every_label if len(labels) > 1]
+    if not every_label:
         return None
     names: list[str] = []
     for _, labels in every_label:
@@ -727,6 +727,23 @@ def _human_agreement(
         alpha=stats.alpha(verdicts, "nominal"),
         alpha_scores=stats.alpha(scores, "interval") if scored else None,
     )
+
+
+def check_ready(samples: Sequence[Sample]) -> None:
+    """Check, before a run, that calibration can follow it.
+
+    Raises:
+        SampleValidationError: no sample has ``labels``.
+        MissingExtraError: the ``[calibration]`` extra is not installed.
+    """
+    if not any(sample.labels for sample in samples):
+        raise SampleValidationError(
+            "no sample of the dataset has labels to calibrate against; add e.g. "
+            "labels: {agent_goal_accuracy: {verdict: pass}} to the samples "
+            "(see docs/calibration.md)",
+            field="labels",
+        )
+    _Stats(_Bootstrap(seed=DEFAULT_SEED, resamples=1, confidence=DEFAULT_CONFIDENCE))
 
 
 def calibrate(
