@@ -6,7 +6,7 @@ Subcommands::
     ragas-boot compare DATASET [...]                  the judges side by side, and their agreement
     ragas-boot calibrate DATASET [...]                the judges and panels against people's labels
     ragas-boot config show | check [--ping]           the resolved YAML; validate (and reach) judges
-    ragas-boot schema dataset | report                JSON Schemas of dataset files and JSON reports
+    ragas-boot schema dataset | report | calibration  JSON Schemas of datasets and JSON reports
     ragas-boot suite run SUITE.yaml [...]             run a tool suite; gate CI on its pass rate
 
 Exit codes: 0 success; 1 a quality gate failed (``--fail-under``, a metric with no score at all,
@@ -1024,8 +1024,9 @@ async def _ping_all(judges: Sequence[Any], seconds: float) -> list[_PingResult]:
 def _configure_schema(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "kind",
-        choices=("dataset", "report"),
-        help="dataset: a dataset file (for editors); report: the JSON report",
+        choices=("dataset", "report", "calibration"),
+        help="dataset: a dataset file (for editors); report: the JSON report; calibration: "
+        "the JSON report of ragas-boot calibrate",
     )
 
 
@@ -1034,6 +1035,10 @@ def _run_schema(args: argparse.Namespace) -> int:
         from ragas_boot.datasets import dataset_json_schema
 
         schema = dataset_json_schema()
+    elif args.kind == "calibration":
+        from ragas_boot.reporting.calibration import calibration_report_json_schema
+
+        schema = calibration_report_json_schema()
     else:
         from ragas_boot.reporting import report_json_schema
 
