@@ -158,7 +158,7 @@ def test_reruns_give_the_same_intervals_and_another_seed_may_not(run_cli, labell
 def test_a_dataset_without_labels_is_refused_before_any_judge_is_asked(
     run_cli, labelled, tmp_path, openai_server
 ):
-    dataset, config = labelled
+    _, config = labelled
     bare = tmp_path / "bare.yaml"
     bare.write_text(
         "samples:\n  - user_input_messages: [{type: human, content: hi}]\n    reference: x\n",
@@ -171,7 +171,7 @@ def test_a_dataset_without_labels_is_refused_before_any_judge_is_asked(
 
 
 def test_a_bad_label_names_its_path_and_line(run_cli, labelled, tmp_path):
-    dataset, config = labelled
+    _, config = labelled
     bad = tmp_path / "bad.yaml"
     bad.write_text(
         _dataset().replace("{verdict: fail, score: 0.0}", "{verdict: maybe}", 1), encoding="utf-8"
