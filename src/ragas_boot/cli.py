@@ -694,12 +694,12 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
     reports = _report_paths(args.out, follow_symlinks=args.follow_symlinks)
     _metric_names(args.metric)  # an unknown metric is reported before anything is loaded
     dataset = load_dataset(args.dataset)
+    settings = settings_from_args(args)
+    names = _metric_names(args.metric, settings, dataset.samples)
     if view == "calibrate":  # before any judge is asked: labels and the extra are needed
         from ragas_boot.runs.calibration import check_ready
 
-        check_ready(dataset.samples)
-    settings = settings_from_args(args)
-    names = _metric_names(args.metric, settings, dataset.samples)
+        check_ready(dataset.samples, names)
     deadline = args.deadline
     if deadline is None and settings.run.deadline is not None:
         deadline = settings.run.deadline.total_seconds()
@@ -796,13 +796,21 @@ def _calibration(run: Any, args: argparse.Namespace, view: str, samples: Sequenc
     """The run against the samples' labels (``calibrate``; ``compare`` when labelled)."""
     if view == "evaluate" or not any(sample.labels for sample in samples):
         return None
+    from ragas_boot.errors import MissingExtraError, SampleValidationError
     from ragas_boot.runs.calibration import calibrate
 
-    return calibrate(
-        run,
-        seed=getattr(args, "seed", 0),
-        resamples=getattr(args, "resamples", 1000),
-    )
+    try:
+        return calibrate(
+            run,
+            seed=getattr(args, "seed", 0),
+            resamples=getattr(args, "resamples", 1000),
+        )
+    except (MissingExtraError, SampleValidationError) as error:
+        if view == "calibrate":
+            raise
+        # compare works without the extra, and on labels of metrics it did not run
+        _message(f"Not compared with the dataset's labels: {error}", "dim")
+        return None
 
 
 def _calibration_text(report: Any, kind: str) -> str:

@@ -196,3 +196,23 @@ def test_without_the_extra_the_error_names_it(run_cli, labelled, monkeypatch, op
     assert result.code == 2
     assert "pip install 'ragas-boot[calibration]'" in result.err
     assert openai_server.requests == []
+
+
+def test_labels_of_other_metrics_only_are_refused_before_any_judge_is_asked(
+    run_cli, labelled, openai_server
+):
+    dataset, config = labelled
+    result = run_cli("calibrate", dataset, "--config", config, "--metric", "topic_adherence")
+    assert result.code == 2
+    assert "the samples label agent_goal_accuracy but the run has topic_adherence" in result.err
+    assert openai_server.requests == []
+
+
+def test_compare_without_the_extra_still_compares(run_cli, labelled, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "krippendorff", None)
+    dataset, config = labelled
+    result = run_cli("compare", dataset, "--config", config, "--no-progress")
+    assert result.code == 0, result.err
+    assert "Judge agreement" in result.out
+    assert "Not compared with the dataset's labels" in result.err
+    assert "pip install 'ragas-boot[calibration]'" in result.err

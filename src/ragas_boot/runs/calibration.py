@@ -729,18 +729,29 @@ def _human_agreement(
     )
 
 
-def check_ready(samples: Sequence[Sample]) -> None:
+def check_ready(samples: Sequence[Sample], metrics: Sequence[str] | None = None) -> None:
     """Check, before a run, that calibration can follow it.
 
+    Args:
+        samples: the dataset's samples.
+        metrics: the bean names about to run (None: any labelled metric will do).
+
     Raises:
-        SampleValidationError: no sample has ``labels``.
+        SampleValidationError: no sample has ``labels`` (for one of ``metrics``).
         MissingExtraError: the ``[calibration]`` extra is not installed.
     """
-    if not any(sample.labels for sample in samples):
+    labelled = {name for sample in samples for name in (sample.labels or {})}
+    if not labelled:
         raise SampleValidationError(
             "no sample of the dataset has labels to calibrate against; add e.g. "
             "labels: {agent_goal_accuracy: {verdict: pass}} to the samples "
             "(see docs/calibration.md)",
+            field="labels",
+        )
+    if metrics is not None and not labelled & set(metrics):
+        raise SampleValidationError(
+            f"the samples label {', '.join(sorted(labelled))} but the run has "
+            f"{', '.join(metrics) or 'no metric'}; run a labelled metric (--metric)",
             field="labels",
         )
     _Stats(_Bootstrap(seed=DEFAULT_SEED, resamples=1, confidence=DEFAULT_CONFIDENCE))
