@@ -374,8 +374,12 @@ def front_chart(metric: MetricCalibration, unit: str) -> str:
             parts.append(
                 f'<circle cx="{x(cost):.1f}" cy="{y(kappa):.1f}" r="5" fill="#e15759">'
                 f"<title>{_e(name)}: κ {kappa:.2f}, {_e(_cost(cost, unit))}</title></circle>"
-                f'<text x="{x(cost) + 7:.1f}" y="{y(kappa) - 6:.1f}">{_e(fmt.short(name, 40))}'
-                "</text>"
+                + (
+                    f'<text x="{x(cost) - 7:.1f}" y="{y(kappa) + 16:.1f}" text-anchor="end">'
+                    if x(cost) > left + plot_w / 2
+                    else f'<text x="{x(cost) + 7:.1f}" y="{y(kappa) - 6:.1f}">'
+                )
+                + f"{_e(fmt.short(name, 48))}</text>"
             )
     width, height = left + plot_w + 160, top + plot_h + 40
     return (
