@@ -121,5 +121,14 @@ def test_offline_calibrate_prints_judge_and_panel_tables_and_writes_both_reports
     # the lenient judge files off-topic talk under an allowed topic: it never fails a sample
     assert by_judge["gemini-2.0-flash"]["confusion"][0] == [0, 3]
     assert by_judge["gpt-4o-mini"]["kappa"]["value"] == 1.0
+    items = {j["judge_id"]: j["items"] for j in topics["judges"]}
+    assert items["gpt-4o-mini"] | {"precision": None} == {
+        "samples": 20, "labelled": 3, "found": 3, "matched": 3, "precision": None, "recall": 1.0,
+    }  # fmt: skip
+    assert items["gemini-2.0-flash"]["matched"] == 0  # named none off topic
+    # the strict judge also lists the small talk: every subject found, and more named
+    assert items["claude-3.5-haiku"]["matched"] == 3
+    assert items["claude-3.5-haiku"]["found"] > 3 and items["claude-3.5-haiku"]["precision"] < 1
+    assert "Off-topic subjects" in out
     html = (tmp_path / "calibration.html").read_text(encoding="utf-8")
     assert html.count('aria-label="Cohen kappa by judge"') == 2

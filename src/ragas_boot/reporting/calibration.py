@@ -26,6 +26,7 @@ from ragas_boot.runs.calibration import (
     AgreementFigures,
     CalibrationReport,
     Estimate,
+    ItemAgreement,
     MetricCalibration,
     PanelCalibration,
     calibration_json_schema,
@@ -45,7 +46,7 @@ CALIBRATION_SCHEMA_VERSION = 1
 
 _MAX_DISAGREEMENTS = 20
 _FIGURES = ("Items", "Cohen κ", "Accuracy", "Precision", "Recall")
-_JUDGE_HEADERS = ("Judge", *_FIGURES, "MAE", "Confusion")
+_JUDGE_HEADERS = ("Judge", *_FIGURES, "MAE", "Confusion", "Off-topic subjects")
 _PANEL_HEADERS = ("Panel", "Aggregation", *_FIGURES, "No verdict")
 
 
@@ -129,6 +130,13 @@ def disagreements_table(metric: MetricCalibration) -> Table | None:
     return table
 
 
+def _items(items: ItemAgreement | None) -> str:
+    """``2 of 3 found, 2 named`` (people's subjects found; topics the judge named)."""
+    if items is None:
+        return fmt.MISSING
+    return f"{items.matched} of {items.labelled} found, {items.found} named"
+
+
 def _point(value: Estimate | None) -> str:
     return "n/a" if value is None or value.value is None else f"{value.value:.2f}"
 
@@ -146,14 +154,18 @@ def judges_table(metric: MetricCalibration, unit: str) -> Table:
         caption_justify="left",
     )
     graded = any(j.figures.mae is not None for j in metric.judges)
+    itemised = any(j.items is not None for j in metric.judges)
     table.add_column("Judge")
     for name in ("Items", "Cohen κ", "Accuracy", "Prec.", "Recall", *(["MAE"] if graded else [])):
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("TN/FP/FN/TP", justify="right", no_wrap=True)
+    if itemised:
+        table.add_column("Off-topic subjects", justify="right", no_wrap=True)
     table.add_column("Cost" if unit == "cost" else "Tokens", justify="right", no_wrap=True)
     for judge in metric.judges:
         f = judge.figures
         mae = [estimate(f.mae, 3) if f.mae is not None else fmt.MISSING] if graded else []
+        items = [_items(judge.items)] if itemised else []
         table.add_row(
             fmt.plain(judge.judge_id),
             str(f.items),
@@ -163,6 +175,7 @@ def judges_table(metric: MetricCalibration, unit: str) -> Table:
             _point(f.recall),
             *mae,
             "/".join(str(cell) for row in f.confusion for cell in row),
+            *items,
             _amount(judge.cost, unit),
         )
     return table
@@ -428,13 +441,13 @@ def _metric_html(metric: MetricCalibration, unit: str) -> str:
     judge_rows = [
         f"<tr><td>{_e(j.judge_id)}</td>{_figure_cells(j.figures)}"
         f"{_num(estimate(j.figures.mae, 3) if j.figures.mae else fmt.MISSING)}"
-        f"{_num(_confusion(j.figures))}{_num(_cost(j.cost, unit))}</tr>"
+        f"{_num(_confusion(j.figures))}{_num(_items(j.items))}{_num(_cost(j.cost, unit))}</tr>"
         for j in metric.judges
     ]
     judges = _table(
         (*_JUDGE_HEADERS, cost_header),
         judge_rows,
-        numeric=range(1, 9),
+        numeric=range(1, 10),
     )
     panel_rows = [
         f"<tr><td>{'★ ' if p == metric.best else ''}{_e(' + '.join(p.judges))}</td>"

@@ -50,6 +50,7 @@ __all__ = [
     "Disagreement",
     "Estimate",
     "HumanAgreement",
+    "ItemAgreement",
     "JudgeCalibration",
     "JudgeVerdict",
     "MetricCalibration",
@@ -128,6 +129,25 @@ class AgreementFigures(BaseModel):
     )
 
 
+class ItemAgreement(BaseModel):
+    """Item level (TopicAdherence): the off-topic subjects a judge named against the people's.
+
+    A judge's subject matches a person's when, case and spacing aside, one contains the other.
+    """
+
+    model_config = _FROZEN
+
+    samples: int = Field(description="Samples with the people's off_topic and the judge's topics.")
+    labelled: int = Field(description="Off-topic subjects the people named.")
+    found: int = Field(description="Topics the judge called off topic.")
+    matched: int = Field(description="People's subjects the judge also called off topic.")
+    precision: float | None = Field(
+        description="Share of the judge's off-topic topics that people named too; None when "
+        "it found none."
+    )
+    recall: float | None = Field(description="matched / labelled; None when people named none.")
+
+
 class JudgeCalibration(BaseModel):
     """One judge on one metric, against the people."""
 
@@ -136,6 +156,11 @@ class JudgeCalibration(BaseModel):
     judge_id: str = Field(description="The judge.")
     figures: AgreementFigures = Field(description="Its agreement with the people.")
     cost: float = Field(description="What it cost over the run's samples (see cost_unit).")
+    items: ItemAgreement | None = Field(
+        default=None,
+        description="Off-topic subjects against the people's (TopicAdherence labelled with "
+        "off_topic); None otherwise.",
+    )
 
 
 class PanelCalibration(BaseModel):
@@ -405,6 +430,7 @@ class _Human:
     passed: bool
     score: float | None
     notes: list[str]
+    off_topic: list[str] | None
 
 
 def _consensus(labels: Sequence[HumanLabel], info: MetricInfo) -> _Human | None:
@@ -422,10 +448,40 @@ def _consensus(labels: Sequence[HumanLabel], info: MetricInfo) -> _Human | None:
             notes.append(f"{who}off topic: {', '.join(label.off_topic)}")
         if label.note:
             notes.append(f"{who}{label.note}")
+    subjects = [label.off_topic for label in labels if label.off_topic is not None]
     return _Human(
         passed=yes * 2 > len(votes),
         score=sum(scores) / len(scores) if scores else None,
         notes=notes,
+        off_topic=list(dict.fromkeys(s for found in subjects for s in found)) if subjects else None,
+    )
+
+
+def _same_subject(first: str, second: str) -> bool:
+    a, b = " ".join(first.lower().split()), " ".join(second.lower().split())
+    return bool(a and b) and (a in b or b in a)
+
+
+def _items(rows: Sequence[tuple[str, Evaluation, _Human]], judge: str) -> ItemAgreement | None:
+    samples = labelled = found = matched = confirmed = 0
+    for _, evaluation, human in rows:
+        named = _off_topic(evaluation.result, judge) if evaluation.result is not None else None
+        if human.off_topic is None or named is None:
+            continue
+        samples += 1
+        labelled += len(human.off_topic)
+        found += len(named)
+        matched += sum(any(_same_subject(s, n) for n in named) for s in human.off_topic)
+        confirmed += sum(any(_same_subject(n, s) for s in human.off_topic) for n in named)
+    if not samples:
+        return None
+    return ItemAgreement(
+        samples=samples,
+        labelled=labelled,
+        found=found,
+        matched=matched,
+        precision=confirmed / found if found else None,
+        recall=matched / labelled if labelled else None,
     )
 
 
@@ -590,7 +646,10 @@ def _metric_calibration(
         )
         judge_rows.append(
             JudgeCalibration(
-                judge_id=judge, figures=figures, cost=costs.get((info.name, judge), 0.0)
+                judge_id=judge,
+                figures=figures,
+                cost=costs.get((info.name, judge), 0.0),
+                items=_items(rows, judge),
             )
         )
     judge_rows.sort(key=lambda j: -_kappa_key(j.figures))
