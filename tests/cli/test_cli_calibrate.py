@@ -216,3 +216,19 @@ def test_compare_without_the_extra_still_compares(run_cli, labelled, monkeypatch
     assert "Judge agreement" in result.out
     assert "Not compared with the dataset's labels" in result.err
     assert "pip install 'ragas-boot[calibration]'" in result.err
+
+
+def test_the_calibration_schema_names_every_field_of_the_report(run_cli, labelled, tmp_path):
+    report = tmp_path / "calibration.json"
+    assert _calibrate(run_cli, labelled, "--out", report).code == 0
+    result = run_cli("schema", "calibration")
+    assert result.code == 0, result.err
+    schema = json.loads(result.out)
+    assert schema["title"] == "ragas-boot calibration report"
+    assert schema["properties"]["kind"] == {"const": "calibration"}
+    document = json.loads(report.read_text(encoding="utf-8"))
+    assert set(document) == set(schema["properties"])
+    assert set(schema["required"]) <= set(document)
+    metric_fields = schema["$defs"]["MetricCalibration"]["properties"]
+    assert set(document["metrics"][0]) == set(metric_fields)
+    assert all(field["description"] for field in metric_fields.values())
