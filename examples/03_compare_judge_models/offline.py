@@ -9,6 +9,10 @@ labels in ``dataset.yaml`` (each judge with its own quirks, so they disagree a l
 ``JUDGE_BASE_URL`` at the server and runs ``ragas-boot compare`` on all three metrics, writing
 ``report.html`` and ``report.json`` here. Every judge is still reached over real HTTP. Extra
 arguments are passed on to ``ragas-boot compare`` (e.g. ``--models gpt-4o-mini,claude-3.5-haiku``).
+
+``offline.py calibrate`` runs ``ragas-boot calibrate`` on the two judged metrics instead: the
+judges and panels against the people's ``labels``, written to ``calibration.html`` and
+``calibration.json``.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import Any
 
 from ragas_boot.cli import main as ragas_boot
 from ragas_boot.datasets import Dataset, load_dataset
-from ragas_boot.samples import HumanMessage, Sample
+from ragas_boot.samples import HumanLabel, HumanMessage, Sample
 from ragas_boot.testing import ChatRequest, FakeOpenAIServer
 
 HERE = Path(__file__).parent
@@ -65,9 +69,14 @@ def _section(prompt: str, title: str) -> list[str]:
     return [line[2:].strip() for line in match.group(1).splitlines()] if match else []
 
 
-def _labels(sample: Sample) -> dict[str, Any]:
-    labels = sample.metadata.get("labels", {})
-    return labels if isinstance(labels, dict) else {}
+def _goal_achieved(sample: Sample) -> bool:
+    labels = sample.labels_for("agent_goal_accuracy")  # the first annotator's verdict
+    return bool(labels) and labels[0].verdict == "pass"
+
+
+def _topic_labels(sample: Sample) -> HumanLabel:
+    labels = sample.labels_for("topic_adherence")
+    return labels[0] if labels else HumanLabel(off_topic=[])
 
 
 def responder(dataset: Dataset) -> Callable[[ChatRequest], dict[str, Any]]:
@@ -84,7 +93,7 @@ def responder(dataset: Dataset) -> Callable[[ChatRequest], dict[str, Any]]:
         model, prompt = request.model, request.prompt
         if request.asks_for("goal_achieved"):
             sample = find(prompt)
-            achieved = bool(_labels(sample).get("goal_achieved"))
+            achieved = _goal_achieved(sample)
             if model == LENIENT and not achieved and _draw(model, sample) % 3 == 0:
                 achieved = True
             elif model in NOISE and _draw(model, sample) % NOISE[model] == 0:
@@ -97,9 +106,9 @@ def responder(dataset: Dataset) -> Callable[[ChatRequest], dict[str, Any]]:
             return {"goal_achieved": achieved, "reason": reason}
         if request.asks_for("topics"):
             sample = find(prompt)
-            labels = _labels(sample)
-            topics = list(labels.get("on_topic", sample.reference_topics or []))
-            topics += list(labels.get("off_topic", []))
+            labels = _topic_labels(sample)
+            on_topic = labels.on_topic if labels.on_topic is not None else sample.reference_topics
+            topics = [*(on_topic or []), *(labels.off_topic or [])]
             if model == STRICT and _draw(model, sample, "topics") % 4 == 0:
                 topics.append("small talk")
             return {"topics": topics}
@@ -133,7 +142,14 @@ def script_judges(server: FakeOpenAIServer, dataset: Dataset) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """Start the server, script the judges, run ``ragas-boot compare``."""
+    """Start the server, script the judges, run ``ragas-boot compare`` (or ``calibrate``)."""
+    command, prefix = "compare", "report"
+    if argv and argv[0] in ("compare", "calibrate"):
+        command, argv = argv[0], argv[1:]
+        prefix = "calibration" if command == "calibrate" else prefix
+    metrics = ["agent_goal_accuracy", "topic_adherence"]
+    if command == "compare":
+        metrics.append("tool_call_accuracy")
     dataset_file = HERE / "dataset.yaml"
     with FakeOpenAIServer() as server:
         script_judges(server, load_dataset(dataset_file))
@@ -141,22 +157,17 @@ def main(argv: list[str]) -> int:
         os.environ.setdefault("OPENROUTER_API_KEY", "sk-offline-example-not-a-real-key")
         return ragas_boot(
             [
-                "compare",
+                command,
                 str(dataset_file),
                 "--config",
                 str(HERE / "application.yaml"),
                 "--profile",
                 "offline",
-                "--metric",
-                "agent_goal_accuracy",
-                "--metric",
-                "topic_adherence",
-                "--metric",
-                "tool_call_accuracy",
+                *(argument for metric in metrics for argument in ("--metric", metric)),
                 "--out",
-                str(HERE / "report.html"),
+                str(HERE / f"{prefix}.html"),
                 "--out",
-                str(HERE / "report.json"),
+                str(HERE / f"{prefix}.json"),
                 *argv,
             ]
         )

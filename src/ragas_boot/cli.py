@@ -4,9 +4,10 @@ Subcommands::
 
     ragas-boot evaluate DATASET --metric NAME [...]   score a dataset; CI gate with --fail-under
     ragas-boot compare DATASET [...]                  the judges side by side, and their agreement
+    ragas-boot calibrate DATASET [...]                the judges and panels against people's labels
     ragas-boot config show | check [--ping]           the resolved YAML; validate (and reach) judges
     ragas-boot cache stats | clear [--expired]        the judges' response cache
-    ragas-boot schema dataset | report                JSON Schemas of dataset files and JSON reports
+    ragas-boot schema dataset | report | calibration  JSON Schemas of datasets and JSON reports
     ragas-boot suite run SUITE.yaml [...]             run a tool suite; gate CI on its pass rate
 
 Exit codes: 0 success; 1 a quality gate failed (``--fail-under``, ``--min-pass-rate``, a missed
@@ -759,6 +760,10 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
     dataset = load_dataset(args.dataset)
     settings = _with_cache_arguments(settings_from_args(args), args)
     names = _metric_names(args.metric, settings, dataset.samples)
+    if view == "calibrate":  # before any judge is asked: labels and the extra are needed
+        from ragas_boot.runs.calibration import check_ready
+
+        check_ready(dataset.samples, names)
     deadline = args.deadline
     if deadline is None and settings.run.deadline is not None:
         deadline = settings.run.deadline.total_seconds()
@@ -795,7 +800,18 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
                     control=control,
                 )
         console = stdout()
-        for part in console_renderables(run, "compare" if view == "compare" else "evaluate"):
+        calibration = _calibration(run, args, view, dataset.samples)
+        if view == "calibrate":
+            from ragas_boot.reporting.calibration import calibration_renderables
+
+            parts = calibration_renderables(calibration) if calibration is not None else []
+        else:
+            parts = console_renderables(run, "compare" if view == "compare" else "evaluate")
+            if calibration is not None:  # compare on a labelled dataset: the people too
+                from ragas_boot.reporting.calibration import calibration_renderables
+
+                parts += calibration_renderables(calibration)
+        for part in parts:
             console.print(part)
         title = (
             f"ragas-boot judge comparison: {dataset.name or args.dataset}"
@@ -805,7 +821,10 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
         unwritten = 0
         for path, kind in reports:  # one report failing must not cost the others
             try:
-                text = render_html(run, title=title) if kind == "html" else render_json(run)
+                if view == "calibrate" and calibration is not None:
+                    text = _calibration_text(calibration, kind)
+                else:
+                    text = render_html(run, title=title) if kind == "html" else render_json(run)
                 _write_atomically(path, _redact(text))
             except OSError as error:
                 unwritten += 1
@@ -837,6 +856,36 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
     return EXIT_OK if gate.passed and run.stopped is None else EXIT_GATE_FAILED
 
 
+def _calibration(run: Any, args: argparse.Namespace, view: str, samples: Sequence[Any]) -> Any:
+    """The run against the samples' labels (``calibrate``; ``compare`` when labelled)."""
+    if view == "evaluate" or not any(sample.labels for sample in samples):
+        return None
+    from ragas_boot.errors import MissingExtraError, SampleValidationError
+    from ragas_boot.runs.calibration import calibrate
+
+    try:
+        return calibrate(
+            run,
+            seed=getattr(args, "seed", 0),
+            resamples=getattr(args, "resamples", 1000),
+        )
+    except (MissingExtraError, SampleValidationError) as error:
+        if view == "calibrate":
+            raise
+        # compare works without the extra, and on labels of metrics it did not run
+        _message(f"Not compared with the dataset's labels: {error}", "dim")
+        return None
+
+
+def _calibration_text(report: Any, kind: str) -> str:
+    from ragas_boot.reporting.calibration import (
+        render_calibration_html,
+        render_calibration_json,
+    )
+
+    return render_calibration_html(report) if kind == "html" else render_calibration_json(report)
+
+
 def _redact(text: str) -> str:
     from ragas_boot.reporting.redaction import redact
 
@@ -849,6 +898,24 @@ def _configure_evaluate(parser: argparse.ArgumentParser) -> None:
 
 def _configure_compare(parser: argparse.ArgumentParser) -> None:
     _configure_run(parser, metric_required=False)
+
+
+def _configure_calibrate(parser: argparse.ArgumentParser) -> None:
+    _configure_run(parser, metric_required=False)
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="seed of the bootstrap behind the confidence intervals (default: 0)",
+    )
+    parser.add_argument(
+        "--resamples",
+        type=positive_int,
+        default=1000,
+        metavar="N",
+        help="bootstrap resamples per confidence interval (default: 1000)",
+    )
 
 
 # --------------------------------------------------------------------------- cache
@@ -1085,8 +1152,9 @@ async def _ping_all(judges: Sequence[Any], seconds: float) -> list[_PingResult]:
 def _configure_schema(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "kind",
-        choices=("dataset", "report"),
-        help="dataset: a dataset file (for editors); report: the JSON report",
+        choices=("dataset", "report", "calibration"),
+        help="dataset: a dataset file (for editors); report: the JSON report; calibration: "
+        "the JSON report of ragas-boot calibrate",
     )
 
 
@@ -1095,6 +1163,10 @@ def _run_schema(args: argparse.Namespace) -> int:
         from ragas_boot.datasets import dataset_json_schema
 
         schema = dataset_json_schema()
+    elif args.kind == "calibration":
+        from ragas_boot.reporting.calibration import calibration_report_json_schema
+
+        schema = calibration_report_json_schema()
     else:
         from ragas_boot.reporting import report_json_schema
 
@@ -1235,6 +1307,12 @@ register_command(
     _configure_compare,
     lambda args: _run_dataset(args, "compare"),
     help="compare the judges on a dataset: scores, latency, tokens, agreement",
+)
+register_command(
+    "calibrate",
+    _configure_calibrate,
+    lambda args: _run_dataset(args, "calibrate"),
+    help="the judges against people's labels: kappa, accuracy, the best panel per cost",
 )
 register_command("config", _configure_config, _run_config, help="show or check the configuration")
 register_command(

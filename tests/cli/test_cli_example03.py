@@ -91,3 +91,44 @@ def test_offline_script_main_writes_both_reports(scripted, run_cli, tmp_path, mo
     document = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert [j["id"] for j in document["judges"]] == ["gpt-4o-mini", "claude-3.5-haiku"]
     assert (tmp_path / "report.html").is_file()
+
+
+def test_offline_calibrate_prints_judge_and_panel_tables_and_writes_both_reports(
+    scripted, run_cli, tmp_path, monkeypatch, capsys
+):
+    module = _offline()
+    monkeypatch.setattr(module, "HERE", tmp_path)
+    monkeypatch.setenv("COLUMNS", "160")
+    for name in ("dataset.yaml", "application.yaml"):
+        (tmp_path / name).write_text((EXAMPLE / name).read_text(encoding="utf-8"), "utf-8")
+    capsys.readouterr()
+    assert module.main(["calibrate", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "Judges vs people: agent_goal_accuracy" in out
+    assert "Panels vs people: topic_adherence" in out
+    # ana and ben split on one sample: it is left out, and their own agreement is shown
+    assert "19 labelled samples" in out and "1 left out (annotators split)" in out
+    assert "Krippendorff α 0.76 on 8 samples (ana, ben)" in out
+    document = json.loads((tmp_path / "calibration.json").read_text(encoding="utf-8"))
+    goal = next(m for m in document["metrics"] if m["metric"] == "agent_goal_accuracy")
+    kappas = [j["figures"]["kappa"]["value"] for j in goal["judges"]]
+    assert kappas == sorted(kappas, reverse=True)  # best first
+    assert goal["judges"][0]["judge_id"] == "gpt-4.1-mini"  # the least noisy scripted judge
+    assert goal["best"]["figures"]["kappa"]["value"] >= max(kappas)
+    topics = next(m for m in document["metrics"] if m["metric"] == "topic_adherence")
+    assert topics["basis"] == "off_topic"
+    by_judge = {j["judge_id"]: j["figures"] for j in topics["judges"]}
+    # the lenient judge files off-topic talk under an allowed topic: it never fails a sample
+    assert by_judge["gemini-2.0-flash"]["confusion"][0] == [0, 3]
+    assert by_judge["gpt-4o-mini"]["kappa"]["value"] == 1.0
+    items = {j["judge_id"]: j["items"] for j in topics["judges"]}
+    assert items["gpt-4o-mini"] | {"precision": None} == {
+        "samples": 20, "labelled": 3, "found": 3, "matched": 3, "precision": None, "recall": 1.0,
+    }  # fmt: skip
+    assert items["gemini-2.0-flash"]["matched"] == 0  # named none off topic
+    # the strict judge also lists the small talk: every subject found, and more named
+    assert items["claude-3.5-haiku"]["matched"] == 3
+    assert items["claude-3.5-haiku"]["found"] > 3 and items["claude-3.5-haiku"]["precision"] < 1
+    assert "Off-topic subjects" in out
+    html = (tmp_path / "calibration.html").read_text(encoding="utf-8")
+    assert html.count('aria-label="Cohen kappa by judge"') == 2

@@ -64,3 +64,18 @@ def test_every_key_of_the_example_dataset_is_in_the_schema():
                 )
             )
             assert set(message) <= allowed
+
+
+def test_labels_are_in_the_schema_as_one_label_or_one_per_annotator():
+    schema = dataset_json_schema()
+    for kind in ("Sample", "OpenAIChatSample"):
+        assert "calibrate" in _properties(schema, kind)["labels"]["description"]
+    label = schema["$defs"]["HumanLabel"]
+    assert set(label["properties"]) == {
+        "verdict", "score", "off_topic", "on_topic", "annotator", "note",
+    }  # fmt: skip
+    assert label["additionalProperties"] is False
+    assert all(label["properties"][name]["description"] for name in label["properties"])
+    values = _properties(schema, "Sample")["labels"]["anyOf"][0]["additionalProperties"]
+    assert {"$ref": "#/$defs/HumanLabel"} in values["oneOf"]
+    assert {"type": "array", "items": {"$ref": "#/$defs/HumanLabel"}} in values["oneOf"]

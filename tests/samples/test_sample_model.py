@@ -23,6 +23,7 @@ FIELDS = [
     "reference_topics",
     "tool_calls",
     "reference_tool_calls",
+    "labels",
     "metadata",
     "id",
 ]
@@ -241,3 +242,37 @@ def test_any_input_gives_a_sample_or_a_sample_error(data: dict[str, Any]) -> Non
     except SampleValidationError as error:
         problem = error
     assert problem is None or problem.field
+
+
+@pytest.mark.parametrize(
+    ("labels", "field", "message"),
+    [
+        ({"agent_goal_accuracy": {}}, "labels.agent_goal_accuracy", "needs a verdict, a score"),
+        ({"m": [{"score": 2}]}, "labels.m[0].score", "less than or equal to 1"),
+        ({"m": {"verdict": "maybe"}}, "labels.m.verdict", "expected pass or fail"),
+        ({"m": []}, "labels.m", "at least one label"),
+        (
+            {"m": [{"annotator": "a", "verdict": "pass"}, {"annotator": "a", "verdict": "fail"}]},
+            "labels.m",
+            "annotator names must differ",
+        ),
+        ({"m": {"verdict": "pass", "verdit": 1}}, "labels.m.verdit", "did you mean 'verdict'"),
+    ],
+)
+def test_bad_labels_name_their_path(labels, field, message) -> None:
+    with pytest.raises(SampleValidationError) as caught:
+        Sample(labels=labels)
+    assert caught.value.field == field
+    assert message in str(caught.value)
+
+
+def test_labels_keep_one_or_several_annotators() -> None:
+    sample = Sample(
+        labels={
+            "agent_goal_accuracy": {"verdict": "FAILED", "note": "no refund made"},
+            "topic_adherence": [{"annotator": "ana", "off_topic": []}, {"verdict": True}],
+        }
+    )
+    assert sample.labels_for("agent_goal_accuracy")[0].verdict == "fail"
+    assert [label.annotator for label in sample.labels_for("topic_adherence")] == ["ana", None]
+    assert Sample.model_validate_json(sample.model_dump_json()) == sample

@@ -1,5 +1,7 @@
-"""Dataset runs: metric beans over many samples, with summaries and judge agreement."""
+"""Dataset runs: metric beans over many samples, with summaries, judge agreement and
+calibration against people's labels."""
 
+from ragas_boot.runs.calibration import CalibrationReport, calibrate
 from ragas_boot.runs.engine import (
     DEFAULT_CONCURRENCY,
     ProgressCallback,
@@ -31,6 +33,7 @@ from ragas_boot.runs.statistics import cohen_kappa, fleiss_kappa, percentile
 __all__ = [
     "DEFAULT_CONCURRENCY",
     "AgreementSummary",
+    "CalibrationReport",
     "DatasetInfo",
     "Evaluation",
     "EvaluationError",
@@ -50,6 +53,7 @@ __all__ = [
     "SampleRun",
     "StopReason",
     "aevaluate_dataset",
+    "calibrate",
     "cohen_kappa",
     "evaluate_dataset",
     "fleiss_kappa",

@@ -1,6 +1,7 @@
 """Samples to evaluate: conversations, tool calls, references, and importers from traces."""
 
 from ragas_boot.samples.importers import from_langchain_messages, from_openai_messages
+from ragas_boot.samples.labels import HumanLabel
 from ragas_boot.samples.messages import AIMessage, HumanMessage, Message, ToolCall, ToolMessage
 from ragas_boot.samples.references import ArgumentRule, ExpectedToolCall, ToolCallAlternatives
 from ragas_boot.samples.sample import Sample
@@ -9,6 +10,7 @@ __all__ = [
     "AIMessage",
     "ArgumentRule",
     "ExpectedToolCall",
+    "HumanLabel",
     "HumanMessage",
     "Message",
     "Sample",

@@ -51,6 +51,7 @@ _UNION_TAGS = frozenset(
         "ToolCall",
         "ExpectedToolCall",
         "ToolCallAlternatives",
+        "HumanLabel",
         "list",
     }
 )

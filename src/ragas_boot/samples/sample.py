@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import AliasChoices, Field, field_validator
 
 from ragas_boot.samples._base import SampleModel, plain_init
+from ragas_boot.samples.labels import HumanLabel, MetricLabels, check_labels
 from ragas_boot.samples.messages import AIMessage, Message, ToolCall, ToolMessage
 from ragas_boot.samples.references import ReferenceToolCalls, ToolCallAlternatives
 
@@ -78,6 +79,12 @@ class Sample(SampleModel):
         description="Tool calls the agent was expected to make (ToolCallAccuracy): a list, or "
         "{any_of: [[...], ...]} for several acceptable sequences.",
     )
+    labels: dict[str, MetricLabels] | None = Field(
+        default=None,
+        description="People's judgements per metric (bean name → a label, or a list of labels "
+        "from several annotators): a pass/fail verdict, a score, or off-topic subjects. No "
+        "metric reads them; `ragas-boot calibrate` compares the judges with them.",
+    )
     metadata: dict[str, Any] = Field(
         default_factory=dict, description="Free-form data about the sample; no metric reads it."
     )
@@ -100,6 +107,7 @@ class Sample(SampleModel):
         | ToolCallAlternatives
         | Mapping[str, Any]
         | None = None,
+        labels: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
         id: str | None = None,
         **camel_case: Any,
@@ -115,6 +123,7 @@ class Sample(SampleModel):
             "reference_topics": reference_topics,
             "tool_calls": tool_calls,
             "reference_tool_calls": reference_tool_calls,
+            "labels": labels,
             "metadata": metadata,
             "id": id,
         }
@@ -122,6 +131,11 @@ class Sample(SampleModel):
         # camelCase spelling in ``camel_case`` through without a "given twice" error.
         data = {key: value for key, value in named.items() if value is not None}
         self._validated_init(data | camel_case)
+
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _check_labels(cls, value: Any) -> Any:
+        return check_labels(value)
 
     @field_validator("metadata", mode="before")
     @classmethod
@@ -135,6 +149,13 @@ class Sample(SampleModel):
         if isinstance(value, int) and not isinstance(value, bool):
             return str(value)
         return value
+
+    def labels_for(self, metric: str) -> list[HumanLabel]:
+        """The people's labels of ``metric`` (bean name), one per annotator; ``[]`` if none."""
+        given = (self.labels or {}).get(metric)
+        if given is None:
+            return []
+        return list(given) if isinstance(given, list) else [given]
 
     def actual_tool_calls(self) -> list[ToolCall]:
         """The tool calls the agent made.
