@@ -184,6 +184,7 @@ def _spec(
         max_answer_chars=providers.max_answer_chars,
         langchain=langchain,
         json_object_schema=json_object_schema,
+        price=model.price,
     )
 
 

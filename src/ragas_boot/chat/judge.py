@@ -9,7 +9,7 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from ragas_boot.config.settings import RateLimitStrategy, StructuredOutputMode
+from ragas_boot.config.settings import PriceSettings, RateLimitStrategy, StructuredOutputMode
 
 __all__ = [
     "JudgeAnswer",
@@ -33,12 +33,24 @@ class TokenUsage(BaseModel):
     input_tokens: int = Field(default=0, ge=0, description="Prompt tokens.")
     output_tokens: int = Field(default=0, ge=0, description="Completion tokens.")
     total_tokens: int = Field(default=0, ge=0, description="Prompt plus completion tokens.")
+    cached_input_tokens: int = Field(
+        default=0, ge=0, description="Of the prompt tokens, those read from the provider's cache."
+    )
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             total_tokens=self.total_tokens + other.total_tokens,
+            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+        )
+
+    def cost(self, price: PriceSettings) -> float:
+        """What these tokens cost at ``price``."""
+        return price.cost(
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cached_input_tokens=self.cached_input_tokens,
         )
 
 
@@ -157,6 +169,7 @@ class JudgeSpec:
         langchain: for a judge on a LangChain chat class (a ``langchain`` provider, GigaChat,
             a model registered in code), the class and its arguments.
         json_object_schema: in ``json_object`` mode, send the schema beside the type too.
+        price: price per million tokens; ``None``: reports show this judge's tokens only.
     """
 
     id: str
@@ -175,6 +188,7 @@ class JudgeSpec:
     max_answer_chars: int = 100_000
     langchain: LangChainModelSpec | None = None
     json_object_schema: bool = True
+    price: PriceSettings | None = None
 
 
 @runtime_checkable

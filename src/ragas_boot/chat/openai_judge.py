@@ -43,6 +43,7 @@ __all__ = [
     "OpenAICompatibleJudge",
     "answer_size_hook",
     "api_base_url",
+    "body_usage",
     "call_failure",
     "close_loop_clients",
     "connection_limits",
@@ -110,11 +111,41 @@ def usage_of(message: BaseMessage) -> TokenUsage:
     metadata = getattr(message, "usage_metadata", None)
     if not metadata:
         return TokenUsage()
+    details = metadata.get("input_token_details") or {}
     return TokenUsage(
         input_tokens=int(metadata.get("input_tokens", 0) or 0),
         output_tokens=int(metadata.get("output_tokens", 0) or 0),
         total_tokens=int(metadata.get("total_tokens", 0) or 0),
+        cached_input_tokens=int(details.get("cache_read", 0) or 0),
     )
+
+
+def body_usage(body: object) -> TokenUsage | None:
+    """The ``usage`` block of an OpenAI response body (an error body may carry one too), or
+    ``None`` when it has none that reads as token counts."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
+        return None
+
+    def count(value: object) -> int:
+        return value if isinstance(value, int) and value >= 0 else 0
+
+    details = usage.get("prompt_tokens_details")
+    prompt = count(usage.get("prompt_tokens"))
+    completion = count(usage.get("completion_tokens"))
+    return TokenUsage(
+        input_tokens=prompt,
+        output_tokens=completion,
+        total_tokens=count(usage.get("total_tokens")) or prompt + completion,
+        cached_input_tokens=count(details.get("cached_tokens")) if isinstance(details, dict) else 0,
+    )
+
+
+def _response_usage(response: Any) -> TokenUsage | None:
+    try:
+        return body_usage(response.json())
+    except Exception:  # an unreadable body bills nothing we can count
+        return None
 
 
 def _tool_call_arguments(message: BaseMessage) -> str | None:
@@ -261,12 +292,15 @@ def translate_error(error: BaseException, *, spec: _CallSpec) -> BaseException:
             scrub_secret(f"connection failed: {error}", spec), judge_id=spec.id
         )
     if isinstance(error, openai.APIStatusError):
-        return JudgeHTTPError(
+        translated = JudgeHTTPError(
             scrub_secret(f"HTTP {error.status_code}: {error.message}", spec),
             judge_id=spec.id,
             status_code=error.status_code,
             retry_after=_retry_after_seconds(error.response.headers.get("retry-after")),
         )
+        # Some providers bill a failed completion and say so in the error body.
+        translated.usage = _response_usage(error.response)
+        return translated
     return error
 
 
@@ -501,6 +535,15 @@ class OpenAICompatibleJudge:
         started = time.perf_counter()
         message = await self._send(runnable, text)
         latency = time.perf_counter() - started
+        usage = usage_of(message)
+        try:
+            value, raw = self._read(message, output_model)
+        except JudgeOutputError as error:
+            error.usage = usage  # an invalid answer is billed all the same
+            raise
+        return JudgeAnswer(value=value, raw_text=raw or "", usage=usage, latency_s=latency)
+
+    def _read(self, message: Any, output_model: type[OutputT]) -> tuple[OutputT, str | None]:
         if self._spec.structured_output is StructuredOutputMode.FUNCTION_CALLING:
             raw = _tool_call_arguments(message)
             if raw is None:
@@ -520,10 +563,7 @@ class OpenAICompatibleJudge:
                     judge_id=self.id,
                     raw_text=cut_answer(raw, limit, f"{len(raw):,} characters"),
                 )
-        value = parse_structured(raw, output_model, judge_id=self.id)
-        return JudgeAnswer(
-            value=value, raw_text=raw or "", usage=usage_of(message), latency_s=latency
-        )
+        return parse_structured(raw, output_model, judge_id=self.id), raw
 
     async def _send(self, runnable: Runnable[LanguageModelInput, BaseMessage], text: str) -> Any:
         from langchain_core.messages import HumanMessage

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -25,6 +26,7 @@ from ragas_boot.execution.bridge import LoopPortal
 from ragas_boot.execution.limits import ProviderGate, ProviderGates
 from ragas_boot.execution.results import JudgeCall, StepRecord
 from ragas_boot.execution.retry import RetryPolicy
+from ragas_boot.execution.spending import SpendMeter
 
 __all__ = ["MultiModelExecutor", "OutputSource", "PromptSource"]
 
@@ -60,6 +62,8 @@ class _Attempts(CallTally):
 
     raw: list[str] = field(default_factory=list)
     usage: TokenUsage = field(default_factory=TokenUsage)
+    billed: TokenUsage = field(default_factory=TokenUsage)
+    cost: float | None = None
 
 
 class MultiModelExecutor(PortalRunner):
@@ -102,6 +106,17 @@ class MultiModelExecutor(PortalRunner):
         self._by_model: dict[str, list[JudgeModel]] = {}
         for judge in self._judges:
             self._by_model.setdefault(judge.spec.model, []).append(judge)
+        self._meter: SpendMeter | None = None
+
+    @contextlib.contextmanager
+    def metered(self, meter: SpendMeter) -> Iterator[SpendMeter]:
+        """Bill every call made inside the block to ``meter`` and obey its cap (a dataset
+        run's ``max-cost``); the executor's previous meter comes back afterwards."""
+        previous, self._meter = self._meter, meter
+        try:
+            yield meter
+        finally:
+            self._meter = previous
 
     def __repr__(self) -> str:
         return f"MultiModelExecutor(judges={self.judge_ids!r})"
@@ -227,6 +242,8 @@ class MultiModelExecutor(PortalRunner):
                 wait_s=tally.wait_s,
                 started_s=started_s,
                 usage=tally.usage,
+                billed_usage=tally.billed,
+                cost=tally.cost,
             )
         except asyncio.CancelledError:
             raise
@@ -247,7 +264,8 @@ class MultiModelExecutor(PortalRunner):
                 latency_s=tally.latency_s,
                 wait_s=tally.wait_s,
                 started_s=started_s,
-                usage=tally.usage,
+                billed_usage=tally.billed,
+                cost=tally.cost,
             )
 
     async def _with_retries(
@@ -257,8 +275,33 @@ class MultiModelExecutor(PortalRunner):
         output_model: type[OutputT],
         tally: _Attempts,
     ) -> JudgeAnswer[OutputT]:
+        meter = self._meter
+        price = judge.spec.price
+
+        def bill(usage: object) -> None:
+            # Every response that reports usage is billed, whatever became of it.
+            if not isinstance(usage, TokenUsage):
+                return
+            tally.billed = tally.billed + usage
+            if price is not None:
+                cost = usage.cost(price)
+                tally.cost = (tally.cost or 0.0) + cost
+                if meter is not None:
+                    meter.add(cost)
+
+        async def attempt() -> JudgeAnswer[OutputT]:
+            if meter is not None:
+                meter.admit(judge.id)
+            try:
+                answer = await judge.ainvoke_structured(prompt, output_model)
+            except JudgeError as error:
+                bill(error.usage)
+                raise
+            bill(answer.usage)
+            return answer
+
         return await call_with_retries(
-            lambda: judge.ainvoke_structured(prompt, output_model),
+            attempt,
             judge_id=judge.id,
             gate=self._gate(judge),
             policy=self._retry,

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragas_boot.chat.judge import TokenUsage
 
-__all__ = ["Exclusion", "JudgeCall", "StepRecord"]
+__all__ = ["CallSpend", "Exclusion", "JudgeCall", "StepRecord"]
 
 
 class JudgeCall(BaseModel):
@@ -36,7 +38,17 @@ class JudgeCall(BaseModel):
     latency_s: float = Field(default=0.0, description="Seconds spent in HTTP attempts.")
     wait_s: float = Field(default=0.0, description="Seconds waiting for rate limit/concurrency.")
     started_s: float = Field(default=0.0, description="Start, seconds after the step began.")
-    usage: TokenUsage = Field(default_factory=TokenUsage, description="Tokens used.")
+    usage: TokenUsage = Field(
+        default_factory=TokenUsage, description="Answered tokens: those of the answer used."
+    )
+    billed_usage: TokenUsage = Field(
+        default_factory=TokenUsage,
+        description="Billed tokens: every response that reported usage (re-asked invalid "
+        "answers, retried attempts, error bodies with usage, a failed call's answers).",
+    )
+    cost: float | None = Field(
+        default=None, description="What the billed tokens cost; None when the judge has no price."
+    )
 
 
 class StepRecord(BaseModel):
@@ -62,10 +74,18 @@ class StepRecord(BaseModel):
 
     @property
     def usage(self) -> TokenUsage:
-        """Tokens used by every judge at this step."""
+        """Answered tokens of every judge at this step."""
         total = TokenUsage()
         for call in self.calls:
             total = total + call.usage
+        return total
+
+    @property
+    def billed_usage(self) -> TokenUsage:
+        """Billed tokens of every judge at this step."""
+        total = TokenUsage()
+        for call in self.calls:
+            total = total + call.billed_usage
         return total
 
 
@@ -88,3 +108,36 @@ class Exclusion(BaseModel):
             kind=call.error_kind or "error",
             message=call.error_message or "",
         )
+
+
+@dataclass(frozen=True, slots=True)
+class CallSpend:
+    """What some judge calls used and cost, summed (see :meth:`of`).
+
+    Attributes:
+        usage: answered tokens (the answers that were used).
+        billed_usage: billed tokens (every response that reported usage).
+        cost: the cost of the calls of judges with a price; ``None`` when none had one.
+        unpriced_tokens: billed tokens of calls whose judge has no price (not in ``cost``).
+    """
+
+    usage: TokenUsage
+    billed_usage: TokenUsage
+    cost: float | None
+    unpriced_tokens: int
+
+    @classmethod
+    def of(cls, calls: Iterable[JudgeCall]) -> CallSpend:
+        """The sum over ``calls``."""
+        usage = TokenUsage()
+        billed = TokenUsage()
+        cost: float | None = None
+        unpriced = 0
+        for call in calls:
+            usage = usage + call.usage
+            billed = billed + call.billed_usage
+            if call.cost is not None:
+                cost = (cost or 0.0) + call.cost
+            else:
+                unpriced += call.billed_usage.total_tokens
+        return cls(usage=usage, billed_usage=billed, cost=cost, unpriced_tokens=unpriced)

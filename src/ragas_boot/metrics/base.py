@@ -43,7 +43,7 @@ from ragas_boot.execution.listeners import (
     ListenerRegistry,
     MetricListener,
 )
-from ragas_boot.execution.results import Exclusion, StepRecord
+from ragas_boot.execution.results import CallSpend, Exclusion, StepRecord
 from ragas_boot.metrics.prompting import check_template, load_prompt
 from ragas_boot.metrics.results import MetricResult
 from ragas_boot.samples import Sample
@@ -638,9 +638,8 @@ class Metric(ABC, Generic[ConfigT]):
             )
             raise
         votes = agreement(list(outcome.model_scores.values()))
-        usage = outcome.extra_usage
-        for step in outcome.steps:
-            usage = usage + step.usage
+        spend = CallSpend.of(call for step in outcome.steps for call in step.calls)
+        usage = outcome.extra_usage + spend.usage
         result = MetricResult(
             metric=self.label,
             score=score,
@@ -663,6 +662,8 @@ class Metric(ABC, Generic[ConfigT]):
             undefined_reason=outcome.undefined_reason,
             duration_s=time.perf_counter() - started,
             usage=usage,
+            billed_usage=outcome.extra_usage + spend.billed_usage,
+            cost=spend.cost,
             sample_id=sample.id,
             lower_is_better=self.lower_is_better,
         )

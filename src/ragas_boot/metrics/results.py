@@ -48,7 +48,17 @@ class MetricResult(BaseModel):
     config: dict[str, Any] = Field(default_factory=dict, description="The effective config.")
     undefined_reason: str | None = Field(default=None, description="Why score is None.")
     duration_s: float = Field(default=0.0, description="Wall time of the evaluation.")
-    usage: TokenUsage = Field(default_factory=TokenUsage, description="Tokens used by all judges.")
+    usage: TokenUsage = Field(
+        default_factory=TokenUsage, description="Answered tokens of all judges (answers used)."
+    )
+    billed_usage: TokenUsage = Field(
+        default_factory=TokenUsage,
+        description="Billed tokens of all judges: every response that reported usage.",
+    )
+    cost: float | None = Field(
+        default=None,
+        description="Cost of the billed tokens of judges with a price; None when none has one.",
+    )
     sample_id: str | None = Field(default=None, description="The sample's id, when it has one.")
     lower_is_better: bool = Field(
         default=False,
