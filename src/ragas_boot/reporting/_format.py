@@ -9,6 +9,7 @@ from ragas_boot.runs.results import Evaluation
 
 __all__ = [
     "MISSING",
+    "cost",
     "evaluation_label",
     "fraction",
     "kappa",
@@ -18,6 +19,7 @@ __all__ = [
     "score",
     "seconds",
     "short",
+    "spend",
     "tokens",
 ]
 
@@ -67,6 +69,27 @@ def tokens(value: int) -> str:
     return f"{value:,}"
 
 
+def cost(value: float | None) -> str:
+    """``$0.0123`` (four decimals under $10), ``$12.34``; the missing mark without a price."""
+    if value is None:
+        return MISSING
+    return f"${value:.4f}" if value < 10 else f"${value:,.2f}"
+
+
+def spend(
+    billed: int, answered: int, value: float | None, unpriced: int = 0, *, cap: float | None = None
+) -> str:
+    """``1,234 tokens billed (1,000 answered) · $0.0123`` (+ unpriced tokens, the cap)."""
+    text = f"{tokens(billed)} tokens billed ({tokens(answered)} answered)"
+    if value is not None:
+        text += f" · {cost(value)}"
+        if unpriced:
+            text += f" + {tokens(unpriced)} unpriced tokens"
+    if cap is not None:
+        text += f" (cap {cost(cap)})"
+    return text
+
+
 def short(text: str, limit: int = 120) -> str:
     """``text`` on one line, cut to ``limit`` characters."""
     line = " ".join(text.split())
@@ -83,7 +106,9 @@ def plain(value: object, style: str = "") -> Text:
 
 
 def evaluation_label(evaluation: Evaluation) -> str:
-    """``0.750 pass``, ``0.250 fail``, ``undefined`` or ``failed (kind)``."""
+    """``0.750 pass``, ``0.250 fail``, ``undefined``, ``budget`` or ``failed (kind)``."""
+    if evaluation.status == "budget":
+        return "budget"
     if evaluation.status == "failed":
         kind = evaluation.error.kind if evaluation.error is not None else "error"
         return f"failed ({kind.replace('_', ' ')})"

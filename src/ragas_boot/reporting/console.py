@@ -25,7 +25,9 @@ _MAX_FAILURE_ROWS = 20
 
 
 def _cell(evaluation: Evaluation) -> Text:
-    style = {"failed": "bold red", "undefined": "yellow"}.get(evaluation.status)
+    style = {"failed": "bold red", "undefined": "yellow", "budget": "magenta"}.get(
+        evaluation.status
+    )
     if style is None:
         style = "green" if evaluation.passed else "red"
     return fmt.plain(fmt.evaluation_label(evaluation), style=style)
@@ -49,7 +51,18 @@ def metrics_table(run: RunResult) -> Table:
         table.add_column(name, justify="left" if name == "Metric" else "right", no_wrap=True)
     for name in ("Scored", "Undefined", "Failed"):
         table.add_column(name, justify="right")
+    budget = run.totals.budget > 0
+    if budget:
+        table.add_column("Budget", justify="right")
+    priced = run.totals.cost is not None
+    if priced:
+        table.add_column("Cost", justify="right", no_wrap=True)
     for summary in run.metric_summaries:
+        extra: list[str | Text] = []
+        if budget:
+            extra.append(Text(str(summary.budget), style="magenta" if summary.budget else ""))
+        if priced:
+            extra.append(fmt.cost(summary.cost))
         table.add_row(
             fmt.plain(summary.metric),
             fmt.score(summary.mean),
@@ -60,16 +73,21 @@ def metrics_table(run: RunResult) -> Table:
             str(summary.scored),
             str(summary.undefined),
             Text(str(summary.failed), style="bold red" if summary.failed else ""),
+            *extra,
         )
     return table
 
 
 def judges_table(run: RunResult) -> Table:
-    """One row per judge × metric: the judge's own scores, latency, tokens and failures."""
+    """One row per judge × metric: the judge's own scores, latency, tokens (answered and
+    billed), cost and failures."""
     table = Table(title="Judges", title_justify="left")
     table.add_column("Judge", no_wrap=True)
     table.add_column("Metric", no_wrap=True)
-    for name in ("Mean", "Pass rate", "p50", "p95", "Tokens", "Failed calls", "Excluded"):
+    priced = run.totals.cost is not None
+    columns = ["Mean", "Pass rate", "p50", "p95", "Answered", "Billed"]
+    columns += ["Cost"] if priced else []
+    for name in (*columns, "Failed calls", "Excluded"):
         table.add_column(name, justify="right", no_wrap=True)
     per_metric = [summary for summary in run.judge_summaries if summary.metric is not None]
     for index, summary in enumerate(per_metric):
@@ -83,6 +101,8 @@ def judges_table(run: RunResult) -> Table:
             fmt.seconds(summary.latency_p50_s),
             fmt.seconds(summary.latency_p95_s),
             fmt.tokens(summary.usage.total_tokens),
+            fmt.tokens(summary.billed_usage.total_tokens),
+            *([fmt.cost(summary.cost)] if priced else []),
             Text(
                 f"{summary.failed_calls}/{summary.calls}",
                 style="bold red" if summary.failed_calls else "",
@@ -147,15 +167,29 @@ def _dataset_label(run: RunResult) -> str:
 
 
 def run_line(run: RunResult) -> Text:
-    """One line: counts, judge calls, tokens and time of the run."""
+    """One line: counts, judge calls, tokens, cost and time of the run."""
     totals = run.totals
-    return fmt.plain(
-        f"{run.dataset.size} samples × {len(run.metrics)} metrics: "
-        f"{totals.scored} scored, {totals.undefined} undefined, {totals.failed} failed · "
-        f"{totals.judge_calls} judge calls ({totals.failed_judge_calls} failed) · "
-        f"{fmt.tokens(totals.usage.total_tokens)} tokens · {run.duration_s:.1f} s "
-        f"(concurrency {run.concurrency})"
+    budget = f", {totals.budget} budget" if totals.budget else ""
+    spend = fmt.spend(
+        totals.billed_usage.total_tokens,
+        totals.usage.total_tokens,
+        totals.cost,
+        totals.unpriced_tokens,
+        cap=run.max_cost,
     )
+    line = fmt.plain(
+        f"{run.dataset.size} samples × {len(run.metrics)} metrics: "
+        f"{totals.scored} scored, {totals.undefined} undefined, {totals.failed} failed{budget} · "
+        f"{totals.judge_calls} judge calls ({totals.failed_judge_calls} failed) · "
+        f"{spend} · {run.duration_s:.1f} s (concurrency {run.concurrency})"
+    )
+    if run.stopped == "budget":
+        line.append(
+            f"\nspend cap {fmt.cost(run.max_cost)} reached: {totals.budget} evaluations cut "
+            "short (status budget); no judge call was sent after it",
+            style="magenta",
+        )
+    return line
 
 
 def console_renderables(run: RunResult, view: ConsoleView = "evaluate") -> list[RenderableType]:
