@@ -13,7 +13,8 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from ragas_boot.chat.judge import JudgeAnswer, JudgeModel, TokenUsage
-from ragas_boot.config.settings import RetrySettings
+from ragas_boot.chat.structured import format_instructions, output_schema
+from ragas_boot.config.settings import RetrySettings, StructuredOutputMode
 from ragas_boot.errors import (
     JudgeError,
     JudgeHTTPError,
@@ -28,7 +29,7 @@ from ragas_boot.execution.results import JudgeCall, StepRecord
 from ragas_boot.execution.retry import RetryPolicy
 from ragas_boot.execution.spending import SpendMeter
 
-__all__ = ["MultiModelExecutor", "OutputSource", "PromptSource"]
+__all__ = ["DryAnswerer", "MultiModelExecutor", "OutputSource", "PromptSource"]
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,10 @@ OutputT = TypeVar("OutputT", bound=BaseModel)
 
 #: A prompt for every judge, or a function making each judge's own prompt.
 PromptSource = str | Callable[[JudgeModel], str]
+
+#: Answers a call without sending it (a dry run): the judge, the prompt as it would be sent
+#: (format block included) and the output model; returns the answer to feed the next step.
+DryAnswerer = Callable[[JudgeModel, str, type[BaseModel]], BaseModel]
 
 #: An output model for every judge, or a function giving each judge its own (e.g. a list
 #: pinned to the length of that judge's own previous answer).
@@ -107,6 +112,17 @@ class MultiModelExecutor(PortalRunner):
         for judge in self._judges:
             self._by_model.setdefault(judge.spec.model, []).append(judge)
         self._meter: SpendMeter | None = None
+        self._dry: DryAnswerer | None = None
+
+    @contextlib.contextmanager
+    def dry(self, answerer: DryAnswerer) -> Iterator[None]:
+        """Inside the block no call is sent: ``answerer`` answers each one (a dry run counts
+        the calls and prompts a run would make). Do not run real evaluations meanwhile."""
+        previous, self._dry = self._dry, answerer
+        try:
+            yield
+        finally:
+            self._dry = previous
 
     @contextlib.contextmanager
     def metered(self, meter: SpendMeter) -> Iterator[SpendMeter]:
@@ -189,8 +205,9 @@ class MultiModelExecutor(PortalRunner):
         models: list[type[BaseModel]],
         index: int,
     ) -> StepRecord:
-        for judge in judges:
-            judge.prepare()
+        if self._dry is None:  # a dry run starts no client and no local model
+            for judge in judges:
+                judge.prepare()
         started = time.perf_counter()
         calls = await asyncio.gather(
             *(
@@ -275,6 +292,17 @@ class MultiModelExecutor(PortalRunner):
         output_model: type[OutputT],
         tally: _Attempts,
     ) -> JudgeAnswer[OutputT]:
+        if self._dry is not None:
+            text = prompt
+            if judge.spec.structured_output in (
+                StructuredOutputMode.PROMPT,
+                StructuredOutputMode.JSON_OBJECT,
+            ):
+                text += format_instructions(output_model)
+            else:  # the schema travels beside the prompt: count it as well
+                text += json.dumps(output_schema(output_model))
+            value = self._dry(judge, text, output_model)
+            return JudgeAnswer(value=value, raw_text="", usage=TokenUsage(), latency_s=0.0)  # type: ignore[arg-type]
         meter = self._meter
         price = judge.spec.price
 
