@@ -424,10 +424,11 @@ async def aevaluate_dataset(
         stopped = "budget"
     outcomes = {pairs[index]: evaluation for index, evaluation in done.items()}
     if stopped is not None:
+        finished = sum(1 for e in outcomes.values() if e.status != "budget")
         log.warning(
             "run stopped (%s) with %d of %d evaluations finished",
             stopped,
-            len(outcomes),
+            finished,
             tracker.total,
         )
 

@@ -5,7 +5,8 @@
 ...     estimate.totals.calls, estimate.totals.cost_max
 
 Each metric runs its steps as in a real run, but the executor answers every call itself with
-a minimal valid answer (the smallest instance of the output schema) instead of sending it, so
+a minimal valid answer (the smallest instance of the output schema, with one item in each
+list) instead of sending it, so
 dependent steps (a verdict per extracted topic, strictness repeats, several judges) are
 counted as the run would make them, as far as minimal answers lead. Prompt tokens are
 estimated from the rendered prompts (the output-format block included) as characters / 4:
@@ -148,7 +149,9 @@ class _Recorder:
                 high = price.cost(input_tokens=tokens, output_tokens=judge.spec.max_tokens)
                 tally.cost_min = (tally.cost_min or 0.0) + low
                 tally.cost_max = (tally.cost_max or 0.0) + high
-        return output_model.model_validate(minimal_instance(output_schema(output_model)))
+        return output_model.model_validate(
+            minimal_instance(output_schema(output_model), min_items=1)
+        )
 
 
 async def aestimate_run(

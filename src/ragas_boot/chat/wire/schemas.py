@@ -40,7 +40,7 @@ _FENCE_RE = re.compile(r"```json[ \t]*\r?\n")
 _DECODER = json.JSONDecoder()
 
 
-def minimal_instance(schema: Any) -> Any:
+def minimal_instance(schema: Any, *, min_items: int = 0) -> Any:
     """A small value that validates against ``schema``.
 
     Supported: ``object`` (``properties``, ``required``, ``additionalProperties``), ``array``
@@ -53,6 +53,9 @@ def minimal_instance(schema: Any) -> Any:
 
     Args:
         schema: a JSON Schema as a dict (a boolean schema is accepted too).
+        min_items: arrays get at least this many items (within ``maxItems``) and strings at
+            least one character, so a dry run's dependent steps (a verdict per extracted item)
+            have something to ask about.
 
     Returns:
         A JSON-compatible value.
@@ -61,14 +64,14 @@ def minimal_instance(schema: Any) -> Any:
         >>> minimal_instance({"type": "array", "minItems": 2, "items": {"enum": ["a", "b"]}})
         ['a', 'a']
     """
-    return _instance(schema, schema, 0)
+    return _instance(schema, schema, 0, min_items)
 
 
-def _instance(schema: Any, root: Any, depth: int) -> Any:
+def _instance(schema: Any, root: Any, depth: int, fill: int = 0) -> Any:
     if not isinstance(schema, Mapping) or depth > _MAX_DEPTH:
         return None
     if "$ref" in schema:
-        return _instance(_resolve(schema["$ref"], root), root, depth + 1)
+        return _instance(_resolve(schema["$ref"], root), root, depth + 1, fill)
     if "const" in schema:
         return schema["const"]
     enum = schema.get("enum")
@@ -77,9 +80,9 @@ def _instance(schema: Any, root: Any, depth: int) -> Any:
     for key in ("anyOf", "oneOf"):
         branches = schema.get(key)
         if isinstance(branches, list) and branches:
-            return _instance(branches[0], root, depth + 1)
+            return _instance(branches[0], root, depth + 1, fill)
     if isinstance(schema.get("allOf"), list):
-        return _instance(_merge_all_of(schema, root), root, depth + 1)
+        return _instance(_merge_all_of(schema, root), root, depth + 1, fill)
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = kind[0] if kind else None
@@ -89,11 +92,11 @@ def _instance(schema: Any, root: Any, depth: int) -> Any:
         elif "items" in schema or "prefixItems" in schema:
             kind = "array"
     if kind == "object":
-        return _object(schema, root, depth)
+        return _object(schema, root, depth, fill)
     if kind == "array":
-        return _array(schema, root, depth)
+        return _array(schema, root, depth, fill)
     if kind == "string":
-        return _string(schema)
+        return _string(schema, fill)
     if kind == "integer":
         return int(_number(schema, integer=True))
     if kind == "number":
@@ -140,7 +143,7 @@ def _merge_all_of(schema: Mapping[str, Any], root: Any) -> dict[str, Any]:
     return merged
 
 
-def _object(schema: Mapping[str, Any], root: Any, depth: int) -> dict[str, Any]:
+def _object(schema: Mapping[str, Any], root: Any, depth: int, fill: int) -> dict[str, Any]:
     properties = schema.get("properties")
     if not isinstance(properties, Mapping):
         properties = {}
@@ -148,26 +151,28 @@ def _object(schema: Mapping[str, Any], root: Any, depth: int) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for name in schema.get("required", ()):
         if name in properties:
-            result[name] = _instance(properties[name], root, depth + 1)
+            result[name] = _instance(properties[name], root, depth + 1, fill)
         else:
-            result[name] = _instance(extra, root, depth + 1) if isinstance(extra, Mapping) else None
+            result[name] = _instance(extra, root, depth + 1, fill) if isinstance(extra, Mapping) else None
     return result
 
 
-def _array(schema: Mapping[str, Any], root: Any, depth: int) -> list[Any]:
+def _array(schema: Mapping[str, Any], root: Any, depth: int, fill: int) -> list[Any]:
     prefix = schema.get("prefixItems")
     prefix_items = list(prefix) if isinstance(prefix, list) else []
     count = max(_int(schema.get("minItems"), 0), len(prefix_items))
+    maximum = schema.get("maxItems")
+    count = max(count, min(fill, maximum) if isinstance(maximum, int) else fill)
     items = schema.get("items")
-    result = [_instance(item, root, depth + 1) for item in prefix_items]
+    result = [_instance(item, root, depth + 1, fill) for item in prefix_items]
     while len(result) < count:
-        result.append(_instance(items, root, depth + 1))
+        result.append(_instance(items, root, depth + 1, fill))
     return result
 
 
-def _string(schema: Mapping[str, Any]) -> str:
+def _string(schema: Mapping[str, Any], fill: int = 0) -> str:
     example = _FORMAT_EXAMPLES.get(str(schema.get("format", "")), "")
-    length = _int(schema.get("minLength"), 0)
+    length = max(_int(schema.get("minLength"), 0), 1 if fill else 0)
     if len(example) < length:
         example += "x" * (length - len(example))
     maximum = schema.get("maxLength")
