@@ -25,9 +25,7 @@ def priced_config(config_file):
     return config_file
 
 
-def test_dry_run_sends_nothing_and_counts_the_calls(
-    run_cli, judges, priced_config, dataset_file
-):
+def test_dry_run_sends_nothing_and_counts_the_calls(run_cli, judges, priced_config, dataset_file):
     result = run_cli(
         "evaluate", dataset_file, "--config", priced_config, "--metric",
         "agent_goal_accuracy", "--metric", "topic_adherence", "--dry-run",
@@ -57,9 +55,9 @@ def test_prices_show_cost_per_judge_metric_and_run(
     served = sum(record.total_tokens for record in judges.requests)
     totals = document["totals"]
     assert totals["billed_usage"]["total_tokens"] == served
-    assert totals["unpriced_tokens"] == document["judge_summaries"][-1]["billed_usage"][
-        "total_tokens"
-    ]  # judge-c, the last judge over all metrics
+    assert (
+        totals["unpriced_tokens"] == document["judge_summaries"][-1]["billed_usage"]["total_tokens"]
+    )  # judge-c, the last judge over all metrics
     judge_a = next(
         s for s in document["judge_summaries"] if s["judge_id"] == "judge-a" and s["metric"]
     )

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import logging
 import time
-import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar

@@ -57,9 +57,7 @@ def estimate_renderables(estimate: RunEstimate) -> list[RenderableType]:
         "steps are counted as minimal answers lead them.",
     ]
     if estimate.unpriced_judges:
-        lines.append(
-            "No price (tokens only): " + ", ".join(estimate.unpriced_judges)
-        )
+        lines.append("No price (tokens only): " + ", ".join(estimate.unpriced_judges))
     if estimate.not_estimated:
         lines.append(
             "Not estimated (they need embedding models): " + ", ".join(estimate.not_estimated)

@@ -254,11 +254,9 @@ def _judges_section(run: RunResult) -> str:
             f"{_num(fmt.tokens(s.billed_usage.total_tokens))}"
             f"{_num(fmt.cost(s.cost)) if priced else ''}{failed_cell}{excluded}</tr>"
         )
-    headers = ("Judge", "Metric", "Mean", "Pass rate", "p50", "p95", "Answered", "Billed")
-    headers += ("Cost",) if priced else ()
-    table = _table(
-        (*headers, "Failed calls", "Excluded"), rows, numeric=range(2, len(headers) + 2)
-    )
+    headers: tuple[str, ...] = ("Judge", "Metric", "Mean", "Pass rate", "p50", "p95")
+    headers += ("Answered", "Billed", *(("Cost",) if priced else ()))
+    table = _table((*headers, "Failed calls", "Excluded"), rows, numeric=range(2, len(headers) + 2))
     charts = "".join(
         f'<div class="chart">{chart}</div>'
         for chart in (score_chart(run), latency_chart(run))

@@ -142,9 +142,7 @@ def _over_budget(name: str, meter: SpendMeter, ran: Evaluation | None = None) ->
         + ("before this evaluation started" if ran is None else "before it finished")
     )
     steps = ran.steps if ran is not None else []
-    failures = [
-        Exclusion.from_call(call) for step in steps for call in step.calls if not call.ok
-    ]
+    failures = [Exclusion.from_call(call) for step in steps for call in step.calls if not call.ok]
     return Evaluation(
         metric=name,
         status="budget",
@@ -163,9 +161,7 @@ def _over_budget(name: str, meter: SpendMeter, ran: Evaluation | None = None) ->
 
 def _refused(evaluation: Evaluation) -> bool:
     """Whether the spend cap refused any of the evaluation's judge calls."""
-    return any(
-        call.error_kind == "budget" for step in evaluation.steps for call in step.calls
-    )
+    return any(call.error_kind == "budget" for step in evaluation.steps for call in step.calls)
 
 
 @dataclass(frozen=True, slots=True)
@@ -424,11 +420,11 @@ async def aevaluate_dataset(
         stopped = "budget"
     outcomes = {pairs[index]: evaluation for index, evaluation in done.items()}
     if stopped is not None:
-        finished = sum(1 for e in outcomes.values() if e.status != "budget")
+        completed = sum(1 for e in outcomes.values() if e.status != "budget")
         log.warning(
             "run stopped (%s) with %d of %d evaluations finished",
             stopped,
-            finished,
+            completed,
             tracker.total,
         )
 

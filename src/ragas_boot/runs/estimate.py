@@ -191,7 +191,7 @@ async def aestimate_run(
             for sample in samples:
                 try:
                     await plan.metric.aevaluate(sample, plan.config)
-                except Exception:  # noqa: S112 - a sample the metric refuses makes no call
+                except Exception:  # a sample the metric refuses makes no call
                     continue
         for judge in plan.judges:
             tally = recorder.current.get(judge.id, _Tally())

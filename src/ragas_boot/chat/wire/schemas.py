@@ -153,7 +153,9 @@ def _object(schema: Mapping[str, Any], root: Any, depth: int, fill: int) -> dict
         if name in properties:
             result[name] = _instance(properties[name], root, depth + 1, fill)
         else:
-            result[name] = _instance(extra, root, depth + 1, fill) if isinstance(extra, Mapping) else None
+            result[name] = (
+                _instance(extra, root, depth + 1, fill) if isinstance(extra, Mapping) else None
+            )
     return result
 
 
