@@ -251,3 +251,29 @@ def test_prices_are_validated_naming_the_key(tmp_path, openai_server):
     )
     with pytest.raises(ConfigError, match=r"output-per-million"):
         load_settings(path, environ={"JUDGE_KEY": SECRET_KEY})
+
+
+def test_estimate_run_sends_nothing_and_takes_a_cache_lookup(make_run_container, openai_server):
+    from ragas_boot.runs.estimate import estimate_run
+
+    container = make_run_container({"judge-a": PRICE, "judge-b": PRICE, "judge-c": None})
+    asked: list[str] = []
+
+    def cached(judge, prompt, output_model):
+        asked.append(prompt)
+        return judge.id == "judge-a"
+
+    estimate = estimate_run(SAMPLES, [container.agent_goal_accuracy()], cached=cached)
+    assert openai_server.count() == 0
+    rows = {row.judge_id: row for row in estimate.rows}
+    assert [rows[j].calls for j in ("judge-a", "judge-b", "judge-c")] == [4, 4, 4]
+    assert rows["judge-a"].cached_calls == 4 and rows["judge-a"].input_tokens == 0
+    assert rows["judge-a"].cost_max == 0.0
+    # the prompts as they would be sent: the sample's text and the output-format block
+    assert all("Book flight" in prompt and "goal_achieved" in prompt for prompt in asked)
+    expected = sum(-(-len(prompt) // 4) for prompt in asked[1::3])  # judge-b's prompts
+    assert rows["judge-b"].input_tokens == expected
+    assert rows["judge-b"].cost_min == pytest.approx(expected / 1e6)
+    assert rows["judge-c"].cost_min is None and estimate.unpriced_judges == ["judge-c"]
+    assert estimate.totals.calls == 12 and estimate.totals.cached_calls == 4
+    assert "characters / 4" in estimate.token_method

@@ -205,8 +205,24 @@ def console_renderables(run: RunResult, view: ConsoleView = "evaluate") -> list[
     failures = failures_table(run)
     if failures is not None:
         parts.append(failures)
+    if view == "evaluate" and run.judges:
+        parts.append(judge_spend_line(run))
     parts.append(run_line(run))
     return parts
+
+
+def judge_spend_line(run: RunResult) -> Text:
+    """One line: each judge's billed tokens and cost over the run (the evaluate view; the
+    compare view has them in the judges table)."""
+    parts = []
+    for summary in run.judge_summaries:
+        if summary.metric is not None:
+            continue
+        text = f"{summary.judge_id} {fmt.tokens(summary.billed_usage.total_tokens)} billed"
+        if summary.cost is not None:
+            text += f" {fmt.cost(summary.cost)}"
+        parts.append(text)
+    return fmt.plain("Judges: " + " · ".join(parts))
 
 
 def render_console(run: RunResult, view: ConsoleView = "evaluate", *, width: int = 120) -> str:

@@ -137,6 +137,8 @@ class _Recorder:
     def __call__(self, judge: JudgeModel, text: str, output_model: type[BaseModel]) -> BaseModel:
         tally = self.current.setdefault(judge.id, _Tally())
         tally.calls += 1
+        if judge.spec.price is not None and tally.cost_min is None:
+            tally.cost_min = tally.cost_max = 0.0  # priced: a cached call costs nothing
         if self.cached is not None and self.cached(judge, text, output_model):
             tally.cached += 1
         else:
