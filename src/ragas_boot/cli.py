@@ -790,7 +790,7 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
         total = run.dataset.size * len(run.metrics)
         cause = {
             "deadline": "the run's deadline passed",
-            "budget": f"the spend cap of {max_cost:g} was reached",
+            "budget": f"the spend cap of {run.max_cost or 0:g} was reached",
         }.get(run.stopped, "interrupted")
         _message(
             f"STOPPED {cause}: {total - unfinished} of {total} evaluations finished, "

@@ -92,7 +92,7 @@ def test_max_cost_stops_the_run_with_exit_code_3(
     assert statuses == ["scored", "budget", "budget"]
     assert document["stopped"] == "budget" and document["max_cost"] == 0.5
     assert "spend cap" in result.text
-    assert "Judges: judge-a 300,0" in result.out and "judge-c 300,0" in result.out
+    assert "Judge spend: judge-a 300,0" in result.out and "judge-c 300,0" in result.out
 
 
 def test_max_cost_and_the_exit_code_are_in_the_help():

@@ -222,7 +222,7 @@ def judge_spend_line(run: RunResult) -> Text:
         if summary.cost is not None:
             text += f" {fmt.cost(summary.cost)}"
         parts.append(text)
-    return fmt.plain("Judges: " + " · ".join(parts))
+    return fmt.plain("Judge spend: " + " · ".join(parts))
 
 
 def render_console(run: RunResult, view: ConsoleView = "evaluate", *, width: int = 120) -> str:
