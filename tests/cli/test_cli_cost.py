@@ -100,3 +100,32 @@ def test_max_cost_and_the_exit_code_are_in_the_help():
     assert "3 the spend cap" in " ".join((parser.epilog or "").split())
     with pytest.raises(SystemExit):
         parser.parse_args(["evaluate", "d.yaml", "--metric", "x", "--max-cost", "-1"])
+
+
+def test_the_yaml_budget_applies_and_a_price_of_cached_input(
+    run_cli, judges, priced_config, dataset_file, tmp_path
+):
+    text = priced_config.read_text(encoding="utf-8").replace(
+        "output-per-million: 2.0}", "output-per-million: 2.0, cached-input-per-million: 0.5}"
+    )
+    priced_config.write_text(text + "\nspring.ai.ragas.run.max-cost: 0.5\n", encoding="utf-8")
+    judges.respond(
+        None,
+        Reply.json(
+            {"goal_achieved": True, "reason": "ok"},
+            usage={"prompt_tokens": 400_000, "prompt_tokens_details": {"cached_tokens": 200_000}},
+        ),
+    )
+    out = tmp_path / "run.json"
+    result = run_cli(
+        "evaluate", dataset_file, "--config", priced_config, "--metric", "agent_goal_accuracy",
+        "--concurrency", "1", "--out", out,
+    )  # fmt: skip
+    assert result.code == 3, result.text
+    document = json.loads(out.read_text(encoding="utf-8"))
+    judge_a = next(s for s in document["judge_summaries"] if s["judge_id"] == "judge-a")
+    usage = judge_a["billed_usage"]
+    assert usage["cached_input_tokens"] == 200_000
+    # 200k at $1, 200k cached at $0.5, the answer's output at $2 (per million)
+    assert judge_a["cost"] == pytest.approx(0.2 + 0.1 + usage["output_tokens"] * 2 / 1e6)
+    assert document["max_cost"] == 0.5 and judges.count() == len(JUDGES)
