@@ -44,6 +44,25 @@ def judges_yaml(base_url: str, providers: dict[str, list[str]], extra: str = "")
     return "\n".join(lines) + "\n" + textwrap.dedent(extra)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _session_ragas_boot_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """``RAGAS_BOOT_HOME`` for session-scoped fixtures (built before any test's own home)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RAGAS_BOOT_HOME", str(tmp_path_factory.mktemp("ragas-boot-session-home")))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def ragas_boot_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """A fresh ``RAGAS_BOOT_HOME`` per test: the response cache (on by default) writes there,
+    never into the repository, and no test sees another's answers (``pytest -n 2`` safe)."""
+    home = tmp_path_factory.mktemp("ragas-boot-home")
+    monkeypatch.setenv("RAGAS_BOOT_HOME", str(home))
+    return home
+
+
 @pytest.fixture
 def make_settings(tmp_path: Path, openai_server: FakeOpenAIServer) -> Callable[..., RagasSettings]:
     """Settings for judges served by the test server: ``make_settings(["a", "b"])``."""

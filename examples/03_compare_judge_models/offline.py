@@ -60,7 +60,8 @@ def _first_user_message(sample: Sample) -> str:
 
 
 def _section(prompt: str, title: str) -> list[str]:
-    match = re.search(re.escape(title) + r"\s*\n((?:- .*\n?)+)", prompt)
+    # The list sits inside the prompt's <data name="..."> block, right under the title.
+    match = re.search(re.escape(title) + r'\s*\n(?:<data name="\w+">\n)?((?:- .*\n?)+)', prompt)
     return [line[2:].strip() for line in match.group(1).splitlines()] if match else []
 
 

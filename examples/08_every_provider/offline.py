@@ -36,7 +36,8 @@ ANTHROPIC_KEY = "sk-ant-offline-example-not-a-real-key"
 
 
 def _section(prompt: str, title: str) -> list[str]:
-    match = re.search(re.escape(title) + r"\s*\n((?:- .*\n?)+)", prompt)
+    # The list sits inside the prompt's <data name="..."> block, right under the title.
+    match = re.search(re.escape(title) + r'\s*\n(?:<data name="\w+">\n)?((?:- .*\n?)+)', prompt)
     return [line[2:].strip() for line in match.group(1).splitlines()] if match else []
 
 

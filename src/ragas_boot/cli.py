@@ -5,13 +5,15 @@ Subcommands::
     ragas-boot evaluate DATASET --metric NAME [...]   score a dataset; CI gate with --fail-under
     ragas-boot compare DATASET [...]                  the judges side by side, and their agreement
     ragas-boot config show | check [--ping]           the resolved YAML; validate (and reach) judges
+    ragas-boot cache stats | clear [--expired]        the judges' response cache
     ragas-boot schema dataset | report                JSON Schemas of dataset files and JSON reports
     ragas-boot suite run SUITE.yaml [...]             run a tool suite; gate CI on its pass rate
 
-Exit codes: 0 success; 1 a quality gate failed (``--fail-under``, a metric with no score at all,
-a judge that did not answer ``--ping``); 2 bad input (arguments, configuration or dataset),
-reported as one message without a traceback (``--debug`` shows it), or a report that could
-not be written; 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+Exit codes: 0 success; 1 a quality gate failed (``--fail-under``, ``--min-pass-rate``, a missed
+quorum, a metric with no score at all, a judge that did not answer ``--ping``); 2 bad input
+(arguments, configuration or dataset), reported as one message without a traceback (``--debug``
+shows it), or a report that could not be written; 130 interrupted (SIGINT), 143 terminated
+(SIGTERM).
 
 ``evaluate`` and ``compare`` never lose finished work: on SIGINT or SIGTERM they stop sending,
 cancel the judge calls in flight, write every ``--out`` report of what finished (the rest
@@ -471,6 +473,28 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
         "lower-is-better metrics (noise_sensitivity, hallucination), over 1 - X",
     )
     parser.add_argument(
+        "--min-judges",
+        type=positive_int,
+        metavar="K",
+        help="quorum: a score needs K answering judges, else it is undefined ('no quorum') "
+        "and fails the gate unless quorum-failure is SKIP (default: the YAML's min-judges)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=_repeat_count,
+        metavar="N",
+        help="score each sample N times (repeats bypass the response cache); reports show "
+        "each sample's pass rate, its 95%% Wilson interval and 'unstable' when the repeats "
+        "disagree (default: the YAML's repeat, else 1)",
+    )
+    parser.add_argument(
+        "--min-pass-rate",
+        type=unit_float,
+        metavar="X",
+        help="exit 1 when any sample's share of passing repeats is under X, 0.8 or 80%% "
+        "(default: each metric's min-pass-rate)",
+    )
+    parser.add_argument(
         "--follow-symlinks",
         action="store_true",
         help="--out may be a symbolic link: write to its target (default: refuse)",
@@ -506,6 +530,43 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
     parser.add_argument(
         "--no-progress", action="store_true", help="no live progress bar (auto off when piped)"
     )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the response cache (default: spring.ai.ragas.cache.enabled)",
+    )
+    _add_cache_dir(parser)
+
+
+def _add_cache_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="response cache folder (default: spring.ai.ragas.cache.dir, else "
+        "$RAGAS_BOOT_HOME/cache, else ./.ragas-boot/cache)",
+    )
+
+
+def _with_cache_arguments(settings: RagasSettings, args: argparse.Namespace) -> RagasSettings:
+    """The settings with ``--no-cache`` / ``--cache-dir`` applied to ``spring.ai.ragas.cache``."""
+    update: dict[str, Any] = {}
+    if getattr(args, "no_cache", False):
+        update["enabled"] = False
+    if getattr(args, "cache_dir", None):
+        update["dir"] = args.cache_dir
+    if not update:
+        return settings
+    return settings.model_copy(update={"cache": settings.cache.model_copy(update=update)})
+
+
+def _repeat_count(text: str) -> int:
+    """An argparse type: a repeat count in [1, MAX_REPEATS]."""
+    from ragas_boot.metrics.base import MAX_REPEATS
+
+    value = positive_int(text)
+    if value > MAX_REPEATS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_REPEATS}, got {value}")
+    return value
 
 
 def _duration(text: str) -> float:
@@ -655,6 +716,9 @@ def _run_configs(args: argparse.Namespace, names: Sequence[str]) -> dict[str, di
         override["models"] = models
     if args.aggregation:
         override["aggregation"] = args.aggregation
+    for key in ("min_judges", "repeat"):
+        if getattr(args, key, None) is not None:
+            override[key] = getattr(args, key)
     return {name: dict(override) for name in names} if override else {}
 
 
@@ -721,7 +785,7 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
     reports = _report_paths(args.out, follow_symlinks=args.follow_symlinks)
     _metric_names(args.metric)  # an unknown metric is reported before anything is loaded
     dataset = load_dataset(args.dataset)
-    settings = settings_from_args(args)
+    settings = _with_cache_arguments(settings_from_args(args), args)
     names = _metric_names(args.metric, settings, dataset.samples)
     deadline = args.deadline
     if deadline is None and settings.run.deadline is not None:
@@ -803,7 +867,7 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
         return EXIT_BAD_INPUT
     if run.stopped == "budget":
         return EXIT_BUDGET
-    gate = run.gate(args.fail_under)
+    gate = run.gate(args.fail_under, min_pass_rate=args.min_pass_rate)
     if not gate.passed or run.stopped is None:  # no PASSED line for a run cut short
         for line in run_gate_lines(gate):
             _message(line, "green" if gate.passed else "bold red")
@@ -841,6 +905,62 @@ def _configure_evaluate(parser: argparse.ArgumentParser) -> None:
 
 def _configure_compare(parser: argparse.ArgumentParser) -> None:
     _configure_run(parser, metric_required=False)
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def _configure_cache(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
+    stats = actions.add_parser("stats", help="entries, size and models of the response cache")
+    clear = actions.add_parser("clear", help="remove the response cache's entries")
+    clear.add_argument("--expired", action="store_true", help="only entries past their ttl")
+    for action in (stats, clear):
+        _flags(action, top=False)
+        add_config_arguments(action)
+        _add_cache_dir(action)
+
+
+def _cache_settings(args: argparse.Namespace) -> Any:
+    from ragas_boot.config.settings import CacheSettings
+
+    if args.cache_dir:
+        return CacheSettings(dir=args.cache_dir)
+    default_files = [Path("application.yaml"), Path("application.yml")]
+    configured = args.config is not None or os.environ.get("RAGAS_CONFIG")
+    if not configured and not any(path.is_file() for path in default_files):
+        return CacheSettings()  # no configuration here: the default folder
+    return settings_from_args(args).cache
+
+
+def _run_cache(args: argparse.Namespace) -> int:
+    from ragas_boot.execution.cache import ResponseCache, resolve_cache_dir
+
+    settings = _cache_settings(args)
+    directory = resolve_cache_dir(settings.dir)
+    if not directory.is_dir():
+        _write(f"No response cache at {directory}\n")
+        return EXIT_OK
+    cache = ResponseCache(directory=directory, ttl=settings.ttl)
+    try:
+        if args.cache_command == "clear":
+            removed = cache.clear(expired_only=args.expired)
+            kind = "expired entries" if args.expired else "entries"
+            _write(f"Removed {removed} {kind} from {directory}\n")
+            return EXIT_OK
+        stats = cache.stats()
+    finally:
+        cache.close()
+    lines = [
+        f"Response cache: {stats.directory}",
+        f"Entries: {stats.entries} · size {stats.size_bytes / 1024:,.1f} KiB · "
+        f"{stats.tokens:,} tokens when first asked (saved by each hit on them)",
+        *(f"  {model}: {count}" for model, count in stats.models.items()),
+    ]
+    if not settings.enabled:
+        lines.append("(spring.ai.ragas.cache.enabled is false: runs neither read nor write it)")
+    _write("\n".join(lines) + "\n")
+    return EXIT_OK
 
 
 # --------------------------------------------------------------------------- config
@@ -1173,6 +1293,9 @@ register_command(
     help="compare the judges on a dataset: scores, latency, tokens, agreement",
 )
 register_command("config", _configure_config, _run_config, help="show or check the configuration")
+register_command(
+    "cache", _configure_cache, _run_cache, help="show or clear the judges' response cache"
+)
 register_command("schema", _configure_schema, _run_schema, help="print a JSON Schema")
 register_command(
     "suite", _configure_suite, _run_suite, help="run a tool-evaluation suite; gate CI on it"

@@ -79,7 +79,7 @@ from ragas_boot._pytest.options import add_options
 from ragas_boot._pytest.recording import recording
 from ragas_boot._pytest.report import score_rows, write_report
 from ragas_boot._pytest.state import RagasPluginState, plugin_state
-from ragas_boot._pytest.terminal import header_lines, report_line
+from ragas_boot._pytest.terminal import cache_line, header_lines, report_line
 from ragas_boot.testing.assertions import assert_score
 
 if TYPE_CHECKING:
@@ -261,6 +261,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_sep("=", "ragas-boot scores")
         for line in summary_lines(rows):
             terminalreporter.write_line(line)
+    cache = cache_line(state.recorder.records)
+    if cache is not None:
+        terminalreporter.write_line(cache)
     if state.options.report_path is not None:
         terminalreporter.write_line(report_line(state.options.report_path))
 

@@ -29,8 +29,8 @@ from ragas_boot import create_container, load_settings
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 #: Docs whose python snippets are checked, and whether each must have at least one.
-SNIPPET_DOCS = ("testing.md", "metrics.md", "tool-suites.md", "providers.md")
-YAML_DOCS = ("configuration.md", "providers.md")
+SNIPPET_DOCS = ("testing.md", "metrics.md", "tool-suites.md", "providers.md", "trust.md")
+YAML_DOCS = ("configuration.md", "providers.md", "trust.md")
 
 _MARKER = re.compile(r"^<!--\s*(runnable(?::\s*(?P<kind>[\w-]+))?|loads)\s*-->\s*$")
 _FENCE = re.compile(r"^```(?P<lang>\w*)\s*$")

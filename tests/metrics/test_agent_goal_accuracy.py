@@ -72,7 +72,7 @@ def test_seed_goal_achieved_with_reference(make_container, openai_server):
     score = metric.multi_turn_score(FLIGHT, AgentGoalAccuracyConfig(mode="WITH_REFERENCE"))
     assert score >= 0.9
     prompt = openai_server.requests_for("judge-a")[0].request.prompt
-    assert "Expected outcome: Успешно забронировать авиабилет" in prompt
+    assert 'Expected outcome: <data name="reference">\nУспешно забронировать авиабилет' in prompt
     assert '- search_flights({"date":"понедельник","destination":"Париж"})' in prompt
     assert openai_server.count() == 4
 
@@ -99,7 +99,7 @@ def test_each_judge_judges_the_goal_it_inferred(make_container, openai_server):
     }
     for model, goal in zip(FOUR, "ABCD", strict=True):
         verdict_prompt = openai_server.requests_for(model)[1].request.prompt
-        assert f"Goal: goal {goal}" in verdict_prompt
+        assert f'Goal: <data name="goal">\ngoal {goal}\n</data>' in verdict_prompt
     assert result.score == pytest.approx(0.75)
     assert result.agreement == pytest.approx(0.75)
     assert result.disagreement
@@ -243,7 +243,7 @@ def test_a_custom_template_replaces_the_shipped_prompt(make_container, openai_se
     result = metric.evaluate(FLIGHT, AgentGoalAccuracyConfig(prompts={"compare-outcome": template}))
     assert result.score == 1.0
     prompt = openai_server.requests_for("judge-a")[0].request.prompt
-    assert prompt.startswith("Did the agent reach: Успешно забронировать")
+    assert prompt.startswith('Did the agent reach: <data name="reference">\nУспешно забронировать')
     with pytest.raises(ValueError, match="no prompt named 'compare'"):
         AgentGoalAccuracyConfig(prompts={"compare": template})
 

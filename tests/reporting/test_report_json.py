@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from ragas_boot import MetricResult
 from ragas_boot.chat.judge import TokenUsage
 from ragas_boot.execution.results import Exclusion, JudgeCall, StepRecord
+from ragas_boot.metrics.results import Quorum, RepeatSummary
 from ragas_boot.reporting import REPORT_SCHEMA_VERSION, render_json, report_json_schema
 from ragas_boot.runs import results
 
@@ -42,6 +43,8 @@ DOCUMENTED: list[type[BaseModel]] = [
     results.Evaluation,
     results.EvaluationError,
     MetricResult,
+    Quorum,
+    RepeatSummary,
     StepRecord,
     JudgeCall,
     Exclusion,
@@ -67,7 +70,7 @@ def test_the_nested_keys_are_stable(run):
     evaluation = document["samples"][0]["evaluations"][0]
     assert list(document["samples"][0]) == ["sample_id", "sample", "evaluations"]
     assert list(evaluation) == [
-        "metric", "status", "score", "passed", "result", "error", "duration_s",
+        "metric", "status", "score", "passed", "result", "error", "duration_s", "no_quorum",
     ]  # fmt: skip
     result = evaluation["result"]
     for key in ("score", "model_scores", "exclusions", "steps", "explanation", "usage"):

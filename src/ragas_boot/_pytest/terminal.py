@@ -6,11 +6,13 @@ The score table itself is a renderer: :func:`ragas_boot.reporting.pytest_table.s
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
+from ragas_boot._pytest.recording import EvaluationRecord
 from ragas_boot._pytest.state import RagasPluginState
 
-__all__ = ["header_lines", "report_line"]
+__all__ = ["cache_line", "header_lines", "report_line"]
 
 
 def _display_path(path: str, root: Path) -> str:
@@ -50,6 +52,23 @@ def header_lines(state: RagasPluginState) -> list[str]:
     described = "; ".join(f"{name}: {', '.join(ids)}" for name, ids in by_provider.items())
     lines.append(f"ragas-boot: {len(specs)} judge(s) - {described}")
     return lines
+
+
+def cache_line(records: Sequence[EvaluationRecord]) -> str | None:
+    """``ragas-boot cache: 9 hits, 0 misses, 1,071 tokens saved``; None when the response
+    cache answered or missed no judge call of the session."""
+    hits = misses = saved = 0
+    for record in records:
+        for step in record.result.steps if record.result is not None else ():
+            for call in step.calls:
+                hits += call.cache == "hit"
+                misses += call.cache == "miss"
+                saved += call.saved_usage.total_tokens
+    if not hits and not misses:
+        return None
+    from ragas_boot.reporting._format import cache  # rich and co. only when there is a line
+
+    return f"ragas-boot {cache(hits, misses, saved)}"
 
 
 def report_line(path: Path) -> str:

@@ -16,6 +16,7 @@ YAML prefix of each root field:
 ``metrics``          ``spring.ai.ragas.metrics``
 ``allure``           ``spring.ai.ragas.allure``
 ``run``              ``spring.ai.ragas.run``
+``cache``            ``spring.ai.ragas.cache``
 ===================  ==========================
 """
 
@@ -46,6 +47,7 @@ __all__ = [
     "Aggregation",
     "AllureSettings",
     "BackoffSettings",
+    "CacheSettings",
     "ChatModelSettings",
     "ChatOptions",
     "CircuitBreakerSettings",
@@ -77,6 +79,7 @@ __all__ = [
     "OpenAISettings",
     "PriceSettings",
     "ProvidersSettings",
+    "QuorumFailure",
     "RagasSettings",
     "RateLimitSettings",
     "RateLimitStrategy",
@@ -96,6 +99,7 @@ ROOT_PREFIXES: dict[str, str] = {
     "metrics": "spring.ai.ragas.metrics",
     "allure": "spring.ai.ragas.allure",
     "run": "spring.ai.ragas.run",
+    "cache": "spring.ai.ragas.cache",
 }
 
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|ms|s|m|h|d)?\s*$", re.IGNORECASE)
@@ -198,6 +202,15 @@ class Aggregation(CaseInsensitiveEnum):
     MAX = "MAX"
     MAJORITY_VOTING = "MAJORITY_VOTING"
     CONSENSUS = "CONSENSUS"
+
+
+class QuorumFailure(CaseInsensitiveEnum):
+    """What a gate makes of an evaluation that lacks its quorum of answering judges."""
+
+    FAIL = "FAIL"
+    """It counts as not passed: the gate fails (the default)."""
+    SKIP = "SKIP"
+    """It is left out of the gate, like any undefined score."""
 
 
 class LoggingLevel(CaseInsensitiveEnum):
@@ -1000,6 +1013,17 @@ class MetricsSettings(_Section):
     language: Annotated[Language, BeforeValidator(_lower_language)] = Field(
         default="en", description="Language of prompts and explanations."
     )
+    min_judges: int | None = Field(
+        default=None,
+        ge=1,
+        description="Default quorum: judges that must answer for a score to exist (None: any "
+        "one); a metric's own min-judges wins.",
+    )
+    quorum_failure: QuorumFailure = Field(
+        default=QuorumFailure.FAIL,
+        description="Default for an evaluation without its quorum: FAIL (the gate fails) or "
+        "SKIP (left out, like an undefined score).",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -1076,6 +1100,49 @@ class RunSettings(_Section):
         return value
 
 
+class CacheSettings(_Section):
+    """``spring.ai.ragas.cache``: the persistent response cache of judges' valid answers.
+
+    On by default for judges with temperature 0 that are not on this machine (a loopback
+    base-url or the embedded local provider, unless ``loopback: true``); an unchanged rerun
+    then sends no request to them. The folder is ``$RAGAS_BOOT_HOME/cache`` when that
+    variable is set, else ``.ragas-boot/cache`` in the working directory.
+    """
+
+    enabled: bool = Field(default=True, description="Look answers up and store valid ones.")
+    dir: str | None = Field(
+        default=None,
+        description="Cache folder (relative to the working directory); default "
+        "$RAGAS_BOOT_HOME/cache or .ragas-boot/cache.",
+    )
+    ttl: Duration | None = Field(
+        default=None, description="How long a stored answer stays valid, e.g. 7d; unset = ever."
+    )
+    any_temperature: bool = Field(
+        default=False,
+        description="Cache judges with a temperature above 0 too (their answers vary by call).",
+    )
+    loopback: bool = Field(
+        default=False,
+        description="Cache judges on this machine too (a base-url at localhost/127.0.0.1, the "
+        "embedded local provider); off so that test servers answer every call.",
+    )
+
+    @field_validator("ttl")
+    @classmethod
+    def _positive_ttl(cls, value: timedelta | None) -> timedelta | None:
+        if value is not None and value <= timedelta(0):
+            raise ValueError("must be a positive duration, e.g. 12h or 7d")
+        return value
+
+    @field_validator("dir")
+    @classmethod
+    def _non_blank_dir(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("must name a folder, or be left out for the default")
+        return value
+
+
 # --------------------------------------------------------------------------- root
 
 
@@ -1124,6 +1191,7 @@ class RagasSettings(BaseSettings):
         default_factory=AllureSettings, description="spring.ai.ragas.allure"
     )
     run: RunSettings = Field(default_factory=RunSettings, description="spring.ai.ragas.run")
+    cache: CacheSettings = Field(default_factory=CacheSettings, description="spring.ai.ragas.cache")
     source: SettingsSource = Field(
         default_factory=SettingsSource, description="Provenance; filled by load_settings."
     )

@@ -105,6 +105,9 @@ class RagasContainer:
     async def _close_judges(self) -> None:
         clients = [*self._di.judges(), *self._di.embedding_models()]
         await asyncio.gather(*(client.aclose() for client in clients), return_exceptions=True)
+        cache = self._di.execution.response_cache()
+        if cache is not None:
+            cache.close()  # on the loop's thread, whose SQLite connection it is
 
     async def aclose(self) -> None:
         """Close judges' HTTP clients, stop local model servers and the I/O loop.

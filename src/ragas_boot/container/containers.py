@@ -23,6 +23,7 @@ from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.chat.local import LocalModelPool
 from ragas_boot.config.settings import MetricsSettings, RagasSettings
 from ragas_boot.execution.bridge import LoopPortal
+from ragas_boot.execution.cache import ResponseCache
 from ragas_boot.execution.embeddings import EmbeddingExecutor
 from ragas_boot.execution.executor import MultiModelExecutor
 from ragas_boot.execution.limits import ProviderGates
@@ -109,6 +110,7 @@ class ExecutionContainer(containers.DeclarativeContainer):
     retry_policy = providers.Singleton(RetryPolicy, settings=core.settings.provided.retry)
     listeners = providers.Singleton(_listeners, core.settings.provided.metrics)
     gates = providers.Singleton(ProviderGates)
+    response_cache = providers.Singleton(ResponseCache.from_settings, core.settings.provided.cache)
     executor = providers.Singleton(
         MultiModelExecutor,
         judges=chat.judges,
@@ -116,6 +118,7 @@ class ExecutionContainer(containers.DeclarativeContainer):
         output_retries=core.settings.provided.providers.output_retries,
         portal=core.portal,
         gates=gates,
+        cache=response_cache,
     )
     embedding_executor = providers.Singleton(
         EmbeddingExecutor,

@@ -8,6 +8,7 @@ from ragas_boot.execution.aggregation import (
 )
 from ragas_boot.execution.attempts import CallTally, call_with_retries
 from ragas_boot.execution.bridge import LoopPortal
+from ragas_boot.execution.cache import ResponseCache
 from ragas_boot.execution.executor import MultiModelExecutor, PromptSource
 from ragas_boot.execution.gantt import render_gantt
 from ragas_boot.execution.limits import ProviderGate
@@ -18,12 +19,13 @@ from ragas_boot.execution.listeners import (
     LoggingListener,
     MetricListener,
 )
-from ragas_boot.execution.results import Exclusion, JudgeCall, StepRecord
+from ragas_boot.execution.results import CacheOutcome, Exclusion, JudgeCall, StepRecord
 from ragas_boot.execution.retry import RetryPolicy
 
 __all__ = [
     "DEFAULT_CONSENSUS_TOLERANCE",
     "Agreement",
+    "CacheOutcome",
     "CallTally",
     "EvaluationFinished",
     "EvaluationStarted",
@@ -36,6 +38,7 @@ __all__ = [
     "MultiModelExecutor",
     "PromptSource",
     "ProviderGate",
+    "ResponseCache",
     "RetryPolicy",
     "StepRecord",
     "aggregate",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -9,7 +10,18 @@ from dataclasses import dataclass
 from ragas_boot.config.settings import Aggregation
 from ragas_boot.errors import NoConsensusError
 
-__all__ = ["DEFAULT_CONSENSUS_TOLERANCE", "VOTE_THRESHOLD", "Agreement", "aggregate", "agreement"]
+__all__ = [
+    "DEFAULT_CONSENSUS_TOLERANCE",
+    "VOTE_THRESHOLD",
+    "WILSON_CONFIDENCE",
+    "Agreement",
+    "aggregate",
+    "agreement",
+    "wilson_interval",
+]
+
+#: Confidence level of the pass-rate interval of repeated evaluations.
+WILSON_CONFIDENCE = 0.95
 
 #: Spread allowed by CONSENSUS when no tolerance is configured.
 DEFAULT_CONSENSUS_TOLERANCE = 0.1
@@ -80,3 +92,37 @@ def agreement(scores: Sequence[float]) -> Agreement:
         disagreement=0 < yes < len(scores),
         spread=max(scores) - min(scores),
     )
+
+
+def wilson_interval(
+    successes: int, trials: int, confidence: float = WILSON_CONFIDENCE
+) -> tuple[float, float]:
+    """The Wilson score interval of a pass rate (``successes`` of ``trials``).
+
+    With ``p = successes / trials`` and ``z`` the two-sided normal quantile of ``confidence``
+    (1.96 for 0.95)::
+
+        centre = (p + z²/2n) / (1 + z²/n)
+        half   = z / (1 + z²/n) * sqrt(p(1 - p)/n + z²/4n²)
+        [centre - half, centre + half]
+
+    Unlike the normal ("Wald") interval it stays inside [0, 1] and is not empty at 0 or n
+    successes, which is what a handful of repeats produce. It equals scipy's
+    ``binomtest(k, n).proportion_ci(confidence, method="wilson")`` (checked in the tests);
+    computed here so the core does not need scipy.
+
+    Raises:
+        ValueError: no trials, successes outside [0, trials], or confidence outside (0, 1).
+    """
+    if trials < 1:
+        raise ValueError(f"a pass rate needs at least one trial, got {trials}")
+    if not 0 <= successes <= trials:
+        raise ValueError(f"successes must be within [0, {trials}], got {successes}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be within (0, 1), got {confidence}")
+    z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2)
+    p = successes / trials
+    z2n = z * z / trials
+    centre = (p + z2n / 2) / (1 + z2n)
+    half = z / (1 + z2n) * math.sqrt(p * (1 - p) / trials + z2n / (4 * trials))
+    return max(0.0, centre - half), min(1.0, centre + half)

@@ -25,8 +25,10 @@ from ragas_boot.errors import (
 from ragas_boot.execution._runner import PortalRunner
 from ragas_boot.execution.attempts import CallTally, call_with_retries
 from ragas_boot.execution.bridge import LoopPortal
+from ragas_boot.execution.cache import ResponseCache
 from ragas_boot.execution.limits import ProviderGate, ProviderGates
-from ragas_boot.execution.results import JudgeCall, StepRecord
+from ragas_boot.execution.repeats import bypass_cache, current_repeat
+from ragas_boot.execution.results import CacheOutcome, JudgeCall, StepRecord
 from ragas_boot.execution.retry import RetryPolicy
 from ragas_boot.execution.spending import SpendMeter
 
@@ -89,6 +91,8 @@ class MultiModelExecutor(PortalRunner):
             :meth:`aclose`) when not given.
         gates: per-provider admission shared with other executors (embedding calls); a
             private set is made when not given.
+        cache: the response cache: a covered judge's call is looked up before it is sent,
+            and its valid answer stored; ``None`` = no cache.
     """
 
     def __init__(
@@ -99,6 +103,7 @@ class MultiModelExecutor(PortalRunner):
         output_retries: int = 1,
         portal: LoopPortal | None = None,
         gates: ProviderGates | None = None,
+        cache: ResponseCache | None = None,
     ) -> None:
         super().__init__(
             retry=retry,
@@ -108,6 +113,7 @@ class MultiModelExecutor(PortalRunner):
             portal_name="ragas-boot-executor",
         )
         self._judges = list(judges)
+        self._cache = cache
         self._by_id = {judge.id: judge for judge in self._judges}
         self._by_model: dict[str, list[JudgeModel]] = {}
         for judge in self._judges:
@@ -142,6 +148,20 @@ class MultiModelExecutor(PortalRunner):
     def judges(self) -> list[JudgeModel]:
         """All judges, in configuration order."""
         return list(self._judges)
+
+    @property
+    def cache(self) -> ResponseCache | None:
+        """The response cache, if any."""
+        return self._cache
+
+    def would_answer_from_cache(
+        self, judge: JudgeModel, prompt: str, output_model: type[BaseModel]
+    ) -> bool:
+        """Whether this call would be answered by the response cache (nothing is sent).
+
+        For estimates before a run (a dry run): the same key and validation as a real call.
+        """
+        return self._cache is not None and self._cache.would_answer(judge, prompt, output_model)
 
     @property
     def judge_ids(self) -> list[str]:
@@ -206,14 +226,22 @@ class MultiModelExecutor(PortalRunner):
         models: list[type[BaseModel]],
         index: int,
     ) -> StepRecord:
-        if self._dry is None:  # a dry run starts no client and no local model
-            for judge in judges:
+        # Cache lookups first: a judge answered from the cache is never prepared, so a rerun
+        # that hits everywhere makes no HTTP client and imports no transport.
+        looked_up = [
+            self._look_up(judge, text, model)
+            for judge, text, model in zip(judges, prompts, models, strict=True)
+        ]
+        for judge, (_, hit) in zip(judges, looked_up, strict=True):
+            if hit is None and self._dry is None:  # a dry run starts no client, no local model
                 judge.prepare()
         started = time.perf_counter()
         calls = await asyncio.gather(
             *(
-                self._call(judge, step, text, model, started)
-                for judge, text, model in zip(judges, prompts, models, strict=True)
+                self._call(judge, step, text, model, started, found)
+                for judge, text, model, found in zip(
+                    judges, prompts, models, looked_up, strict=True
+                )
             )
         )
         return StepRecord(
@@ -221,7 +249,19 @@ class MultiModelExecutor(PortalRunner):
             index=index,
             calls=list(calls),
             duration_s=time.perf_counter() - started,
+            repeat=current_repeat(),
         )
+
+    def _look_up(
+        self, judge: JudgeModel, prompt: str, output_model: type[BaseModel]
+    ) -> tuple[CacheOutcome, tuple[JudgeAnswer[BaseModel], TokenUsage] | None]:
+        cache = self._cache
+        # A repeat after the first (--repeat N) must ask the judge again: that is its point.
+        # A dry run asks its answerer about every call (its ``cached`` hook counts hits).
+        if cache is None or self._dry is not None or bypass_cache() or not cache.applies_to(judge):
+            return "off", None
+        hit = cache.answer(judge, prompt, output_model)
+        return ("hit" if hit is not None else "miss"), hit
 
     async def _call(
         self,
@@ -230,10 +270,24 @@ class MultiModelExecutor(PortalRunner):
         prompt: str,
         output_model: type[BaseModel],
         step_started: float,
+        looked_up: tuple[CacheOutcome, tuple[JudgeAnswer[BaseModel], TokenUsage] | None],
     ) -> JudgeCall:
         tally = _Attempts()
         started_s = time.perf_counter() - step_started
         common = {"judge_id": judge.id, "provider": judge.provider, "step": step, "prompt": prompt}
+        outcome, found = looked_up
+        if found is not None:
+            hit, saved = found
+            return JudgeCall(
+                **common,
+                ok=True,
+                value=hit.value,
+                raw_text=hit.raw_text,
+                raw_attempts=[hit.raw_text],
+                started_s=started_s,
+                cache="hit",
+                saved_usage=saved,
+            )
         try:
             answer = None
             for output_attempt in range(self._output_retries + 1):
@@ -249,6 +303,8 @@ class MultiModelExecutor(PortalRunner):
             assert answer is not None
             tally.raw.append(answer.raw_text)
             tally.usage = tally.usage + answer.usage
+            if outcome == "miss" and self._cache is not None:
+                self._cache.store(judge, prompt, output_model, answer)
             return JudgeCall(
                 **common,
                 ok=True,
@@ -262,6 +318,7 @@ class MultiModelExecutor(PortalRunner):
                 usage=tally.usage,
                 billed_usage=tally.billed,
                 cost=tally.cost,
+                cache=outcome,
             )
         except asyncio.CancelledError:
             raise
@@ -282,8 +339,10 @@ class MultiModelExecutor(PortalRunner):
                 latency_s=tally.latency_s,
                 wait_s=tally.wait_s,
                 started_s=started_s,
+                usage=tally.usage,
                 billed_usage=tally.billed,
                 cost=tally.cost,
+                cache=outcome,
             )
 
     async def _with_retries(
@@ -340,3 +399,5 @@ class MultiModelExecutor(PortalRunner):
 
     async def _close_clients(self) -> None:
         await asyncio.gather(*(judge.aclose() for judge in self._judges), return_exceptions=True)
+        if self._cache is not None:
+            self._cache.close()

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragas_boot.chat.judge import TokenUsage
 
-__all__ = ["CallSpend", "Exclusion", "JudgeCall", "StepRecord"]
+__all__ = ["CacheOutcome", "CallSpend", "Exclusion", "JudgeCall", "StepRecord"]
+
+#: What the response cache did for a call: answered it, was asked and had nothing, or was not
+#: asked (cache off, or a judge it does not cover such as temperature above 0).
+CacheOutcome = Literal["hit", "miss", "off"]
 
 
 class JudgeCall(BaseModel):
@@ -39,7 +43,8 @@ class JudgeCall(BaseModel):
     wait_s: float = Field(default=0.0, description="Seconds waiting for rate limit/concurrency.")
     started_s: float = Field(default=0.0, description="Start, seconds after the step began.")
     usage: TokenUsage = Field(
-        default_factory=TokenUsage, description="Answered tokens: those of the answer used."
+        default_factory=TokenUsage,
+        description="Answered tokens: those of the answer used (none on a cache hit).",
     )
     billed_usage: TokenUsage = Field(
         default_factory=TokenUsage,
@@ -49,6 +54,18 @@ class JudgeCall(BaseModel):
     cost: float | None = Field(
         default=None, description="What the billed tokens cost; None when the judge has no price."
     )
+    cache: CacheOutcome = Field(
+        default="off", description="hit (answered from the response cache), miss, or off."
+    )
+    saved_usage: TokenUsage = Field(
+        default_factory=TokenUsage,
+        description="On a cache hit, the tokens the cached answer cost when first asked.",
+    )
+
+    @property
+    def cached(self) -> bool:
+        """Whether the answer came from the response cache (no request was sent)."""
+        return self.cache == "hit"
 
 
 class StepRecord(BaseModel):
@@ -61,6 +78,9 @@ class StepRecord(BaseModel):
     kind: str = Field(default="LLM", description="LLM or COMPUTE.")
     calls: list[JudgeCall] = Field(default_factory=list, description="One per judge, judge order.")
     duration_s: float = Field(default=0.0, description="Wall time of the step.")
+    repeat: int = Field(
+        default=0, description="Which repeat of the evaluation ran it (0-based; see repeat)."
+    )
 
     @property
     def successes(self) -> list[JudgeCall]:

@@ -26,7 +26,7 @@ from pydantic import (
 from ragas_boot._validation import field_problems
 from ragas_boot.chat.judge import JudgeModel, TokenUsage
 from ragas_boot.config._problems import Problem, config_error
-from ragas_boot.config.settings import Aggregation, Language, MetricsSettings
+from ragas_boot.config.settings import Aggregation, Language, MetricsSettings, QuorumFailure
 from ragas_boot.errors import (
     AllJudgesFailedError,
     ConfigError,
@@ -43,12 +43,14 @@ from ragas_boot.execution.listeners import (
     ListenerRegistry,
     MetricListener,
 )
+from ragas_boot.execution.repeats import repeat_scope
 from ragas_boot.execution.results import CallSpend, Exclusion, StepRecord
 from ragas_boot.metrics.prompting import check_template, load_prompt
-from ragas_boot.metrics.results import MetricResult
+from ragas_boot.metrics.results import MetricResult, Quorum, combine_repeats
 from ragas_boot.samples import Sample
 
 __all__ = [
+    "MAX_REPEATS",
     "Metric",
     "MetricConfig",
     "Need",
@@ -58,6 +60,9 @@ __all__ = [
 log = logging.getLogger("ragas_boot.metrics")
 
 ConfigT = TypeVar("ConfigT", bound="MetricConfig")
+
+#: Most repeats one evaluation may ask for (a typo such as 500 should not cost 500 runs).
+MAX_REPEATS = 100
 T = TypeVar("T")
 
 
@@ -130,6 +135,31 @@ class MetricConfig(BaseModel):
     prompts: dict[str, str] = Field(
         default_factory=dict,
         description="Custom templates by prompt name (compare_outcome, ...); see docs.",
+    )
+    min_judges: int | None = Field(
+        default=None,
+        ge=1,
+        description="Quorum: judges that must answer for a score to exist, else the score is "
+        "undefined ('no quorum'); default from YAML (none: any one judge).",
+    )
+    quorum_failure: QuorumFailure | None = Field(
+        default=None,
+        description="What gates make of an evaluation without its quorum: FAIL (not passed) or "
+        "SKIP (left out); default from YAML (FAIL).",
+    )
+    repeat: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_REPEATS,
+        description="Score each sample this many times (repeats bypass the response cache) "
+        "and report the pass rate, its Wilson interval and whether the sample is unstable.",
+    )
+    min_pass_rate: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="Gate on repeats: each sample's share of passing repeats must reach this "
+        "(None: not checked).",
     )
 
     @field_validator("prompts", mode="before")
@@ -448,7 +478,50 @@ class Metric(ABC, Generic[ConfigT]):
                 key="spring.ai.ragas.providers",
                 hint="Declare chat-models under openai-compatible (or enable the local judge)",
             )
-        return self.executor.select(config.models)
+        judges = self.executor.select(config.models)
+        self.check_quorum(config, judges)
+        return judges
+
+    def check_quorum(self, config: MetricConfig, judges: Sequence[JudgeModel]) -> None:
+        """Raise when ``config``'s quorum exceeds the judges it asks (no run could reach it).
+
+        Raises:
+            ConfigError: naming ``min-judges``.
+        """
+        required, _ = self.quorum_policy(config)
+        if required is not None and required > len(judges):
+            # A quorum no run can reach is a mistake in the config, not a failing sample.
+            raise ConfigError(
+                f"{self.label} requires {required} answering judges (min-judges) but asks only "
+                f"{len(judges)}",
+                key=f"spring.ai.ragas.metrics.{self.bean_name.replace('_', '-')}.min-judges",
+                hint=f"Lower min-judges to at most {len(judges)}, or select more judges",
+            )
+
+    def quorum_policy(self, config: MetricConfig) -> tuple[int | None, QuorumFailure]:
+        """The quorum ``config`` asks for (``min-judges``, None: any one judge) and what gates
+        make of a missed one (``quorum-failure``), each falling back to the global YAML key."""
+        required = config.min_judges or self._settings.min_judges
+        on_failure = config.quorum_failure or self._settings.quorum_failure
+        return (required if self.uses_judges else None), on_failure
+
+    def _quorum(
+        self, config: MetricConfig, judge_ids: Sequence[str], exclusions: Sequence[Exclusion]
+    ) -> Quorum | None:
+        required, on_failure = self.quorum_policy(config)
+        if required is None:
+            return None
+        # A judge excluded at any step did not answer the evaluation.
+        excluded = {exclusion.judge_id for exclusion in exclusions}
+        asked = list(dict.fromkeys(judge_ids))
+        answered = len([judge_id for judge_id in asked if judge_id not in excluded])
+        return Quorum(
+            required=required,
+            answered=answered,
+            asked=len(asked),
+            met=answered >= required,
+            on_failure=on_failure,
+        )
 
     @property
     def portal(self) -> LoopPortal:
@@ -506,15 +579,15 @@ class Metric(ABC, Generic[ConfigT]):
         """
         effective = self.resolve_config(config)
         if not self.needs:
-            return await self._evaluate(sample, effective)
-        return await self._portal.run(self._evaluate(sample, effective))
+            return await self._evaluate_repeats(sample, effective)
+        return await self._portal.run(self._evaluate_repeats(sample, effective))
 
     def evaluate(
         self, sample: Sample, config: ConfigT | Mapping[str, Any] | None = None
     ) -> MetricResult:
         """Sync twin of :meth:`aevaluate`."""
         if not self.needs:
-            return _run_without_loop(self._evaluate(sample, self.resolve_config(config)))
+            return _run_without_loop(self._evaluate_repeats(sample, self.resolve_config(config)))
         return self._portal.call(self.aevaluate(sample, config))
 
     async def multi_turn_ascore(
@@ -596,6 +669,29 @@ class Metric(ABC, Generic[ConfigT]):
             else self._settings.consensus_tolerance,
         )
 
+    async def _evaluate_repeats(self, sample: Sample, config: ConfigT) -> MetricResult:
+        """One evaluation, or ``config.repeat`` of them, one after another, combined.
+
+        Each repeat runs inside :func:`~ragas_boot.execution.repeats.repeat_scope`, so its
+        judge calls bypass a response cache from the second repeat on, and its steps record
+        the repeat. A repeat that raises (no judge answered, no consensus) counts as failed;
+        only when every repeat raises does the error reach the caller.
+        """
+        if config.repeat <= 1:
+            return await self._evaluate(sample, config)
+        results: list[MetricResult | None] = []
+        errors: list[Exception] = []
+        for index in range(config.repeat):
+            with repeat_scope(index):
+                try:
+                    results.append(await self._evaluate(sample, config))
+                except (AllJudgesFailedError, ArithmeticError) as error:
+                    errors.append(error)
+                    results.append(None)
+        if all(result is None for result in results):
+            raise errors[0]
+        return combine_repeats(results, config.threshold)
+
     async def _evaluate(self, sample: Sample, config: ConfigT) -> MetricResult:
         if not isinstance(sample, Sample):
             raise TypeError(f"{self.name} scores a Sample, got {type(sample).__name__}")
@@ -617,8 +713,13 @@ class Metric(ABC, Generic[ConfigT]):
         outcome: ScoringOutcome | None = None
         try:
             outcome = await self._score(sample, config, judges)
+            quorum = self._quorum(config, judge_ids, outcome.exclusions)
             score = outcome.score
-            if outcome.aggregated and outcome.model_scores:
+            if quorum is not None and not quorum.met:
+                # Too few judges answered to trust what they said: no score, and the reason.
+                score = None
+                log.warning("%s on sample %s: %s", self.label, sample.id, quorum.reason)
+            elif outcome.aggregated and outcome.model_scores:
                 score = self._aggregate(config, outcome.model_scores)
         except (AllJudgesFailedError, ArithmeticError) as error:
             # What was run before the failure still reaches listeners (reports show it).
@@ -659,13 +760,16 @@ class Metric(ABC, Generic[ConfigT]):
             language=self._language(config),
             mode=outcome.mode,
             config=config.model_dump(mode="json"),
-            undefined_reason=outcome.undefined_reason,
+            undefined_reason=quorum.reason
+            if quorum is not None and not quorum.met
+            else outcome.undefined_reason,
             duration_s=time.perf_counter() - started,
             usage=usage,
             billed_usage=outcome.extra_usage + spend.billed_usage,
             cost=spend.cost,
             sample_id=sample.id,
             lower_is_better=self.lower_is_better,
+            quorum=quorum,
         )
         self._listeners.notify_after(
             EvaluationFinished(

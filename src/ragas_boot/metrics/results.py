@@ -2,22 +2,76 @@
 
 from __future__ import annotations
 
+import statistics
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragas_boot.chat.judge import TokenUsage
+from ragas_boot.config.settings import QuorumFailure
+from ragas_boot.execution.aggregation import WILSON_CONFIDENCE, wilson_interval
 from ragas_boot.execution.results import Exclusion, StepRecord
 
-__all__ = ["MetricResult", "meets_threshold"]
+__all__ = [
+    "MetricResult",
+    "Quorum",
+    "RepeatSummary",
+    "combine_repeats",
+    "meets_threshold",
+]
+
+
+class Quorum(BaseModel):
+    """Whether enough judges answered for the score to count (``min-judges``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    required: int = Field(description="Judges that must answer (min-judges).")
+    answered: int = Field(description="Judges that answered every step they were asked.")
+    asked: int = Field(description="Judges asked.")
+    met: bool = Field(description="answered >= required; when not, the score is undefined.")
+    on_failure: QuorumFailure = Field(
+        description="FAIL: gates count a missed quorum as not passed; SKIP: they leave it out."
+    )
+
+    @property
+    def reason(self) -> str:
+        """``no quorum (2 of 4 answered): min-judges is 3``: why the score is undefined."""
+        return (
+            f"no quorum ({self.answered} of {self.asked} answered): min-judges is {self.required}"
+        )
+
+
+class RepeatSummary(BaseModel):
+    """How the verdicts of one sample's repeated evaluations (``repeat: N``) came out."""
+
+    model_config = ConfigDict(frozen=True)
+
+    runs: int = Field(description="Repeats run.")
+    scores: list[float | None] = Field(
+        description="Each repeat's score, in order; None when undefined or failed."
+    )
+    scored: int = Field(description="Repeats with a score.")
+    passed: int = Field(description="Repeats whose score meets the threshold.")
+    failed: int = Field(default=0, description="Repeats that raised (no judge answered, ...).")
+    pass_rate: float | None = Field(description="passed / scored; None when nothing scored.")
+    ci_low: float | None = Field(description="Lower end of the Wilson interval of pass_rate.")
+    ci_high: float | None = Field(description="Upper end of the Wilson interval of pass_rate.")
+    confidence: float = Field(description="Confidence level of the interval (0.95).")
+    unstable: bool = Field(
+        description="Whether the repeats fall on both sides of the threshold (some pass, some "
+        "do not): the judges' verdict on this sample is not reproducible."
+    )
 
 
 class MetricResult(BaseModel):
     """The full result of one metric on one sample.
 
     ``score`` is ``None`` only when the metric is undefined for the sample (for example
-    TopicAdherence PRECISION when the judges found no topics); ``undefined_reason`` then says
-    why. A failure of every judge is an error, never a ``None`` or ``0.0`` score.
+    TopicAdherence PRECISION when the judges found no topics, or fewer judges answered than
+    ``min-judges`` requires); ``undefined_reason`` then says why. A failure of every judge is
+    an error, never a ``None`` or ``0.0`` score.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -65,6 +119,14 @@ class MetricResult(BaseModel):
         description="Whether a lower score is better (NoiseSensitivity, Hallucination); the "
         "threshold is then a maximum.",
     )
+    quorum: Quorum | None = Field(
+        default=None, description="The quorum check, when min-judges is set; else None."
+    )
+    repeats: RepeatSummary | None = Field(
+        default=None,
+        description="The repeats' pass rate, interval and stability when repeat > 1; the "
+        "score is then the mean of the repeats' scores.",
+    )
 
     def passes(self, threshold: float) -> bool | None:
         """Whether the score meets ``threshold`` (a maximum when lower is better)."""
@@ -86,3 +148,75 @@ class MetricResult(BaseModel):
 def meets_threshold(score: float, threshold: float, *, lower_is_better: bool = False) -> bool:
     """``score >= threshold``, or ``score <= threshold`` for a lower-is-better metric."""
     return score <= threshold if lower_is_better else score >= threshold
+
+
+def combine_repeats(results: Sequence[MetricResult | None], threshold: float) -> MetricResult:
+    """One result from the repeats of an evaluation (None: a repeat that raised).
+
+    The score is the mean of the repeats' scores; ``model_scores`` each judge's mean;
+    steps, exclusions, tokens and time are those of every repeat (each step marked with its
+    repeat); ``quorum`` is the first missed one, if any; ``repeats`` holds the pass rate over
+    the scored repeats, its Wilson interval and whether the repeats fall on both sides of
+    ``threshold``.
+
+    Raises:
+        ValueError: no repeat produced a result.
+    """
+    defined = [result for result in results if result is not None]
+    if not defined:
+        raise ValueError("no repeat produced a result")
+    base = defined[0]
+    scores = [result.score if result is not None else None for result in results]
+    verdicts = [result.passes(threshold) for result in defined]
+    scored = sum(1 for verdict in verdicts if verdict is not None)
+    passed = sum(1 for verdict in verdicts if verdict)
+    low, high = wilson_interval(passed, scored) if scored else (None, None)
+    values = [score for score in scores if score is not None]
+    by_judge: dict[str, list[float]] = {}
+    for result in defined:
+        for judge_id, value in result.model_scores.items():
+            by_judge.setdefault(judge_id, []).append(value)
+    usage = TokenUsage()
+    billed = TokenUsage()
+    cost: float | None = None
+    for result in defined:
+        usage = usage + result.usage
+        billed = billed + result.billed_usage
+        if result.cost is not None:
+            cost = (cost or 0.0) + result.cost
+    missed = next(
+        (r.quorum for r in defined if r.quorum is not None and not r.quorum.met), base.quorum
+    )
+    score = statistics.fmean(values) if values else None
+    reason = next((r.undefined_reason for r in defined if r.undefined_reason), None)
+    return base.model_copy(
+        update={
+            "score": score,
+            "model_scores": {judge: statistics.fmean(v) for judge, v in by_judge.items()},
+            "steps": [
+                step.model_copy(update={"repeat": index})
+                for index, result in enumerate(results)
+                if result is not None
+                for step in result.steps
+            ],
+            "exclusions": [item for result in defined for item in result.exclusions],
+            "usage": usage,
+            "billed_usage": billed,
+            "cost": cost,
+            "duration_s": sum(result.duration_s for result in defined),
+            "quorum": missed,
+            "undefined_reason": None if score is not None else reason,
+            "repeats": RepeatSummary(
+                runs=len(results),
+                scores=scores,
+                scored=scored,
+                passed=passed,
+                failed=len(results) - len(defined),
+                pass_rate=passed / scored if scored else None,
+                ci_low=low,
+                ci_high=high,
+                confidence=WILSON_CONFIDENCE,
+                unstable=0 < passed < scored,
+            ),
+        }
+    )

@@ -9,9 +9,11 @@ from ragas_boot.runs.results import Evaluation
 
 __all__ = [
     "MISSING",
+    "cache",
     "cost",
     "evaluation_label",
     "fraction",
+    "interval",
     "kappa",
     "milliseconds",
     "percent",
@@ -90,6 +92,16 @@ def spend(
     return text
 
 
+def cache(hits: int, misses: int, saved_tokens: int) -> str | None:
+    """``cache: 9 hits, 0 misses, 1,071 tokens saved``; None when the cache was not asked."""
+    if not hits and not misses:
+        return None
+    return (
+        f"cache: {hits} hit{'s' if hits != 1 else ''}, {misses} miss{'es' if misses != 1 else ''}"
+        f", {tokens(saved_tokens)} tokens saved"
+    )
+
+
 def short(text: str, limit: int = 120) -> str:
     """``text`` on one line, cut to ``limit`` characters."""
     line = " ".join(text.split())
@@ -106,12 +118,28 @@ def plain(value: object, style: str = "") -> Text:
 
 
 def evaluation_label(evaluation: Evaluation) -> str:
-    """``0.750 pass``, ``0.250 fail``, ``undefined``, ``budget`` or ``failed (kind)``."""
+    """``0.750 pass``, ``0.250 fail``, ``undefined``, ``no quorum (2/4)``, ``budget`` or
+    ``failed (kind)``; repeated evaluations add ``· 3/5 passed`` and ``unstable``."""
     if evaluation.status == "budget":
         return "budget"
     if evaluation.status == "failed":
         kind = evaluation.error.kind if evaluation.error is not None else "error"
         return f"failed ({kind.replace('_', ' ')})"
+    repeats = evaluation.result.repeats if evaluation.result is not None else None
+    suffix = ""
+    if repeats is not None:
+        suffix = f" · {repeats.passed}/{repeats.scored} passed"
+        suffix += " unstable" if repeats.unstable else ""
     if evaluation.status == "undefined":
-        return "undefined"
-    return f"{score(evaluation.score)} {'pass' if evaluation.passed else 'fail'}"
+        quorum = evaluation.result.quorum if evaluation.result is not None else None
+        if quorum is not None and not quorum.met:
+            return f"no quorum ({quorum.answered}/{quorum.asked})"
+        return "undefined" + suffix
+    return f"{score(evaluation.score)} {'pass' if evaluation.passed else 'fail'}{suffix}"
+
+
+def interval(low: float | None, high: float | None) -> str:
+    """``[23.1%, 88.2%]``, or the missing mark."""
+    if low is None or high is None:
+        return MISSING
+    return f"[{percent(low)}, {percent(high)}]"

@@ -141,23 +141,72 @@ def agreement_table(run: RunResult) -> Table:
     return table
 
 
-def failures_table(run: RunResult) -> Table | None:
-    """The failed evaluations (the first few), or None when there are none."""
-    failures = run.failures()
-    if not failures:
+def _evaluations_table(title: str, last: str, rows: list[tuple[str, str, Text]]) -> Table | None:
+    """Sample, metric and ``last`` column for the first few rows; None when there are none."""
+    if not rows:
         return None
-    table = Table(title=f"Failed evaluations ({len(failures)})", title_justify="left")
+    table = Table(title=f"{title} ({len(rows)})", title_justify="left")
     table.add_column("Sample", no_wrap=True)
     table.add_column("Metric", no_wrap=True)
-    table.add_column("Error")
-    for sample_id, evaluation in failures[:_MAX_FAILURE_ROWS]:
+    table.add_column(last)
+    for sample_id, metric, message in rows[:_MAX_FAILURE_ROWS]:
+        table.add_row(fmt.plain(sample_id), fmt.plain(metric), message)
+    if len(rows) > _MAX_FAILURE_ROWS:
+        table.caption = f"… and {len(rows) - _MAX_FAILURE_ROWS} more (see the JSON or HTML)"
+    return table
+
+
+def failures_table(run: RunResult) -> Table | None:
+    """The failed evaluations (the first few), or None when there are none."""
+    rows = []
+    for sample_id, evaluation in run.failures():
         error = evaluation.error
         message = f"{error.kind}: {fmt.short(error.message, 160)}" if error else "failed"
+        rows.append((sample_id, evaluation.metric, fmt.plain(message, style="red")))
+    return _evaluations_table("Failed evaluations", "Error", rows)
+
+
+def undefined_table(run: RunResult) -> Table | None:
+    """Why each undefined evaluation has no score (a missed quorum among them), or None."""
+    rows = []
+    for sample in run.samples:
+        for evaluation in sample.evaluations:
+            if evaluation.status != "undefined":
+                continue
+            reason = evaluation.result.undefined_reason if evaluation.result else None
+            style = "bold red" if evaluation.no_quorum else "yellow"
+            message = fmt.plain(fmt.short(reason or "no score", 160), style=style)
+            rows.append((sample.sample_id, evaluation.metric, message))
+    return _evaluations_table("Undefined evaluations", "Reason", rows)
+
+
+def repeats_table(run: RunResult) -> Table | None:
+    """Per sample × metric scored more than once: pass rate, Wilson interval, stability."""
+    rows = [
+        (sample.sample_id, evaluation, evaluation.result.repeats)
+        for sample in run.samples
+        for evaluation in sample.evaluations
+        if evaluation.result is not None and evaluation.result.repeats is not None
+    ]
+    if not rows:
+        return None
+    table = Table(title="Repeats (pass rate, 95% Wilson interval)", title_justify="left")
+    table.add_column("Sample", no_wrap=True)
+    table.add_column("Metric", no_wrap=True)
+    for name in ("Runs", "Passed", "Pass rate", "95% CI", "Scores"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("Stability", no_wrap=True)
+    for sample_id, evaluation, repeats in rows:
         table.add_row(
-            fmt.plain(sample_id), fmt.plain(evaluation.metric), fmt.plain(message, style="red")
+            fmt.plain(sample_id),
+            fmt.plain(evaluation.metric),
+            str(repeats.runs),
+            f"{repeats.passed}/{repeats.scored}",
+            fmt.percent(repeats.pass_rate),
+            fmt.interval(repeats.ci_low, repeats.ci_high),
+            " ".join(fmt.score(value) for value in repeats.scores),
+            Text("unstable", style="bold yellow") if repeats.unstable else Text("stable"),
         )
-    if len(failures) > _MAX_FAILURE_ROWS:
-        table.caption = f"… and {len(failures) - _MAX_FAILURE_ROWS} more (see the JSON or HTML)"
     return table
 
 
@@ -170,6 +219,7 @@ def run_line(run: RunResult) -> Text:
     """One line: counts, judge calls, tokens, cost and time of the run."""
     totals = run.totals
     budget = f", {totals.budget} budget" if totals.budget else ""
+    cache = fmt.cache(totals.cache_hits, totals.cache_misses, totals.saved_usage.total_tokens)
     spend = fmt.spend(
         totals.billed_usage.total_tokens,
         totals.usage.total_tokens,
@@ -181,7 +231,9 @@ def run_line(run: RunResult) -> Text:
         f"{run.dataset.size} samples × {len(run.metrics)} metrics: "
         f"{totals.scored} scored, {totals.undefined} undefined, {totals.failed} failed{budget} · "
         f"{totals.judge_calls} judge calls ({totals.failed_judge_calls} failed) · "
-        f"{spend} · {run.duration_s:.1f} s (concurrency {run.concurrency})"
+        f"{spend} · "
+        + (f"{cache} · " if cache else "")
+        + f"{run.duration_s:.1f} s (concurrency {run.concurrency})"
     )
     if run.stopped == "budget":
         line.append(
@@ -202,9 +254,9 @@ def console_renderables(run: RunResult, view: ConsoleView = "evaluate") -> list[
         parts.append(judges_table(run))
         if run.agreement:
             parts.append(agreement_table(run))
-    failures = failures_table(run)
-    if failures is not None:
-        parts.append(failures)
+    for table in (repeats_table(run), undefined_table(run), failures_table(run)):
+        if table is not None:
+            parts.append(table)
     if view == "evaluate" and run.judges:
         parts.append(judge_spend_line(run))
     parts.append(run_line(run))

@@ -10,6 +10,16 @@ __all__ = ["run_gate_lines", "suite_gate_line"]
 
 
 def _failure_line(failure: GateFailure, fail_under: float | None) -> str:
+    if failure.kind == "no_quorum":
+        return (
+            f"FAILED {failure.metric}: no quorum in {failure.count} evaluation(s) "
+            "(fewer judges answered than min-judges; quorum-failure: FAIL)"
+        )
+    if failure.kind == "under_min_pass_rate":
+        return (
+            f"FAILED {failure.metric}: {failure.count} sample(s) under the minimum pass rate "
+            f"(lowest {fmt.percent(failure.lowest_pass_rate)})"
+        )
     if failure.kind == "nothing_scored":
         return f"FAILED {failure.metric}: no sample could be scored ({failure.failed} failed)"
     if failure.kind == "over_maximum" and fail_under is not None:
@@ -30,6 +40,8 @@ def run_gate_lines(gate: RunGate) -> list[str]:
         return [_failure_line(failure, gate.fail_under) for failure in gate.failures]
     if gate.fail_under is not None:
         return [f"PASSED every metric's mean is at least {gate.fail_under:g}"]
+    if gate.min_pass_rate is not None:
+        return [f"PASSED every sample's pass rate is at least {fmt.percent(gate.min_pass_rate)}"]
     return []
 
 

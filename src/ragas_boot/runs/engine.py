@@ -172,7 +172,10 @@ class _Plan:
     judges: list[JudgeModel]
 
     def info(self) -> MetricInfo:
+        min_judges, quorum_failure = self.metric.quorum_policy(self.config)
         return MetricInfo(
+            min_judges=min_judges,
+            quorum_failure=quorum_failure,
             name=self.name,
             metric=self.metric.name,
             threshold=self.config.threshold,
@@ -202,6 +205,7 @@ def _plans(metrics: MetricsArgument, configs: ConfigsArgument | None) -> list[_P
         config = metric.resolve_config((configs or {}).get(name))
         # Selecting now checks every judge id before any call is made.
         judges = metric.executor.select(config.models) if metric.uses_judges else []
+        metric.check_quorum(config, judges)
         plans.append(_Plan(name=name, metric=metric, config=config, judges=judges))
     return plans
 
@@ -274,11 +278,14 @@ async def _evaluate(plan: _Plan, sample: Sample, deadline_s: float | None = None
             )
         if not isinstance(error, AllJudgesFailedError | SampleValidationError | NoConsensusError):
             log.exception("%s failed on sample %s with an unexpected error", plan.name, sample.id)
+        required, _ = plan.metric.quorum_policy(plan.config)
         return Evaluation(
             metric=plan.name,
             status="failed",
             error=_failure(error),
             duration_s=time.perf_counter() - started,
+            # No judge answering misses any quorum: the gate treats it as a missed quorum.
+            no_quorum=required is not None and isinstance(error, AllJudgesFailedError),
         )
     scored = result.score is not None
     return Evaluation(
@@ -288,6 +295,7 @@ async def _evaluate(plan: _Plan, sample: Sample, deadline_s: float | None = None
         passed=result.passes(plan.config.threshold),
         result=result,
         duration_s=time.perf_counter() - started,
+        no_quorum=result.quorum is not None and not result.quorum.met,
     )
 
 
@@ -373,6 +381,7 @@ async def aevaluate_dataset(
 
     Raises:
         JudgeNotFoundError: a config names an unknown judge (before any call is made).
+        ConfigError: a metric's quorum (min-judges) exceeds the judges it asks.
         ValueError: no metric, a metric given twice, duplicate sample ids, bad concurrency
             a deadline or ``max_cost`` that is not positive.
     """

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragas_boot.chat.judge import TokenUsage
+from ragas_boot.config.settings import QuorumFailure
 from ragas_boot.execution.results import Exclusion, StepRecord
 from ragas_boot.metrics.results import MetricResult
 from ragas_boot.samples import Sample
@@ -24,6 +25,7 @@ __all__ = [
     "EvaluationError",
     "EvaluationStatus",
     "GateFailure",
+    "GateFailureKind",
     "JudgeInfo",
     "JudgeSummary",
     "MetricInfo",
@@ -73,6 +75,13 @@ class MetricInfo(BaseModel):
     )
     judge_ids: list[str] = Field(description="Judges the metric asks; empty when it uses none.")
     config: dict[str, Any] = Field(description="The effective metric config, as JSON.")
+    min_judges: int | None = Field(
+        default=None, description="The quorum (min-judges, with the YAML default); None: none."
+    )
+    quorum_failure: QuorumFailure = Field(
+        default=QuorumFailure.FAIL,
+        description="FAIL: an evaluation without its quorum fails the gate; SKIP: it does not.",
+    )
 
 
 class JudgeInfo(BaseModel):
@@ -136,6 +145,26 @@ class Evaluation(BaseModel):
     )
     error: EvaluationError | None = Field(default=None, description="Why it failed; else None.")
     duration_s: float = Field(default=0.0, description="Wall time of this evaluation.")
+    no_quorum: bool = Field(
+        default=False,
+        description="Fewer judges answered than min-judges requires (undefined, or failed "
+        "with no judge answering).",
+    )
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Share of passing runs: the repeats' pass rate, else 1.0 or 0.0 when scored."""
+        if self.result is not None and self.result.repeats is not None:
+            return self.result.repeats.pass_rate
+        if self.passed is None:
+            return None
+        return 1.0 if self.passed else 0.0
+
+    @property
+    def unstable(self) -> bool:
+        """Whether the repeats fell on both sides of the threshold."""
+        repeats = self.result.repeats if self.result is not None else None
+        return repeats is not None and repeats.unstable
 
     @property
     def steps(self) -> list[StepRecord]:
@@ -201,6 +230,10 @@ class MetricSummary(BaseModel):
     unpriced_tokens: int = Field(
         default=0, description="Billed tokens of judges without a price (not in cost)."
     )
+    no_quorum: int = Field(default=0, description="Evaluations without their quorum of judges.")
+    unstable: int = Field(
+        default=0, description="Samples whose repeats fell on both sides of the threshold."
+    )
 
 
 class JudgeSummary(BaseModel):
@@ -230,6 +263,14 @@ class JudgeSummary(BaseModel):
     )
     cost: float | None = Field(
         default=None, description="Cost of the billed tokens; None when the judge has no price."
+    )
+    cache_hits: int = Field(default=0, description="Calls answered by the response cache.")
+    cache_misses: int = Field(
+        default=0, description="Calls the response cache was asked for and did not hold."
+    )
+    saved_usage: TokenUsage = Field(
+        default_factory=TokenUsage,
+        description="Tokens the cache hits saved (what their answers cost when first asked).",
     )
 
 
@@ -287,6 +328,13 @@ class RunTotals(BaseModel):
         default=0, description="Billed tokens of judges without a price (not in cost)."
     )
     budget: int = Field(default=0, description="Evaluations cut short by the spend cap.")
+    cache_hits: int = Field(default=0, description="Judge calls answered by the response cache.")
+    cache_misses: int = Field(
+        default=0, description="Judge calls the response cache was asked for and did not hold."
+    )
+    saved_usage: TokenUsage = Field(
+        default_factory=TokenUsage, description="Tokens the cache hits saved."
+    )
 
 
 class GateFailure(BaseModel):
@@ -295,13 +343,28 @@ class GateFailure(BaseModel):
     model_config = _FROZEN
 
     metric: str = Field(description="Bean name of the metric.")
-    kind: Literal["nothing_scored", "under_fail_under", "over_maximum"] = Field(
+    kind: GateFailureKind = Field(
         description="nothing_scored: every evaluation failed; under_fail_under: the mean is "
         "under (or, with nothing scored, has no value against) the required mean; "
-        "over_maximum: a lower-is-better metric's mean is over 1 - fail_under."
+        "over_maximum: a lower-is-better metric's mean is over 1 - fail_under; no_quorum: "
+        "evaluations lacked their quorum of judges (quorum-failure FAIL); "
+        "under_min_pass_rate: samples' pass rates are under the required one."
     )
     mean: float | None = Field(description="The metric's mean score; None when none exists.")
     failed: int = Field(description="Evaluations of the metric that failed.")
+    count: int = Field(
+        default=0,
+        description="no_quorum: evaluations without quorum; under_min_pass_rate: samples under.",
+    )
+    lowest_pass_rate: float | None = Field(
+        default=None, description="under_min_pass_rate: the lowest sample pass rate."
+    )
+
+
+#: Why a metric fails the run's gate.
+GateFailureKind = Literal[
+    "nothing_scored", "under_fail_under", "over_maximum", "no_quorum", "under_min_pass_rate"
+]
 
 
 class RunGate(BaseModel):
@@ -310,12 +373,20 @@ class RunGate(BaseModel):
     A metric fails it when no sample could be scored (every evaluation failed), or when
     ``fail_under`` is given and its mean is under it (or does not exist); for a
     lower-is-better metric (NoiseSensitivity, Hallucination) the gate is on ``1 - score``,
-    so its mean may be at most ``1 - fail_under``.
+    so its mean may be at most ``1 - fail_under``. It also fails a metric with an evaluation
+    that lacked its quorum of judges (unless ``quorum-failure: SKIP``), and, with a minimum
+    pass rate (``--min-pass-rate`` or the metric's ``min-pass-rate``), one with a sample whose
+    share of passing repeats is under it.
     """
 
     model_config = _FROZEN
 
     fail_under: float | None = Field(description="Mean every metric needs; None: not checked.")
+    min_pass_rate: float | None = Field(
+        default=None,
+        description="Per-sample pass rate given for every metric (--min-pass-rate); None: each "
+        "metric's own min-pass-rate, if any.",
+    )
     failures: list[GateFailure] = Field(description="The metrics that fail it, in run order.")
     passed: bool = Field(description="Whether no metric fails it.")
 
@@ -379,16 +450,58 @@ class RunResult(BaseModel):
                 return summary
         return None
 
-    def gate(self, fail_under: float | None = None) -> RunGate:
-        """The CI gate's verdict (``ragas-boot evaluate --fail-under``).
+    def gate(
+        self, fail_under: float | None = None, *, min_pass_rate: float | None = None
+    ) -> RunGate:
+        """The CI gate's verdict (``ragas-boot evaluate --fail-under --min-pass-rate``).
+
+        Args:
+            fail_under: the mean every metric needs (None: not checked).
+            min_pass_rate: the share of passing repeats every sample needs, for every metric
+                (None: each metric's ``min-pass-rate``, when it has one). A sample scored once
+                has a pass rate of 1 or 0.
 
         Raises:
-            ValueError: ``fail_under`` is outside [0, 1].
+            ValueError: ``fail_under`` or ``min_pass_rate`` is outside [0, 1].
         """
-        if fail_under is not None and not 0.0 <= fail_under <= 1.0:
-            raise ValueError(f"fail_under must be within [0, 1], got {fail_under!r}")
+        for name, value in (("fail_under", fail_under), ("min_pass_rate", min_pass_rate)):
+            if value is not None and not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be within [0, 1], got {value!r}")
+        infos = {info.name: info for info in self.metrics}
         failures = []
         for summary in self.metric_summaries:
+            info = infos[summary.metric]
+            if summary.no_quorum and info.quorum_failure is QuorumFailure.FAIL:
+                failures.append(
+                    GateFailure(
+                        metric=summary.metric,
+                        kind="no_quorum",
+                        mean=summary.mean,
+                        failed=summary.failed,
+                        count=summary.no_quorum,
+                    )
+                )
+            required = min_pass_rate
+            if required is None:
+                required = info.config.get("min_pass_rate")
+            if required is not None:
+                rates = [
+                    rate
+                    for run in self.samples
+                    if (rate := run.evaluation(summary.metric).pass_rate) is not None
+                ]
+                under = [rate for rate in rates if rate < required - 1e-12]
+                if under:
+                    failures.append(
+                        GateFailure(
+                            metric=summary.metric,
+                            kind="under_min_pass_rate",
+                            mean=summary.mean,
+                            failed=summary.failed,
+                            count=len(under),
+                            lowest_pass_rate=min(under),
+                        )
+                    )
             kind: Literal["nothing_scored", "under_fail_under", "over_maximum"] | None = None
             if summary.mean is None and summary.failed:
                 kind = "nothing_scored"
@@ -405,7 +518,12 @@ class RunResult(BaseModel):
                         metric=summary.metric, kind=kind, mean=summary.mean, failed=summary.failed
                     )
                 )
-        return RunGate(fail_under=fail_under, failures=failures, passed=not failures)
+        return RunGate(
+            fail_under=fail_under,
+            min_pass_rate=min_pass_rate,
+            failures=failures,
+            passed=not failures,
+        )
 
     def failures(self) -> list[tuple[str, Evaluation]]:
         """``(sample id, evaluation)`` of every failed evaluation, in run order."""

@@ -54,6 +54,8 @@ def metric_summaries(
                 billed_usage=spend.billed_usage,
                 cost=spend.cost,
                 unpriced_tokens=spend.unpriced_tokens,
+                no_quorum=sum(1 for e in evaluations if e.no_quorum),
+                unstable=sum(1 for e in evaluations if e.unstable),
             )
         )
     return summaries
@@ -73,6 +75,9 @@ class _Tally:
     usage: TokenUsage = field(default_factory=TokenUsage)
     billed: TokenUsage = field(default_factory=TokenUsage)
     cost: float | None = None
+    cache_hits: int = 0
+    cache_misses: int = 0
+    saved_usage: TokenUsage = field(default_factory=TokenUsage)
 
     def add_evaluation(self, evaluation: Evaluation, judge_id: str, info: MetricInfo) -> None:
         calls = [
@@ -97,6 +102,9 @@ class _Tally:
             self.billed = self.billed + call.billed_usage
             if call.cost is not None:
                 self.cost = (self.cost or 0.0) + call.cost
+            self.cache_hits += call.cache == "hit"
+            self.cache_misses += call.cache == "miss"
+            self.saved_usage = self.saved_usage + call.saved_usage
             if call.ok:
                 self.latencies.append(call.latency_s)
             else:
@@ -121,6 +129,9 @@ class _Tally:
             usage=self.usage,
             billed_usage=self.billed,
             cost=self.cost,
+            cache_hits=self.cache_hits,
+            cache_misses=self.cache_misses,
+            saved_usage=self.saved_usage,
         )
 
 
@@ -210,6 +221,9 @@ def run_totals(samples: Sequence[SampleRun]) -> RunTotals:
     evaluations = [evaluation for run in samples for evaluation in run.evaluations]
     calls = [call for e in evaluations for step in e.steps for call in step.calls]
     spend = CallSpend.of(calls)
+    saved = TokenUsage()
+    for call in calls:
+        saved = saved + call.saved_usage
     return RunTotals(
         evaluations=len(evaluations),
         scored=sum(1 for e in evaluations if e.status == "scored"),
@@ -222,4 +236,7 @@ def run_totals(samples: Sequence[SampleRun]) -> RunTotals:
         cost=spend.cost,
         unpriced_tokens=spend.unpriced_tokens,
         budget=sum(1 for e in evaluations if e.status == "budget"),
+        cache_hits=sum(1 for call in calls if call.cache == "hit"),
+        cache_misses=sum(1 for call in calls if call.cache == "miss"),
+        saved_usage=saved,
     )

@@ -39,7 +39,11 @@ _ENDS = (
     "Дайте ",
     "Your first",
     "Your response should be in JSON",
+    "The text inside <data>",
+    "Текст внутри блоков <data>",
 )
+# The lines that open and close a data block around a placeholder's value.
+_DATA_LINE = re.compile(r'^(?:<data name="[a-z_]+">|</data>)$')
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _ENTITY = re.compile(r"\b(?:[A-ZА-ЯЁ][\w-]+(?:\s+[A-ZА-ЯЁ][\w-]+)*|\d[\d.,]*)")
 _WORD = re.compile(r"\w{4,}")
@@ -61,6 +65,8 @@ def prompt_sections(prompt: str) -> dict[str, str]:
     current: list[str] | None = None
     for line in prompt.splitlines():
         stripped = line.strip()
+        if _DATA_LINE.match(stripped):
+            continue
         if stripped in by_header:
             current = found.setdefault(by_header[stripped], [])
             continue

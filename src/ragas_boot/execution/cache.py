@@ -1,0 +1,429 @@
+"""The persistent response cache: a judge's valid answers on disk, keyed by what it would send.
+
+A judge call is looked up before anything is sent, by a key hashed from everything that
+changes the answer: the provider's endpoint (or, for the embedded local judge, the model file
+and its sampling settings; for a LangChain class, the class and its non-secret arguments), the
+model id, temperature, max tokens, top-p, the structured-output mode, the prompt and the
+output schema (with the format block a schema-in-prompt mode appends). API keys and header
+values are left out; only a SHA-256 of the rest is stored. Only answers that were parsed and
+validated are stored, and a stored answer is validated again when read, so a hit is exactly
+what a fresh valid call would have returned. The key sits above the transport: any judge
+whose :class:`~ragas_boot.chat.judge.JudgeSpec` describes it is cached, however it sends.
+
+Storage is diskcache (SQLite: safe with several processes and threads at once), imported only
+when the cache is first used, so a run with the cache off never imports it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, Field, SecretStr
+
+from ragas_boot.chat.judge import JudgeAnswer, JudgeModel, JudgeSpec, TokenUsage
+from ragas_boot.chat.structured import format_instructions, output_schema, schema_name
+from ragas_boot.config.settings import CacheSettings
+from ragas_boot.errors import JudgeOutputError
+
+if TYPE_CHECKING:
+    from diskcache import Cache
+
+__all__ = [
+    "CACHE_FORMAT",
+    "HOME_VARIABLE",
+    "CacheEntry",
+    "CacheStats",
+    "ResponseCache",
+    "default_cache_dir",
+    "is_cacheable",
+    "on_this_machine",
+    "request_key",
+    "resolve_cache_dir",
+]
+
+log = logging.getLogger(__name__)
+
+OutputT = TypeVar("OutputT", bound=BaseModel)
+
+#: Raised when what goes into a key or an entry changes, so old entries are never misread.
+CACHE_FORMAT = 1
+
+#: Environment variable naming ragas-boot's home folder (the cache is ``$RAGAS_BOOT_HOME/cache``).
+HOME_VARIABLE = "RAGAS_BOOT_HOME"
+
+_INSTALL_HINT = "the response cache needs diskcache: pip install 'ragas-boot[cache]'"
+
+
+def default_cache_dir() -> Path:
+    """``$RAGAS_BOOT_HOME/cache`` when the variable is set, else ``.ragas-boot/cache`` in the
+    working directory."""
+    home = os.environ.get(HOME_VARIABLE)
+    base = Path(home) if home else Path.cwd() / ".ragas-boot"
+    return base / "cache"
+
+
+def resolve_cache_dir(directory: str | Path | None) -> Path:
+    """The cache folder: ``directory`` (a relative one from the working directory), else
+    :func:`default_cache_dir`."""
+    if directory is None or str(directory) == "":
+        return default_cache_dir()
+    return Path(directory).expanduser().absolute()
+
+
+def _is_loopback_url(value: object) -> bool:
+    if not isinstance(value, str) or "://" not in value:
+        return False
+    try:
+        host = urlsplit(value).hostname
+    except ValueError:
+        return False
+    if not host:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def on_this_machine(spec: JudgeSpec) -> bool:
+    """Whether the judge runs on this machine: the embedded local provider, a base URL at a
+    loopback address (a test server, a llama.cpp or Ollama you started), or a LangChain class
+    given such a URL."""
+    if spec.local is not None or _is_loopback_url(spec.base_url):
+        return True
+    arguments = spec.langchain.arguments if spec.langchain is not None else ()
+    return any(_is_loopback_url(value) for _, value in arguments)
+
+
+def is_cacheable(spec: JudgeSpec, *, any_temperature: bool = False, loopback: bool = False) -> bool:
+    """Whether a judge's answers may be cached.
+
+    A judge qualifies when its spec says everything its answer depends on (a configured
+    endpoint, local model or LangChain class: a chat model instance given in code does not),
+    its temperature is 0 (or ``any_temperature`` lets sampled answers be cached too), and it
+    is not on this machine (or ``loopback`` says to cache those too). Judges on this machine
+    are asked every time by default: their calls cost no money, and a scripted test server
+    must answer each call itself.
+    """
+    described = bool(spec.base_url) or spec.local is not None or spec.langchain is not None
+    if not described or (spec.temperature != 0 and not any_temperature):
+        return False
+    return loopback or not on_this_machine(spec)
+
+
+def _model_file(path: Path) -> dict[str, Any]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return {"path": str(path)}
+    return {"path": str(path), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+
+
+def _target(spec: JudgeSpec) -> dict[str, Any]:
+    """Who answers: the parts of the spec that pick the model and how it is reached."""
+    if spec.local is not None:
+        local = spec.local
+        # The local server's port changes every run; the model file and sampling do not.
+        return {
+            "local": _model_file(local.model_path),
+            "n_ctx": local.n_ctx,
+            "seed": local.seed,
+            "chat_format": local.chat_format,
+            "max_string_length": local.max_string_length,
+            "max_array_items": local.max_array_items,
+        }
+    if spec.langchain is not None:
+        arguments = {
+            name: value
+            for name, value in spec.langchain.arguments
+            if not isinstance(value, SecretStr)
+        }
+        return {"class": spec.langchain.class_path, "arguments": arguments, "url": spec.base_url}
+    return {"url": spec.base_url.rstrip("/"), "path": spec.completions_path}
+
+
+def request_key(spec: JudgeSpec, prompt: str, output_model: type[BaseModel]) -> str:
+    """The cache key of one structured call: a SHA-256 of everything that changes the answer.
+
+    The API key and header values never enter it (header names do); neither does the judge's
+    id or alias, so two aliases of one model share answers.
+    """
+    material = {
+        "format": CACHE_FORMAT,
+        "target": _target(spec),
+        "model": spec.model,
+        "temperature": spec.temperature,
+        "max_tokens": spec.max_tokens,
+        "top_p": spec.top_p,
+        "structured_output": spec.structured_output.value,
+        "json_object_schema": spec.json_object_schema,
+        "headers": sorted(spec.headers),
+        "prompt": prompt,
+        "schema": output_schema(output_model),
+        "schema_name": schema_name(output_model),
+        "schema_doc": output_model.__doc__,
+        "format_block": format_instructions(output_model),
+    }
+    text = json.dumps(material, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class CacheEntry:
+    """One stored answer.
+
+    Attributes:
+        raw_text: the judge's valid answer, as received (already scrubbed of secrets).
+        usage: tokens the original call used: what each hit saves.
+        model: the model id that answered.
+        created: when it was stored (seconds since the epoch).
+    """
+
+    raw_text: str
+    usage: TokenUsage
+    model: str
+    created: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": CACHE_FORMAT,
+            "raw_text": self.raw_text,
+            "usage": self.usage.model_dump(),
+            "model": self.model,
+            "created": self.created,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> CacheEntry | None:
+        if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:
+            return None
+        try:
+            return cls(
+                raw_text=str(data["raw_text"]),
+                usage=TokenUsage.model_validate(data["usage"]),
+                model=str(data["model"]),
+                created=float(data["created"]),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+class CacheStats(BaseModel):
+    """What a cache folder holds (``ragas-boot cache stats``)."""
+
+    directory: str = Field(description="The cache folder.")
+    entries: int = Field(description="Answers stored and not expired.")
+    size_bytes: int = Field(description="Size of the cache on disk.")
+    tokens: int = Field(
+        description="Tokens the stored answers cost when first asked (what one hit on each saves)."
+    )
+    models: dict[str, int] = Field(description="Entries per model id.")
+
+
+class ResponseCache:
+    """Valid judge answers on disk, shared by every process that opens the same folder.
+
+    Cache errors (a full disk, a locked or broken file, diskcache not installed) never fail a
+    judge call: they are logged once and the call goes to the judge as if there were no cache.
+
+    Args:
+        directory: the cache folder (made on first use).
+        ttl: how long an answer stays valid; ``None`` = until cleared.
+        any_temperature: cache judges whose temperature is above 0 too.
+        loopback: cache judges on this machine too (see :func:`on_this_machine`).
+    """
+
+    def __init__(
+        self,
+        *,
+        directory: str | Path,
+        ttl: timedelta | None = None,
+        any_temperature: bool = False,
+        loopback: bool = False,
+    ) -> None:
+        self._directory = Path(directory)
+        self._loopback = loopback
+        self._ttl = ttl.total_seconds() if ttl else None
+        self._any_temperature = any_temperature
+        self._cache: Cache | None = None
+        self._lock = threading.Lock()
+        self._broken = False
+
+    @classmethod
+    def from_settings(cls, settings: CacheSettings) -> ResponseCache | None:
+        """The cache the settings ask for; ``None`` when ``enabled: false``."""
+        if not settings.enabled:
+            return None
+        return cls(
+            directory=resolve_cache_dir(settings.dir),
+            ttl=settings.ttl,
+            any_temperature=settings.any_temperature,
+            loopback=settings.loopback,
+        )
+
+    def __repr__(self) -> str:
+        return f"ResponseCache(directory={str(self._directory)!r}, ttl={self._ttl!r})"
+
+    @property
+    def directory(self) -> Path:
+        """The cache folder."""
+        return self._directory
+
+    def applies_to(self, judge: JudgeModel) -> bool:
+        """Whether this judge's answers are looked up and stored (see :func:`is_cacheable`)."""
+        return is_cacheable(
+            judge.spec, any_temperature=self._any_temperature, loopback=self._loopback
+        )
+
+    def _open(self) -> Cache | None:
+        if self._cache is not None or self._broken:
+            return self._cache
+        with self._lock:
+            if self._cache is None and not self._broken:
+                try:
+                    from diskcache import Cache
+                except ImportError:
+                    # On by default, so a missing extra must not fail a run: say how to fix it.
+                    self._broken = True
+                    log.warning(
+                        "%s (or set spring.ai.ragas.cache.enabled: false); judges are asked "
+                        "directly",
+                        _INSTALL_HINT,
+                    )
+                    return None
+                try:
+                    self._cache = Cache(str(self._directory))
+                except Exception as error:
+                    self._give_up(error)
+        return self._cache
+
+    def _give_up(self, error: BaseException) -> None:
+        if not self._broken:
+            self._broken = True
+            log.warning(
+                "response cache at %s is unusable (%s: %s); judges are asked directly",
+                self._directory,
+                type(error).__name__,
+                error,
+            )
+
+    def lookup(self, key: str) -> CacheEntry | None:
+        """The entry stored under ``key``, if any (and not expired)."""
+        cache = self._open()
+        if cache is None:
+            return None
+        try:
+            data = cache.get(key)
+        except Exception as error:
+            self._give_up(error)
+            return None
+        return CacheEntry.from_dict(data)
+
+    def would_answer(self, judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> bool:
+        """Whether the cache holds an answer for this call (nothing is sent): for estimates.
+
+        Like a real lookup, the stored answer must still validate as ``output_model``.
+        """
+        if not self.applies_to(judge):
+            return False
+        return self.answer(judge, prompt, output_model) is not None
+
+    def answer(
+        self, judge: JudgeModel, prompt: str, output_model: type[OutputT]
+    ) -> tuple[JudgeAnswer[OutputT], TokenUsage] | None:
+        """The stored answer to this call, validated again, and the tokens it saves; or None.
+
+        A stored answer that no longer validates (the model's rules changed, not its schema)
+        is a miss.
+        """
+        from ragas_boot.chat.structured import parse_structured
+
+        entry = self.lookup(request_key(judge.spec, prompt, output_model))
+        if entry is None:
+            return None
+        try:
+            value = parse_structured(entry.raw_text, output_model, judge_id=judge.id)
+        except JudgeOutputError:
+            return None
+        answer = JudgeAnswer(
+            value=value, raw_text=entry.raw_text, usage=TokenUsage(), latency_s=0.0
+        )
+        return answer, entry.usage
+
+    def store(
+        self,
+        judge: JudgeModel,
+        prompt: str,
+        output_model: type[BaseModel],
+        answer: JudgeAnswer[Any],
+    ) -> None:
+        """Keep a valid answer (the caller only stores answers that parsed and validated)."""
+        cache = self._open()
+        if cache is None:
+            return
+        entry = CacheEntry(
+            raw_text=answer.raw_text,
+            usage=answer.usage,
+            model=judge.spec.model,
+            created=time.time(),
+        )
+        try:
+            cache.set(
+                request_key(judge.spec, prompt, output_model), entry.to_dict(), expire=self._ttl
+            )
+        except Exception as error:
+            self._give_up(error)
+
+    def entries(self) -> Iterator[CacheEntry]:
+        """Every stored, unexpired entry."""
+        cache = self._open()
+        if cache is None:
+            return
+        for key in cache.iterkeys():
+            entry = CacheEntry.from_dict(cache.get(key))
+            if entry is not None:
+                yield entry
+
+    def stats(self) -> CacheStats:
+        """Entries, size on disk, and entries per model."""
+        cache = self._open()
+        models: dict[str, int] = {}
+        saved = 0
+        for entry in self.entries():
+            models[entry.model] = models.get(entry.model, 0) + 1
+            saved += entry.usage.total_tokens
+        return CacheStats(
+            directory=str(self._directory),
+            entries=sum(models.values()),
+            size_bytes=int(cache.volume()) if cache is not None else 0,
+            tokens=saved,
+            models=dict(sorted(models.items())),
+        )
+
+    def clear(self, *, expired_only: bool = False) -> int:
+        """Remove every entry (or only expired ones); return how many were removed."""
+        cache = self._open()
+        if cache is None:
+            return 0
+        return int(cache.expire() if expired_only else cache.clear())
+
+    def close(self) -> None:
+        """Close the SQLite connections (the cache reopens on next use)."""
+        with self._lock:
+            cache, self._cache = self._cache, None
+        if cache is not None:
+            cache.close()
