@@ -62,6 +62,7 @@ import contextlib
 import io
 import json
 import logging
+import math
 import os
 import signal
 import sys
@@ -103,6 +104,8 @@ ENTRY_POINT_GROUP = "ragas_boot.commands"
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1
 EXIT_BAD_INPUT = 2
+#: The run's spend cap (``--max-cost``, ``spring.ai.ragas.run.max-cost``) cut it short.
+EXIT_BUDGET = 3
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 
@@ -393,6 +396,17 @@ def unit_float(text: str) -> float:
     return value
 
 
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number > 0 (an amount such as ``2.50``)."""
+    try:
+        value = float(text.strip().removeprefix("$"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a number above 0, got {text!r}")
+    return value
+
+
 def _aggregation(text: str) -> str:
     from ragas_boot.config.settings import Aggregation
 
@@ -499,6 +513,20 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
         metavar="DURATION",
         help="longest time one sample × metric may take (default: "
         "spring.ai.ragas.run.evaluation-deadline)",
+    )
+    parser.add_argument(
+        "--max-cost",
+        type=positive_float,
+        metavar="AMOUNT",
+        help="spend cap of the run, in the judges' price currency: once the priced judges' "
+        "billed tokens cost AMOUNT no judge call is sent, what is unfinished is reported as "
+        "'budget' and the exit code is 3 (default: spring.ai.ragas.run.max-cost)",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="send nothing: print the judge calls the run would make per metric and judge, "
+        "their estimated tokens and cost, and exit 0",
     )
     parser.add_argument(
         "--no-progress", action="store_true", help="no live progress bar (auto off when piped)"
@@ -770,6 +798,9 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
     evaluation_deadline = args.evaluation_deadline
     if evaluation_deadline is None and settings.run.evaluation_deadline is not None:
         evaluation_deadline = settings.run.evaluation_deadline.total_seconds()
+    max_cost = args.max_cost if args.max_cost is not None else settings.run.max_cost
+    if args.dry_run:
+        return _dry_run(args, settings, dataset, names)
     control = RunControl()
     signals: list[int] = []
 
@@ -798,6 +829,7 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
                     deadline_s=deadline,
                     evaluation_deadline_s=evaluation_deadline,
                     control=control,
+                    max_cost=max_cost,
                 )
         console = stdout()
         calibration = _calibration(run, args, view, dataset.samples)
@@ -839,7 +871,10 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
             if evaluation.error is not None and evaluation.error.kind == run.stopped
         )
         total = run.dataset.size * len(run.metrics)
-        cause = "the run's deadline passed" if run.stopped == "deadline" else "interrupted"
+        cause = {
+            "deadline": "the run's deadline passed",
+            "budget": f"the spend cap of {run.max_cost or 0:g} was reached",
+        }.get(run.stopped, "interrupted")
         _message(
             f"STOPPED {cause}: {total - unfinished} of {total} evaluations finished, "
             f"{unfinished} marked '{run.stopped}'",
@@ -849,6 +884,8 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
         return EXIT_TERMINATED if signals[0] == signal.SIGTERM else EXIT_INTERRUPTED
     if unwritten:
         return EXIT_BAD_INPUT
+    if run.stopped == "budget":
+        return EXIT_BUDGET
     gate = run.gate(args.fail_under, min_pass_rate=args.min_pass_rate)
     if not gate.passed or run.stopped is None:  # no PASSED line for a run cut short
         for line in run_gate_lines(gate):
@@ -884,6 +921,31 @@ def _calibration_text(report: Any, kind: str) -> str:
     )
 
     return render_calibration_html(report) if kind == "html" else render_calibration_json(report)
+
+
+def _dry_run(args: argparse.Namespace, settings: Any, dataset: Any, names: list[str]) -> int:
+    """``--dry-run``: the calls, tokens and cost the run would make; nothing is sent."""
+    from ragas_boot.container import create_container
+    from ragas_boot.reporting.estimate import estimate_renderables
+    from ragas_boot.runs.estimate import estimate_run
+
+    with create_container(settings) as container:
+        if not args.metric and not container.embedding_models():
+            names = _without_embedding_metrics(names)
+        beans = {name: container.metric(name) for name in names}
+        for bean in beans.values():
+            bean.check_ready()
+        executor = container.executor()
+        estimate = estimate_run(
+            dataset,
+            beans,
+            configs=_run_configs(args, names),
+            cached=executor.would_answer_from_cache if executor.cache is not None else None,
+        )
+    console = stdout()
+    for part in estimate_renderables(estimate):
+        console.print(part)
+    return EXIT_OK
 
 
 def _redact(text: str) -> str:
@@ -1343,8 +1405,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ragas-boot",
         description="Score AI agents with several LLM judges configured in application.yaml.",
         epilog="Exit codes: 0 ok; 1 a quality gate failed (or a deadline passed); 2 bad "
-        "arguments, configuration or dataset, or a report not written; 130 interrupted; "
-        "143 terminated.",
+        "arguments, configuration or dataset, or a report not written; 3 the spend cap "
+        "(--max-cost) cut the run short; 130 interrupted; 143 terminated.",
     )
     from ragas_boot import __version__
 

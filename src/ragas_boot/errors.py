@@ -16,7 +16,8 @@ for callers that do not know this library::
     │   ├── JudgeConnectionError (ConnectionError)
     │   ├── JudgeOutputError (ValueError)      empty, unparseable or schema-invalid answer
     │   ├── RateLimitExceededError             REJECT strategy, or WAIT past its timeout
-    │   └── JudgeUnavailableError              the judge's circuit is open: not sent
+    │   ├── JudgeUnavailableError              the judge's circuit is open: not sent
+    │   └── BudgetExceededError                the run's spend cap was reached: not sent
     ├── AllJudgesFailedError (RuntimeError)    no judge answered a required step
     ├── NoConsensusError (ArithmeticError)     CONSENSUS aggregation outside its tolerance
     └── UndefinedScoreError (ArithmeticError)  no score exists for this sample (says why)
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "AllJudgesFailedError",
+    "BudgetExceededError",
     "ConfigError",
     "DatasetError",
     "JudgeConnectionError",
@@ -205,9 +207,13 @@ class JudgeError(RagasBootError, RuntimeError):
     Attributes:
         judge_id: the judge that failed.
         kind: a short stable name of the failure kind (``http``, ``timeout``, ...).
+        usage: the tokens the failed response still reported (an invalid answer, an error
+            body with a ``usage`` block), as a ``ragas_boot.chat.TokenUsage``; ``None`` when
+            no body with usage came back. The provider bills them, so runs count them.
     """
 
     kind = "error"
+    usage: object | None = None
 
     def __init__(self, message: str, *, judge_id: str) -> None:
         self.judge_id = judge_id
@@ -287,6 +293,26 @@ class JudgeUnavailableError(JudgeError):
     def __init__(self, message: str, *, judge_id: str, provider: str) -> None:
         self.provider = provider
         super().__init__(message, judge_id=judge_id)
+
+
+class BudgetExceededError(JudgeError):
+    """The run's spend cap (``--max-cost``, ``spring.ai.ragas.run.max-cost``) was reached:
+    the call was not sent.
+
+    Attributes:
+        max_cost: the cap.
+        spent: what the run had spent when the call was refused.
+    """
+
+    kind = "budget"
+
+    def __init__(self, *, judge_id: str, max_cost: float, spent: float) -> None:
+        self.max_cost = max_cost
+        self.spent = spent
+        super().__init__(
+            f"the run's spend cap of {max_cost:g} was reached ({spent:.6g} spent): not sent",
+            judge_id=judge_id,
+        )
 
 
 @dataclass(frozen=True, slots=True)

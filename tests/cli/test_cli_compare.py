@@ -19,7 +19,7 @@ def test_compare_prints_judges_and_their_agreement(
     assert result.code == 0, result.err
     out = result.out
     assert "Results (" not in out  # compare shows judges, not a row per sample
-    header = _row(out, "Judge", "Metric", "Mean", "Pass rate", "p50", "p95", "Tokens")
+    header = _row(out, "Judge", "Metric", "Mean", "Pass rate", "p50", "p95", "Answered", "Billed")
     assert "Failed calls" in header and "Excluded" in header
     judge_c = _row(out, "judge-c (local)", "agent_goal_accuracy")
     assert "1.000" in judge_c and "100.0%" in judge_c and "0/3" in judge_c

@@ -151,3 +151,38 @@ def test_an_evaluation_every_judge_failed_shows_as_an_error_row(
     result.stdout.fnmatch_lines(
         ["test_down.py::test_down * AgentGoalAccuracy * error * excl * excl"]
     )
+
+
+def test_the_summary_shows_billed_tokens_and_cost_per_metric_and_judge(
+    write_tests, project, openai_server
+):
+    text = (project.path / "application.yaml").read_text(encoding="utf-8")
+    priced = "{ id: judge-a, price: {input-per-million: 1.0, output-per-million: 2.0} }"
+    (project.path / "application.yaml").write_text(
+        text.replace("{ id: judge-a }", priced), encoding="utf-8"
+    )
+    verdict = {"goal_achieved": True, "reason": "done"}
+    # judge-a's first answer is invalid and re-asked: 150 + 110 tokens billed, 110 answered
+    openai_server.script(
+        "judge-a",
+        Reply.text("not JSON", usage={"prompt_tokens": 100, "completion_tokens": 50}),
+        Reply.json(verdict, usage={"prompt_tokens": 100, "completion_tokens": 10}),
+    )
+    openai_server.respond(
+        "judge-b", Reply.json(verdict, usage={"prompt_tokens": 100, "completion_tokens": 10})
+    )
+    write_tests(
+        "test_cost",
+        "def test_goal(agent_goal_accuracy):\n    agent_goal_accuracy.evaluate(SAMPLE)\n",
+    )
+    result = project.runpytest()
+
+    result.assert_outcomes(passed=1)
+    cost = (200 * 1 + 60 * 2) / 1e6
+    result.stdout.fnmatch_lines(
+        [
+            f"judge spend: 370 tokens billed (220 answered) · ${cost:.4f} + 110 unpriced tokens",
+            f"  by metric: AgentGoalAccuracy 370 billed ${cost:.4f}",
+            f"  by judge: judge-a 260 billed ${cost:.4f}; judge-b 110 billed",
+        ]
+    )

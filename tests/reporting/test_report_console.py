@@ -19,7 +19,9 @@ def test_the_evaluate_view_has_a_row_per_sample_and_the_metric_summary(run):
     wrong = _line(text, "flight-booking-wrong-date")
     assert "fail" in wrong and "0.000 fail" in wrong  # the wrong date: no tool call matches
     summary = _line(text, "│ agent_goal_accuracy")
-    assert "0.50" in summary and summary.rstrip(" │").endswith("1")  # one failed evaluation
+    cells = [cell.strip() for cell in summary.strip(" │").split("│")]
+    assert cells[5] == "0.50" and cells[8] == "1"  # threshold; one failed evaluation
+    assert cells[-1].startswith("$")  # three of the judges have a price: the metric's cost
     assert "Failed evaluations (2)" in text
     assert "9 samples × 3 metrics: 25 scored, 0 undefined, 2 failed" in text
     assert "Judges" not in text.split("Metrics")[1]  # no judge table in this view

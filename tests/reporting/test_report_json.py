@@ -32,6 +32,7 @@ TOP_LEVEL = [
     "started_at",
     "duration_s",
     "stopped",
+    "max_cost",
 ]
 
 DOCUMENTED: list[type[BaseModel]] = [

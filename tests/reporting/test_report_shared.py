@@ -11,7 +11,7 @@ import pytest
 
 from ragas_boot.config.settings import AllureSettings
 from ragas_boot.execution.listeners import EvaluationFinished
-from ragas_boot.execution.results import Exclusion
+from ragas_boot.execution.results import Exclusion, JudgeCall
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting import render_html as render_run_html
 from ragas_boot.reporting._style import STYLESHEET
@@ -112,6 +112,7 @@ class _Row:
     checks: list[_Check] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     evaluations: list[object] = field(default_factory=lambda: [object()])
+    calls: list[JudgeCall] = field(default_factory=list)
 
 
 def test_the_pytest_table_marks_missing_scores_and_unasked_judges() -> None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ragas_boot.execution.listeners import EvaluationFinished, EvaluationStarted
+    from ragas_boot.execution.results import JudgeCall
     from ragas_boot.metrics.results import MetricResult
 
 __all__ = [
@@ -78,6 +79,7 @@ class EvaluationRecord:
         error: why the evaluation failed, when it did.
         result: the :class:`MetricResult`, when the evaluation produced one.
         checks: thresholds checked on it by ``assert_score``.
+        calls: every judge call it made (tokens answered and billed, cost), failed ones too.
     """
 
     test: str | None
@@ -92,6 +94,7 @@ class EvaluationRecord:
     error: str | None = None
     result: MetricResult | None = field(default=None, repr=False)
     checks: list[ScoreCheck] = field(default_factory=list)
+    calls: list[JudgeCall] = field(default_factory=list, repr=False)
 
     @classmethod
     def from_result(cls, result: MetricResult, *, test: str | None) -> EvaluationRecord:
@@ -107,6 +110,7 @@ class EvaluationRecord:
             mode=result.mode,
             duration_s=result.duration_s,
             result=result,
+            calls=[call for step in result.steps for call in step.calls],
         )
 
     @classmethod
@@ -126,6 +130,7 @@ class EvaluationRecord:
             mode=getattr(getattr(event.config, "mode", None), "value", None),
             duration_s=event.duration_s,
             error=event.error,
+            calls=[call for step in event.steps for call in step.calls],
         )
 
     def to_json(self) -> dict[str, Any]:

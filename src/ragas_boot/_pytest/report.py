@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ragas_boot._pytest.recording import EvaluationRecord, ScoreCheck
+from ragas_boot.execution.results import JudgeCall
 
 __all__ = ["REPORT_FORMAT", "ScoreRow", "score_rows", "write_report"]
 
@@ -59,6 +60,11 @@ class ScoreRow:
     def errors(self) -> list[str]:
         """Why evaluations of the row failed, if any did."""
         return [e.error for e in self.evaluations if e.error]
+
+    @property
+    def calls(self) -> list[JudgeCall]:
+        """Every judge call of the row's evaluations (tokens and cost)."""
+        return [call for evaluation in self.evaluations for call in evaluation.calls]
 
     def to_json(self) -> dict[str, Any]:
         """The row as a JSON-ready dict."""

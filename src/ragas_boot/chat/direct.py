@@ -21,6 +21,7 @@ from pydantic import BaseModel, SecretStr
 from ragas_boot.chat.judge import JudgeSpec, TokenUsage
 from ragas_boot.chat.openai_judge import (
     _retry_after_seconds,
+    body_usage,
     close_loop_clients,
     cut_answer,
     scrub_secret,
@@ -160,16 +161,20 @@ class DirectChat:
     def _status_error(self, response: HttpResponse) -> JudgeHTTPError:
         # The message the openai client would give (the body after "Error code: N - ").
         text = response.body.decode("utf-8", "replace").strip()
+        body: Any = None
         try:
-            message = f"Error code: {response.status} - {json.loads(text)}"
+            body = json.loads(text)
+            message = f"Error code: {response.status} - {body}"
         except ValueError:
             message = text or f"Error code: {response.status}"
-        return JudgeHTTPError(
+        error = JudgeHTTPError(
             self._scrub(f"HTTP {response.status}: {message}"),
             judge_id=self._spec.id,
             status_code=response.status,
             retry_after=_retry_after_seconds(response.headers.get("retry-after")),
         )
+        error.usage = body_usage(body)  # an error body with usage is billed
+        return error
 
     def _read(self, response: HttpResponse) -> DirectReply:
         try:
@@ -193,7 +198,7 @@ class DirectChat:
                     raw = content
                 elif content:
                     raw = json.dumps(content, ensure_ascii=False)
-            usage = _usage(document.get("usage"))
+            usage = body_usage(document) or TokenUsage()
         except (
             orjson.JSONDecodeError,
             ValueError,
@@ -214,18 +219,6 @@ class DirectChat:
         clients = list(self._clients.items())
         self._clients.clear()
         await close_loop_clients(clients)
-
-
-def _usage(value: Any) -> TokenUsage:
-    if not isinstance(value, dict):
-        return TokenUsage()
-    prompt = int(value.get("prompt_tokens") or 0)
-    completion = int(value.get("completion_tokens") or 0)
-    return TokenUsage(
-        input_tokens=prompt,
-        output_tokens=completion,
-        total_tokens=int(value.get("total_tokens") or prompt + completion),
-    )
 
 
 def _mode_fragment(spec: JudgeSpec, output_model: type[BaseModel]) -> bytes:

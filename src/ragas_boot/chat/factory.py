@@ -187,6 +187,7 @@ def _spec(
         langchain=langchain,
         json_object_schema=json_object_schema,
         transport=transport or providers.transport,
+        price=model.price,
     )
 
 

@@ -9,7 +9,12 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from ragas_boot.config.settings import RateLimitStrategy, StructuredOutputMode, Transport
+from ragas_boot.config.settings import (
+    PriceSettings,
+    RateLimitStrategy,
+    StructuredOutputMode,
+    Transport,
+)
 
 __all__ = [
     "JudgeAnswer",
@@ -33,12 +38,24 @@ class TokenUsage(BaseModel):
     input_tokens: int = Field(default=0, ge=0, description="Prompt tokens.")
     output_tokens: int = Field(default=0, ge=0, description="Completion tokens.")
     total_tokens: int = Field(default=0, ge=0, description="Prompt plus completion tokens.")
+    cached_input_tokens: int = Field(
+        default=0, ge=0, description="Of the prompt tokens, those read from the provider's cache."
+    )
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             total_tokens=self.total_tokens + other.total_tokens,
+            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+        )
+
+    def cost(self, price: PriceSettings) -> float:
+        """What these tokens cost at ``price``."""
+        return price.cost(
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cached_input_tokens=self.cached_input_tokens,
         )
 
 
@@ -159,6 +176,7 @@ class JudgeSpec:
         json_object_schema: in ``json_object`` mode, send the schema beside the type too.
         transport: how an OpenAI-compatible judge sends calls (its own lean client, or
             langchain-openai's ``ChatOpenAI``); other judges ignore it.
+        price: price per million tokens; ``None``: reports show this judge's tokens only.
     """
 
     id: str
@@ -178,6 +196,7 @@ class JudgeSpec:
     langchain: LangChainModelSpec | None = None
     json_object_schema: bool = True
     transport: Transport = Transport.DIRECT
+    price: PriceSettings | None = None
 
 
 @runtime_checkable

@@ -531,8 +531,12 @@ class LangChainJudge:
         raw = self._raw(message, mode)
         if raw is not None:
             raw = scrub_secrets(raw, self._spec)
-        value = parse_structured(raw, output_model, judge_id=self.id)
         usage = usage_of(message) if message is not None else TokenUsage()
+        try:
+            value = parse_structured(raw, output_model, judge_id=self.id)
+        except JudgeOutputError as error:
+            error.usage = usage  # an invalid answer is billed all the same
+            raise
         return JudgeAnswer(value=value, raw_text=raw or "", usage=usage, latency_s=latency)
 
     @staticmethod

@@ -51,6 +51,7 @@ __all__ = [
     "OpenAICompatibleJudge",
     "answer_size_hook",
     "api_base_url",
+    "body_usage",
     "call_failure",
     "close_loop_clients",
     "connection_limits",
@@ -118,11 +119,41 @@ def usage_of(message: BaseMessage) -> TokenUsage:
     metadata = getattr(message, "usage_metadata", None)
     if not metadata:
         return TokenUsage()
+    details = metadata.get("input_token_details") or {}
     return TokenUsage(
         input_tokens=int(metadata.get("input_tokens", 0) or 0),
         output_tokens=int(metadata.get("output_tokens", 0) or 0),
         total_tokens=int(metadata.get("total_tokens", 0) or 0),
+        cached_input_tokens=int(details.get("cache_read", 0) or 0),
     )
+
+
+def body_usage(body: object) -> TokenUsage | None:
+    """The ``usage`` block of an OpenAI response body (an error body may carry one too), or
+    ``None`` when it has none that reads as token counts."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
+        return None
+
+    def count(value: object) -> int:
+        return value if isinstance(value, int) and value >= 0 else 0
+
+    details = usage.get("prompt_tokens_details")
+    prompt = count(usage.get("prompt_tokens"))
+    completion = count(usage.get("completion_tokens"))
+    return TokenUsage(
+        input_tokens=prompt,
+        output_tokens=completion,
+        total_tokens=count(usage.get("total_tokens")) or prompt + completion,
+        cached_input_tokens=count(details.get("cached_tokens")) if isinstance(details, dict) else 0,
+    )
+
+
+def _response_usage(response: Any) -> TokenUsage | None:
+    try:
+        return body_usage(response.json())
+    except Exception:  # an unreadable body bills nothing we can count
+        return None
 
 
 def _tool_call_arguments(message: BaseMessage) -> str | None:
@@ -269,12 +300,15 @@ def translate_error(error: BaseException, *, spec: _CallSpec) -> BaseException:
             scrub_secret(f"connection failed: {error}", spec), judge_id=spec.id
         )
     if isinstance(error, openai.APIStatusError):
-        return JudgeHTTPError(
+        translated = JudgeHTTPError(
             scrub_secret(f"HTTP {error.status_code}: {error.message}", spec),
             judge_id=spec.id,
             status_code=error.status_code,
             retry_after=_retry_after_seconds(error.response.headers.get("retry-after")),
         )
+        # Some providers bill a failed completion and say so in the error body.
+        translated.usage = _response_usage(error.response)
+        return translated
     return error
 
 
@@ -540,12 +574,18 @@ class OpenAICompatibleJudge:
             raw = self._scrub(raw)
             limit = self._spec.max_answer_chars
             if len(raw) > limit:
-                raise JudgeOutputError(
+                too_long = JudgeOutputError(
                     f"the answer has {len(raw):,} characters, more than max-answer-chars {limit:,}",
                     judge_id=self.id,
                     raw_text=cut_answer(raw, limit, f"{len(raw):,} characters"),
                 )
-        value = parse_structured(raw, output_model, judge_id=self.id)
+                too_long.usage = usage  # billed all the same
+                raise too_long
+        try:
+            value = parse_structured(raw, output_model, judge_id=self.id)
+        except JudgeOutputError as error:
+            error.usage = usage  # an invalid answer is billed all the same
+            raise
         return JudgeAnswer(value=value, raw_text=raw or "", usage=usage, latency_s=latency)
 
     async def _send(self, runnable: Runnable[LanguageModelInput, BaseMessage], text: str) -> Any:

@@ -77,6 +77,7 @@ __all__ = [
     "OpenAIEmbeddingOptions",
     "OpenAIEmbeddingSettings",
     "OpenAISettings",
+    "PriceSettings",
     "ProvidersSettings",
     "QuorumFailure",
     "RagasSettings",
@@ -500,6 +501,43 @@ class DefaultOptions(_Section):
     top_p: float = Field(default=1.0, gt=0.0, le=1.0, description="Nucleus sampling.")
 
 
+class PriceSettings(_Section):
+    """A chat model's price per million tokens (``chat-models[].price``), as providers list it.
+
+    Reports show the cost of every judge, metric and run from it; a judge without a price
+    shows tokens only (no price is ever guessed). All prices of a config are in one currency
+    (reports write it as ``$``).
+    """
+
+    input_per_million: float = Field(
+        ge=0.0, allow_inf_nan=False, description="Price of one million input (prompt) tokens."
+    )
+    output_per_million: float = Field(
+        ge=0.0, allow_inf_nan=False, description="Price of one million output (completion) tokens."
+    )
+    cached_input_per_million: float | None = Field(
+        default=None,
+        ge=0.0,
+        allow_inf_nan=False,
+        description="Price of one million input tokens read from the provider's prompt cache; "
+        "unset = the input price.",
+    )
+
+    def cost(self, *, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0) -> float:
+        """What these tokens cost (``cached_input_tokens`` are part of ``input_tokens``)."""
+        cached = min(cached_input_tokens, input_tokens)
+        cached_price = (
+            self.cached_input_per_million
+            if self.cached_input_per_million is not None
+            else self.input_per_million
+        )
+        return (
+            (input_tokens - cached) * self.input_per_million
+            + cached * cached_price
+            + output_tokens * self.output_per_million
+        ) / 1_000_000
+
+
 class ChatModelSettings(_Section):
     """One chat model of a provider; it becomes one judge."""
 
@@ -508,6 +546,10 @@ class ChatModelSettings(_Section):
         default=None, min_length=1, description="Judge id to use instead of the model id."
     )
     options: ChatOptions = Field(default_factory=ChatOptions, description="Per-model options.")
+    price: PriceSettings | None = Field(
+        default=None,
+        description="Price per million tokens; unset = reports show this judge's tokens only.",
+    )
 
     @property
     def judge_id(self) -> str:
@@ -1061,6 +1103,14 @@ class RunSettings(_Section):
     evaluation_deadline: Duration | None = Field(
         default=None,
         description="Longest time one evaluation (a sample × a metric) may take; unset = none.",
+    )
+    max_cost: float | None = Field(
+        default=None,
+        gt=0.0,
+        allow_inf_nan=False,
+        description="Spend cap of a run, in the judges' price currency: once the judges' "
+        "billed cost reaches it no judge call is sent and what is unfinished gets the status "
+        "budget (exit code 3); unset = no cap. Judges without a price cost nothing here.",
     )
 
     @field_validator("deadline", "evaluation_deadline")

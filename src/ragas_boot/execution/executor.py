@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from pydantic import BaseModel
 
 from ragas_boot.chat.judge import JudgeAnswer, JudgeModel, TokenUsage
-from ragas_boot.config.settings import RetrySettings
+from ragas_boot.chat.structured import format_instructions, output_schema
+from ragas_boot.config.settings import RetrySettings, StructuredOutputMode
 from ragas_boot.errors import (
     JudgeError,
     JudgeHTTPError,
@@ -27,8 +30,9 @@ from ragas_boot.execution.limits import ProviderGate, ProviderGates
 from ragas_boot.execution.repeats import bypass_cache, current_repeat
 from ragas_boot.execution.results import CacheOutcome, JudgeCall, StepRecord
 from ragas_boot.execution.retry import RetryPolicy
+from ragas_boot.execution.spending import SpendMeter
 
-__all__ = ["MultiModelExecutor", "OutputSource", "PromptSource"]
+__all__ = ["DryAnswerer", "MultiModelExecutor", "OutputSource", "PromptSource"]
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +40,10 @@ OutputT = TypeVar("OutputT", bound=BaseModel)
 
 #: A prompt for every judge, or a function making each judge's own prompt.
 PromptSource = str | Callable[[JudgeModel], str]
+
+#: Answers a call without sending it (a dry run): the judge, the prompt as it would be sent
+#: (format block included) and the output model; returns the answer to feed the next step.
+DryAnswerer = Callable[[JudgeModel, str, type[BaseModel]], BaseModel]
 
 #: An output model for every judge, or a function giving each judge its own (e.g. a list
 #: pinned to the length of that judge's own previous answer).
@@ -62,6 +70,8 @@ class _Attempts(CallTally):
 
     raw: list[str] = field(default_factory=list)
     usage: TokenUsage = field(default_factory=TokenUsage)
+    billed: TokenUsage = field(default_factory=TokenUsage)
+    cost: float | None = None
 
 
 class MultiModelExecutor(PortalRunner):
@@ -108,6 +118,28 @@ class MultiModelExecutor(PortalRunner):
         self._by_model: dict[str, list[JudgeModel]] = {}
         for judge in self._judges:
             self._by_model.setdefault(judge.spec.model, []).append(judge)
+        self._meter: SpendMeter | None = None
+        self._dry: DryAnswerer | None = None
+
+    @contextlib.contextmanager
+    def dry(self, answerer: DryAnswerer) -> Iterator[None]:
+        """Inside the block no call is sent: ``answerer`` answers each one (a dry run counts
+        the calls and prompts a run would make). Do not run real evaluations meanwhile."""
+        previous, self._dry = self._dry, answerer
+        try:
+            yield
+        finally:
+            self._dry = previous
+
+    @contextlib.contextmanager
+    def metered(self, meter: SpendMeter) -> Iterator[SpendMeter]:
+        """Bill every call made inside the block to ``meter`` and obey its cap (a dataset
+        run's ``max-cost``); the executor's previous meter comes back afterwards."""
+        previous, self._meter = self._meter, meter
+        try:
+            yield meter
+        finally:
+            self._meter = previous
 
     def __repr__(self) -> str:
         return f"MultiModelExecutor(judges={self.judge_ids!r})"
@@ -201,7 +233,7 @@ class MultiModelExecutor(PortalRunner):
             for judge, text, model in zip(judges, prompts, models, strict=True)
         ]
         for judge, (_, hit) in zip(judges, looked_up, strict=True):
-            if hit is None:
+            if hit is None and self._dry is None:  # a dry run starts no client, no local model
                 judge.prepare()
         started = time.perf_counter()
         calls = await asyncio.gather(
@@ -225,7 +257,8 @@ class MultiModelExecutor(PortalRunner):
     ) -> tuple[CacheOutcome, tuple[JudgeAnswer[BaseModel], TokenUsage] | None]:
         cache = self._cache
         # A repeat after the first (--repeat N) must ask the judge again: that is its point.
-        if cache is None or bypass_cache() or not cache.applies_to(judge):
+        # A dry run asks its answerer about every call (its ``cached`` hook counts hits).
+        if cache is None or self._dry is not None or bypass_cache() or not cache.applies_to(judge):
             return "off", None
         hit = cache.answer(judge, prompt, output_model)
         return ("hit" if hit is not None else "miss"), hit
@@ -283,6 +316,8 @@ class MultiModelExecutor(PortalRunner):
                 wait_s=tally.wait_s,
                 started_s=started_s,
                 usage=tally.usage,
+                billed_usage=tally.billed,
+                cost=tally.cost,
                 cache=outcome,
             )
         except asyncio.CancelledError:
@@ -305,6 +340,8 @@ class MultiModelExecutor(PortalRunner):
                 wait_s=tally.wait_s,
                 started_s=started_s,
                 usage=tally.usage,
+                billed_usage=tally.billed,
+                cost=tally.cost,
                 cache=outcome,
             )
 
@@ -315,8 +352,44 @@ class MultiModelExecutor(PortalRunner):
         output_model: type[OutputT],
         tally: _Attempts,
     ) -> JudgeAnswer[OutputT]:
+        if self._dry is not None:
+            text = prompt
+            if judge.spec.structured_output in (
+                StructuredOutputMode.PROMPT,
+                StructuredOutputMode.JSON_OBJECT,
+            ):
+                text += format_instructions(output_model)
+            else:  # the schema travels beside the prompt: count it as well
+                text += json.dumps(output_schema(output_model))
+            value = self._dry(judge, text, output_model)
+            return JudgeAnswer(value=value, raw_text="", usage=TokenUsage(), latency_s=0.0)  # type: ignore[arg-type]
+        meter = self._meter
+        price = judge.spec.price
+
+        def bill(usage: object) -> None:
+            # Every response that reports usage is billed, whatever became of it.
+            if not isinstance(usage, TokenUsage):
+                return
+            tally.billed = tally.billed + usage
+            if price is not None:
+                cost = usage.cost(price)
+                tally.cost = (tally.cost or 0.0) + cost
+                if meter is not None:
+                    meter.add(cost)
+
+        async def attempt() -> JudgeAnswer[OutputT]:
+            if meter is not None:
+                meter.admit(judge.id)
+            try:
+                answer = await judge.ainvoke_structured(prompt, output_model)
+            except JudgeError as error:
+                bill(error.usage)
+                raise
+            bill(answer.usage)
+            return answer
+
         return await call_with_retries(
-            lambda: judge.ainvoke_structured(prompt, output_model),
+            attempt,
             judge_id=judge.id,
             gate=self._gate(judge),
             policy=self._retry,

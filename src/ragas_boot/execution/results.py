@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragas_boot.chat.judge import TokenUsage
 
-__all__ = ["CacheOutcome", "Exclusion", "JudgeCall", "StepRecord"]
+__all__ = ["CacheOutcome", "CallSpend", "Exclusion", "JudgeCall", "StepRecord"]
 
 #: What the response cache did for a call: answered it, was asked and had nothing, or was not
 #: asked (cache off, or a judge it does not cover such as temperature above 0).
@@ -40,7 +42,18 @@ class JudgeCall(BaseModel):
     latency_s: float = Field(default=0.0, description="Seconds spent in HTTP attempts.")
     wait_s: float = Field(default=0.0, description="Seconds waiting for rate limit/concurrency.")
     started_s: float = Field(default=0.0, description="Start, seconds after the step began.")
-    usage: TokenUsage = Field(default_factory=TokenUsage, description="Tokens used.")
+    usage: TokenUsage = Field(
+        default_factory=TokenUsage,
+        description="Answered tokens: those of the answer used (none on a cache hit).",
+    )
+    billed_usage: TokenUsage = Field(
+        default_factory=TokenUsage,
+        description="Billed tokens: every response that reported usage (re-asked invalid "
+        "answers, retried attempts, error bodies with usage, a failed call's answers).",
+    )
+    cost: float | None = Field(
+        default=None, description="What the billed tokens cost; None when the judge has no price."
+    )
     cache: CacheOutcome = Field(
         default="off", description="hit (answered from the response cache), miss, or off."
     )
@@ -81,10 +94,18 @@ class StepRecord(BaseModel):
 
     @property
     def usage(self) -> TokenUsage:
-        """Tokens used by every judge at this step."""
+        """Answered tokens of every judge at this step."""
         total = TokenUsage()
         for call in self.calls:
             total = total + call.usage
+        return total
+
+    @property
+    def billed_usage(self) -> TokenUsage:
+        """Billed tokens of every judge at this step."""
+        total = TokenUsage()
+        for call in self.calls:
+            total = total + call.billed_usage
         return total
 
 
@@ -107,3 +128,36 @@ class Exclusion(BaseModel):
             kind=call.error_kind or "error",
             message=call.error_message or "",
         )
+
+
+@dataclass(frozen=True, slots=True)
+class CallSpend:
+    """What some judge calls used and cost, summed (see :meth:`of`).
+
+    Attributes:
+        usage: answered tokens (the answers that were used).
+        billed_usage: billed tokens (every response that reported usage).
+        cost: the cost of the calls of judges with a price; ``None`` when none had one.
+        unpriced_tokens: billed tokens of calls whose judge has no price (not in ``cost``).
+    """
+
+    usage: TokenUsage
+    billed_usage: TokenUsage
+    cost: float | None
+    unpriced_tokens: int
+
+    @classmethod
+    def of(cls, calls: Iterable[JudgeCall]) -> CallSpend:
+        """The sum over ``calls``."""
+        usage = TokenUsage()
+        billed = TokenUsage()
+        cost: float | None = None
+        unpriced = 0
+        for call in calls:
+            usage = usage + call.usage
+            billed = billed + call.billed_usage
+            if call.cost is not None:
+                cost = (cost or 0.0) + call.cost
+            else:
+                unpriced += call.billed_usage.total_tokens
+        return cls(usage=usage, billed_usage=billed, cost=cost, unpriced_tokens=unpriced)

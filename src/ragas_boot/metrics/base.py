@@ -44,7 +44,7 @@ from ragas_boot.execution.listeners import (
     MetricListener,
 )
 from ragas_boot.execution.repeats import repeat_scope
-from ragas_boot.execution.results import Exclusion, StepRecord
+from ragas_boot.execution.results import CallSpend, Exclusion, StepRecord
 from ragas_boot.metrics.prompting import check_template, load_prompt
 from ragas_boot.metrics.results import MetricResult, Quorum, combine_repeats
 from ragas_boot.samples import Sample
@@ -58,6 +58,9 @@ __all__ = [
 ]
 
 log = logging.getLogger("ragas_boot.metrics")
+
+#: The spend of a metric that calls no model.
+_NO_SPEND = CallSpend.of(())
 
 ConfigT = TypeVar("ConfigT", bound="MetricConfig")
 
@@ -785,10 +788,13 @@ class Metric(ABC, Generic[ConfigT]):
             )
             raise
         votes = agreement(list(outcome.model_scores.values()))
-        usage = outcome.extra_usage
-        if self.needs:  # a metric that calls no model has no tokens to add up
-            for step in outcome.steps:
-                usage = usage + step.usage
+        # A metric that calls no model has no tokens to add up (the judge-less fast path).
+        spend = (
+            CallSpend.of(call for step in outcome.steps for call in step.calls)
+            if self.needs
+            else _NO_SPEND
+        )
+        usage = outcome.extra_usage + spend.usage
         result = MetricResult(
             metric=self.label,
             score=None if score is None else float(score),
@@ -813,6 +819,8 @@ class Metric(ABC, Generic[ConfigT]):
             else outcome.undefined_reason,
             duration_s=time.perf_counter() - started,
             usage=usage,
+            billed_usage=outcome.extra_usage + spend.billed_usage,
+            cost=spend.cost,
             sample_id=sample.id,
             lower_is_better=self.lower_is_better,
             quorum=quorum,

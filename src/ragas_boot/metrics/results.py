@@ -102,7 +102,17 @@ class MetricResult(BaseModel):
     config: dict[str, Any] = Field(default_factory=dict, description="The effective config.")
     undefined_reason: str | None = Field(default=None, description="Why score is None.")
     duration_s: float = Field(default=0.0, description="Wall time of the evaluation.")
-    usage: TokenUsage = Field(default_factory=TokenUsage, description="Tokens used by all judges.")
+    usage: TokenUsage = Field(
+        default_factory=TokenUsage, description="Answered tokens of all judges (answers used)."
+    )
+    billed_usage: TokenUsage = Field(
+        default_factory=TokenUsage,
+        description="Billed tokens of all judges: every response that reported usage.",
+    )
+    cost: float | None = Field(
+        default=None,
+        description="Cost of the billed tokens of judges with a price; None when none has one.",
+    )
     sample_id: str | None = Field(default=None, description="The sample's id, when it has one.")
     lower_is_better: bool = Field(
         default=False,
@@ -167,8 +177,13 @@ def combine_repeats(results: Sequence[MetricResult | None], threshold: float) ->
         for judge_id, value in result.model_scores.items():
             by_judge.setdefault(judge_id, []).append(value)
     usage = TokenUsage()
+    billed = TokenUsage()
+    cost: float | None = None
     for result in defined:
         usage = usage + result.usage
+        billed = billed + result.billed_usage
+        if result.cost is not None:
+            cost = (cost or 0.0) + result.cost
     missed = next(
         (r.quorum for r in defined if r.quorum is not None and not r.quorum.met), base.quorum
     )
@@ -186,6 +201,8 @@ def combine_repeats(results: Sequence[MetricResult | None], threshold: float) ->
             ],
             "exclusions": [item for result in defined for item in result.exclusions],
             "usage": usage,
+            "billed_usage": billed,
+            "cost": cost,
             "duration_s": sum(result.duration_s for result in defined),
             "quorum": missed,
             "undefined_reason": None if score is not None else reason,

@@ -10,6 +10,7 @@ from ragas_boot.runs.results import Evaluation
 __all__ = [
     "MISSING",
     "cache",
+    "cost",
     "evaluation_label",
     "fraction",
     "interval",
@@ -20,6 +21,7 @@ __all__ = [
     "score",
     "seconds",
     "short",
+    "spend",
     "tokens",
 ]
 
@@ -69,6 +71,27 @@ def tokens(value: int) -> str:
     return f"{value:,}"
 
 
+def cost(value: float | None) -> str:
+    """``$0.0123`` (four decimals under $10), ``$12.34``; the missing mark without a price."""
+    if value is None:
+        return MISSING
+    return f"${value:.4f}" if value < 10 else f"${value:,.2f}"
+
+
+def spend(
+    billed: int, answered: int, value: float | None, unpriced: int = 0, *, cap: float | None = None
+) -> str:
+    """``1,234 tokens billed (1,000 answered) · $0.0123`` (+ unpriced tokens, the cap)."""
+    text = f"{tokens(billed)} tokens billed ({tokens(answered)} answered)"
+    if value is not None:
+        text += f" · {cost(value)}"
+        if unpriced:
+            text += f" + {tokens(unpriced)} unpriced tokens"
+    if cap is not None:
+        text += f" (cap {cost(cap)})"
+    return text
+
+
 def cache(hits: int, misses: int, saved_tokens: int) -> str | None:
     """``cache: 9 hits, 0 misses, 1,071 tokens saved``; None when the cache was not asked."""
     if not hits and not misses:
@@ -95,8 +118,10 @@ def plain(value: object, style: str = "") -> Text:
 
 
 def evaluation_label(evaluation: Evaluation) -> str:
-    """``0.750 pass``, ``0.250 fail``, ``undefined``, ``no quorum (2/4)`` or ``failed (kind)``;
-    repeated evaluations add ``· 3/5 passed`` and ``unstable``."""
+    """``0.750 pass``, ``0.250 fail``, ``undefined``, ``no quorum (2/4)``, ``budget`` or
+    ``failed (kind)``; repeated evaluations add ``· 3/5 passed`` and ``unstable``."""
+    if evaluation.status == "budget":
+        return "budget"
     if evaluation.status == "failed":
         kind = evaluation.error.kind if evaluation.error is not None else "error"
         return f"failed ({kind.replace('_', ' ')})"

@@ -34,6 +34,7 @@ tr.group-start td { border-top: 2px solid var(--line); }
 .badge.fail { color: var(--fail); border-color: var(--fail); background: #ffebe9; }
 .badge.failed { color: #fff; background: var(--fail); }
 .badge.undefined { color: var(--warn); border-color: var(--warn); background: #fff8c5; }
+.badge.budget { color: #fff; background: #8250df; }
 .muted { color: var(--muted); }
 .charts { display: flex; flex-wrap: wrap; gap: 24px; }
 .chart { flex: 1 1 520px; }

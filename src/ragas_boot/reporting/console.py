@@ -25,7 +25,9 @@ _MAX_FAILURE_ROWS = 20
 
 
 def _cell(evaluation: Evaluation) -> Text:
-    style = {"failed": "bold red", "undefined": "yellow"}.get(evaluation.status)
+    style = {"failed": "bold red", "undefined": "yellow", "budget": "magenta"}.get(
+        evaluation.status
+    )
     if style is None:
         style = "green" if evaluation.passed else "red"
     return fmt.plain(fmt.evaluation_label(evaluation), style=style)
@@ -49,7 +51,18 @@ def metrics_table(run: RunResult) -> Table:
         table.add_column(name, justify="left" if name == "Metric" else "right", no_wrap=True)
     for name in ("Scored", "Undefined", "Failed"):
         table.add_column(name, justify="right")
+    budget = run.totals.budget > 0
+    if budget:
+        table.add_column("Budget", justify="right")
+    priced = run.totals.cost is not None
+    if priced:
+        table.add_column("Cost", justify="right", no_wrap=True)
     for summary in run.metric_summaries:
+        extra: list[str | Text] = []
+        if budget:
+            extra.append(Text(str(summary.budget), style="magenta" if summary.budget else ""))
+        if priced:
+            extra.append(fmt.cost(summary.cost))
         table.add_row(
             fmt.plain(summary.metric),
             fmt.score(summary.mean),
@@ -60,16 +73,21 @@ def metrics_table(run: RunResult) -> Table:
             str(summary.scored),
             str(summary.undefined),
             Text(str(summary.failed), style="bold red" if summary.failed else ""),
+            *extra,
         )
     return table
 
 
 def judges_table(run: RunResult) -> Table:
-    """One row per judge × metric: the judge's own scores, latency, tokens and failures."""
+    """One row per judge × metric: the judge's own scores, latency, tokens (answered and
+    billed), cost and failures."""
     table = Table(title="Judges", title_justify="left")
     table.add_column("Judge", no_wrap=True)
     table.add_column("Metric", no_wrap=True)
-    for name in ("Mean", "Pass rate", "p50", "p95", "Tokens", "Failed calls", "Excluded"):
+    priced = run.totals.cost is not None
+    columns = ["Mean", "Pass rate", "p50", "p95", "Answered", "Billed"]
+    columns += ["Cost"] if priced else []
+    for name in (*columns, "Failed calls", "Excluded"):
         table.add_column(name, justify="right", no_wrap=True)
     per_metric = [summary for summary in run.judge_summaries if summary.metric is not None]
     for index, summary in enumerate(per_metric):
@@ -83,6 +101,8 @@ def judges_table(run: RunResult) -> Table:
             fmt.seconds(summary.latency_p50_s),
             fmt.seconds(summary.latency_p95_s),
             fmt.tokens(summary.usage.total_tokens),
+            fmt.tokens(summary.billed_usage.total_tokens),
+            *([fmt.cost(summary.cost)] if priced else []),
             Text(
                 f"{summary.failed_calls}/{summary.calls}",
                 style="bold red" if summary.failed_calls else "",
@@ -196,17 +216,32 @@ def _dataset_label(run: RunResult) -> str:
 
 
 def run_line(run: RunResult) -> Text:
-    """One line: counts, judge calls, tokens and time of the run."""
+    """One line: counts, judge calls, tokens, cost and time of the run."""
     totals = run.totals
+    budget = f", {totals.budget} budget" if totals.budget else ""
     cache = fmt.cache(totals.cache_hits, totals.cache_misses, totals.saved_usage.total_tokens)
-    return fmt.plain(
+    spend = fmt.spend(
+        totals.billed_usage.total_tokens,
+        totals.usage.total_tokens,
+        totals.cost,
+        totals.unpriced_tokens,
+        cap=run.max_cost,
+    )
+    line = fmt.plain(
         f"{run.dataset.size} samples × {len(run.metrics)} metrics: "
-        f"{totals.scored} scored, {totals.undefined} undefined, {totals.failed} failed · "
+        f"{totals.scored} scored, {totals.undefined} undefined, {totals.failed} failed{budget} · "
         f"{totals.judge_calls} judge calls ({totals.failed_judge_calls} failed) · "
-        f"{fmt.tokens(totals.usage.total_tokens)} tokens · "
+        f"{spend} · "
         + (f"{cache} · " if cache else "")
         + f"{run.duration_s:.1f} s (concurrency {run.concurrency})"
     )
+    if run.stopped == "budget":
+        line.append(
+            f"\nspend cap {fmt.cost(run.max_cost)} reached: {totals.budget} evaluations cut "
+            "short (status budget); no judge call was sent after it",
+            style="magenta",
+        )
+    return line
 
 
 def console_renderables(run: RunResult, view: ConsoleView = "evaluate") -> list[RenderableType]:
@@ -222,8 +257,24 @@ def console_renderables(run: RunResult, view: ConsoleView = "evaluate") -> list[
     for table in (repeats_table(run), undefined_table(run), failures_table(run)):
         if table is not None:
             parts.append(table)
+    if view == "evaluate" and run.judges:
+        parts.append(judge_spend_line(run))
     parts.append(run_line(run))
     return parts
+
+
+def judge_spend_line(run: RunResult) -> Text:
+    """One line: each judge's billed tokens and cost over the run (the evaluate view; the
+    compare view has them in the judges table)."""
+    parts = []
+    for summary in run.judge_summaries:
+        if summary.metric is not None:
+            continue
+        text = f"{summary.judge_id} {fmt.tokens(summary.billed_usage.total_tokens)} billed"
+        if summary.cost is not None:
+            text += f" {fmt.cost(summary.cost)}"
+        parts.append(text)
+    return fmt.plain("Judge spend: " + " · ".join(parts))
 
 
 def render_console(run: RunResult, view: ConsoleView = "evaluate", *, width: int = 120) -> str:

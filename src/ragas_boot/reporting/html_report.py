@@ -197,15 +197,34 @@ def _metrics_section(run: RunResult) -> str:
             f"{_num(threshold)}{_num(str(s.scored))}{_num(str(s.undefined))}"
             f"{failed}</tr>"
         )
+    priced = run.totals.cost is not None
+    budget = run.totals.budget > 0
+    if priced or budget:
+        rows = [
+            row[: -len("</tr>")]
+            + (_num(str(s.budget)) if budget else "")
+            + (_num(fmt.cost(s.cost)) if priced else "")
+            + "</tr>"
+            for row, s in zip(rows, run.metric_summaries, strict=True)
+        ]
     headers = ("Metric", "Mean", "Min", "Max", "Pass rate", "Threshold", "Scored", "Undefined")
-    table = _table((*headers, "Failed"), rows, numeric=range(1, 9))
+    extra = (("Budget",) if budget else ()) + (("Cost",) if priced else ())
+    table = _table((*headers, "Failed", *extra), rows, numeric=range(1, 9 + len(extra)))
     totals = run.totals
+    billed = totals.billed_usage
     line = (
         f"{totals.judge_calls} judge calls ({totals.failed_judge_calls} failed) · "
-        f"{fmt.tokens(totals.usage.total_tokens)} tokens "
-        f"({fmt.tokens(totals.usage.input_tokens)} in, "
-        f"{fmt.tokens(totals.usage.output_tokens)} out)"
+        + fmt.spend(
+            billed.total_tokens,
+            totals.usage.total_tokens,
+            totals.cost,
+            totals.unpriced_tokens,
+            cap=run.max_cost,
+        )
+        + f" · billed {fmt.tokens(billed.input_tokens)} in, {fmt.tokens(billed.output_tokens)} out"
     )
+    if run.stopped == "budget":
+        line += f" · spend cap reached: {totals.budget} evaluations cut short (budget)"
     cache = fmt.cache(totals.cache_hits, totals.cache_misses, totals.saved_usage.total_tokens)
     if cache:
         line += f" · {cache}"
@@ -220,6 +239,7 @@ def _judges_section(run: RunResult) -> str:
         return ""
     rows = []
     previous = None
+    priced = run.totals.cost is not None
     for s in (s for s in run.judge_summaries if s.metric is not None):
         first = s.judge_id != previous
         previous = s.judge_id
@@ -233,10 +253,13 @@ def _judges_section(run: RunResult) -> str:
             f'<tr class="{"group-start" if first else ""}"><td>{judge}</td><td>{_e(s.metric)}</td>'
             f"{_num(fmt.score(s.mean))}{_num(fmt.percent(s.pass_rate))}"
             f"{_num(fmt.seconds(s.latency_p50_s))}{_num(fmt.seconds(s.latency_p95_s))}"
-            f"{_num(fmt.tokens(s.usage.total_tokens))}{failed_cell}{excluded}</tr>"
+            f"{_num(fmt.tokens(s.usage.total_tokens))}"
+            f"{_num(fmt.tokens(s.billed_usage.total_tokens))}"
+            f"{_num(fmt.cost(s.cost)) if priced else ''}{failed_cell}{excluded}</tr>"
         )
-    headers = ("Judge", "Metric", "Mean", "Pass rate", "p50", "p95", "Tokens", "Failed calls")
-    table = _table((*headers, "Excluded"), rows, numeric=range(2, 9))
+    headers: tuple[str, ...] = ("Judge", "Metric", "Mean", "Pass rate", "p50", "p95")
+    headers += ("Answered", "Billed", *(("Cost",) if priced else ()))
+    table = _table((*headers, "Failed calls", "Excluded"), rows, numeric=range(2, len(headers) + 2))
     charts = "".join(
         f'<div class="chart">{chart}</div>'
         for chart in (score_chart(run), latency_chart(run))
@@ -412,7 +435,9 @@ def _call_box(call: JudgeCall) -> str:
     )
     facts = (
         f"{fmt.seconds(call.latency_s)} · waited {fmt.seconds(call.wait_s)} · "
-        f"{call.attempts} attempt(s) · {fmt.tokens(call.usage.total_tokens)} tokens"
+        f"{call.attempts} attempt(s) · {fmt.tokens(call.billed_usage.total_tokens)} tokens "
+        f"billed ({fmt.tokens(call.usage.total_tokens)} answered)"
+        + (f" · {fmt.cost(call.cost)}" if call.cost is not None else "")
     )
     if call.cached:
         status += ' <span class="badge">cached</span>'

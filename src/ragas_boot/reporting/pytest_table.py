@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from ragas_boot.execution.results import CallSpend, JudgeCall
 from ragas_boot.reporting import _format as fmt
 
-__all__ = ["ScoreCheckView", "ScoreRowView", "summary_lines"]
+__all__ = ["ScoreCheckView", "ScoreRowView", "spend_lines", "summary_lines"]
 
 
 class ScoreCheckView(Protocol):
@@ -70,6 +71,11 @@ class ScoreRowView(Protocol):
         """Why evaluations of the row failed."""
         ...
 
+    @property
+    def calls(self) -> Sequence[JudgeCall]:
+        """Every judge call of the row (tokens answered and billed, cost)."""
+        ...
+
 
 def _short_names(judges: Sequence[str]) -> dict[str, str]:
     """Judge id → column header: the part after the last '/', unless that is ambiguous."""
@@ -94,6 +100,43 @@ def _score_cell(row: ScoreRowView) -> str:
         text = fmt.score(score)
         return text if len(row.evaluations) == 1 else f"{text} (x{len(row.evaluations)})"
     return "error" if row.errors else fmt.MISSING
+
+
+def _spend_text(spend: CallSpend) -> str:
+    text = f"{fmt.tokens(spend.billed_usage.total_tokens)} billed"
+    if spend.cost is not None:
+        text += f" {fmt.cost(spend.cost)}"
+    return text
+
+
+def spend_lines(rows: Sequence[ScoreRowView]) -> list[str]:
+    """What the judges' calls cost: the session, then per metric and per judge (none without
+    judge calls)."""
+    calls = [call for row in rows for call in row.calls]
+    if not calls:
+        return []
+    total = CallSpend.of(calls)
+    lines = [
+        "judge spend: "
+        + fmt.spend(
+            total.billed_usage.total_tokens,
+            total.usage.total_tokens,
+            total.cost,
+            total.unpriced_tokens,
+        )
+    ]
+    by_metric: dict[str, list[JudgeCall]] = {}
+    for row in rows:
+        by_metric.setdefault(row.metric.removesuffix("Metric"), []).extend(row.calls)
+    by_judge: dict[str, list[JudgeCall]] = {}
+    for call in calls:
+        by_judge.setdefault(call.judge_id, []).append(call)
+    for label, groups in (("by metric", by_metric), ("by judge", by_judge)):
+        parts = [
+            f"{name} {_spend_text(CallSpend.of(group))}" for name, group in groups.items() if group
+        ]
+        lines.append(f"  {label}: " + "; ".join(parts))
+    return lines
 
 
 def summary_lines(rows: Sequence[ScoreRowView]) -> list[str]:
@@ -141,4 +184,4 @@ def summary_lines(rows: Sequence[ScoreRowView]) -> list[str]:
         f"{len(rows)} scored test x metric row(s), "
         f"{sum(len(row.evaluations) for row in rows)} evaluation(s), {failed} failed check(s)"
     )
-    return [*lines, *notes]
+    return [*lines, *notes, *spend_lines(rows)]

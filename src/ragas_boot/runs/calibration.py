@@ -509,13 +509,15 @@ def _judge_value(evaluation: Evaluation, judge_id: str, basis: Basis) -> float |
 
 
 def _call_cost(call: Any) -> float | None:
-    """A judge call's price, when the results carry one (``cost`` on the call or its usage)."""
-    for owner in (call, getattr(call, "usage", None)):
-        for name in ("cost", "cost_usd"):
-            value = getattr(owner, name, None)
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                return float(value)
-    return None
+    """A judge call's billed cost at its judge's price (``None``: the judge has no price)."""
+    cost = call.cost
+    return None if cost is None else float(cost)
+
+
+def _call_tokens(call: Any) -> int:
+    """The tokens a judge call costs: billed, plus what a cache hit saved (a panel's cost is
+    what asking it costs, whatever a cache answered this time)."""
+    return int(call.billed_usage.total_tokens + call.saved_usage.total_tokens)
 
 
 def _costs(run: RunResult) -> tuple[dict[tuple[str, str], float], CostUnit]:
@@ -531,7 +533,7 @@ def _costs(run: RunResult) -> tuple[dict[tuple[str, str], float], CostUnit]:
     unit: CostUnit = "cost" if priced else "tokens"
     totals: dict[tuple[str, str], float] = {}
     for metric, call in calls:
-        value = _call_cost(call) if priced else call.usage.total_tokens
+        value = _call_cost(call) if priced else _call_tokens(call)
         key = (metric, call.judge_id)
         totals[key] = totals.get(key, 0.0) + float(value or 0.0)
     return totals, unit

@@ -17,11 +17,16 @@ A run can be bounded: ``evaluation_deadline_s`` per evaluation, ``deadline_s`` f
 run, and a :class:`RunControl` whose :meth:`~RunControl.stop` (safe from a signal handler or
 another thread) ends it early. What finished is kept; every evaluation that did not finish is
 failed with the kind ``deadline`` or ``interrupted``, and ``RunResult.stopped`` says why.
+
+``max_cost`` caps what the judges' billed tokens may cost (judges with a price): once the run
+has spent it, no judge call is sent; evaluations still running finish with what they have and
+those not started are not run, each with the status ``budget`` and what was spent.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -33,6 +38,7 @@ from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.datasets import Dataset, default_sample_id
 from ragas_boot.errors import AllJudgesFailedError, NoConsensusError, SampleValidationError
 from ragas_boot.execution.results import Exclusion
+from ragas_boot.execution.spending import SpendMeter
 from ragas_boot.metrics.base import Metric, MetricConfig
 from ragas_boot.runs._concurrency import RunControl, bounded_run, run_blocking
 from ragas_boot.runs.results import (
@@ -112,6 +118,7 @@ ProgressCallback = Callable[[RunProgress], None]
 _STOP_MESSAGES: dict[StopReason, str] = {
     "deadline": "the run's deadline of {deadline} passed before this evaluation finished",
     "interrupted": "the run was interrupted before this evaluation finished",
+    "budget": "the run's spend cap was reached before this evaluation finished",
 }
 
 
@@ -126,6 +133,35 @@ def _unfinished(name: str, reason: StopReason, deadline_s: float | None) -> Eval
             message=_STOP_MESSAGES[reason].format(deadline=deadline),
         ),
     )
+
+
+def _over_budget(name: str, meter: SpendMeter, ran: Evaluation | None = None) -> Evaluation:
+    """``ran`` (or an evaluation that never started) as cut short by the spend cap."""
+    message = (
+        f"the run's spend cap of {meter.max_cost:g} was reached ({meter.spent:.6g} spent) "
+        + ("before this evaluation started" if ran is None else "before it finished")
+    )
+    steps = ran.steps if ran is not None else []
+    failures = [Exclusion.from_call(call) for step in steps for call in step.calls if not call.ok]
+    return Evaluation(
+        metric=name,
+        status="budget",
+        score=ran.score if ran is not None else None,
+        result=ran.result if ran is not None else None,
+        error=EvaluationError(
+            kind="budget",
+            type="BudgetExceeded",
+            message=message,
+            failures=failures,
+            steps=steps if ran is None or ran.result is None else [],
+        ),
+        duration_s=ran.duration_s if ran is not None else 0.0,
+    )
+
+
+def _refused(evaluation: Evaluation) -> bool:
+    """Whether the spend cap refused any of the evaluation's judge calls."""
+    return any(call.error_kind == "budget" for step in evaluation.steps for call in step.calls)
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,6 +352,7 @@ async def aevaluate_dataset(
     deadline_s: float | None = None,
     evaluation_deadline_s: float | None = None,
     control: RunControl | None = None,
+    max_cost: float | None = None,
 ) -> RunResult:
     """Evaluate every sample with every metric and summarise.
 
@@ -334,6 +371,9 @@ async def aevaluate_dataset(
             failed with the kind ``deadline`` (the run goes on).
         control: lets a signal handler or another thread end the run early
             (:meth:`RunControl.stop`); unfinished evaluations are failed as ``interrupted``.
+        max_cost: spend cap (in the judges' price currency): once the billed cost of the
+            run's judge calls reaches it, no call is sent and every evaluation not finished
+            gets the status ``budget``; ``stopped`` is then ``"budget"``.
 
     Returns:
         The run: every sample × metric, scored, undefined or failed, and the summaries;
@@ -343,7 +383,7 @@ async def aevaluate_dataset(
         JudgeNotFoundError: a config names an unknown judge (before any call is made).
         ConfigError: a metric's quorum (min-judges) exceeds the judges it asks.
         ValueError: no metric, a metric given twice, duplicate sample ids, bad concurrency
-            or a deadline that is not positive.
+            a deadline or ``max_cost`` that is not positive.
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
@@ -353,6 +393,7 @@ async def aevaluate_dataset(
     ):
         if value is not None and not value > 0:
             raise ValueError(f"{name} must be > 0, got {value}")
+    meter = SpendMeter(max_cost=max_cost)
     plans = _plans(metrics, configs)
     info, samples = _samples(dataset)
     started_at = datetime.now(UTC)
@@ -361,26 +402,38 @@ async def aevaluate_dataset(
     pairs = [(s, m) for s in range(len(samples)) for m in range(len(plans))]
 
     async def evaluate(pair: tuple[int, int]) -> Evaluation:
-        return await _evaluate(plans[pair[1]], samples[pair[0]], evaluation_deadline_s)
+        plan = plans[pair[1]]
+        if meter.exhausted and plan.judges:
+            return _over_budget(plan.name, meter)
+        evaluation = await _evaluate(plan, samples[pair[0]], evaluation_deadline_s)
+        return _over_budget(plan.name, meter, evaluation) if _refused(evaluation) else evaluation
 
     def finished(index: int, evaluation: Evaluation) -> None:
         tracker.finished(pairs[index][0], evaluation)
 
     tracker.notify()
-    done, stopped = await bounded_run(
-        pairs,
-        evaluate,
-        concurrency=concurrency,
-        on_done=finished,
-        deadline_s=deadline_s,
-        control=control,
-    )
+    executors = {id(plan.metric.executor): plan.metric.executor for plan in plans if plan.judges}
+    with contextlib.ExitStack() as metering:
+        if max_cost is not None:
+            for executor in executors.values():
+                metering.enter_context(executor.metered(meter))
+        done, stopped = await bounded_run(
+            pairs,
+            evaluate,
+            concurrency=concurrency,
+            on_done=finished,
+            deadline_s=deadline_s,
+            control=control,
+        )
+    if stopped is None and any(e.status == "budget" for e in done.values()):
+        stopped = "budget"
     outcomes = {pairs[index]: evaluation for index, evaluation in done.items()}
     if stopped is not None:
+        completed = sum(1 for e in outcomes.values() if e.status != "budget")
         log.warning(
             "run stopped (%s) with %d of %d evaluations finished",
             stopped,
-            len(outcomes),
+            completed,
             tracker.total,
         )
 
@@ -417,6 +470,7 @@ async def aevaluate_dataset(
         started_at=started_at,
         duration_s=time.perf_counter() - started,
         stopped=stopped,
+        max_cost=max_cost,
     )
 
 
@@ -430,6 +484,7 @@ def evaluate_dataset(
     deadline_s: float | None = None,
     evaluation_deadline_s: float | None = None,
     control: RunControl | None = None,
+    max_cost: float | None = None,
 ) -> RunResult:
     """Sync twin of :func:`aevaluate_dataset`; the run happens on the judges' I/O loop.
 
@@ -445,6 +500,7 @@ def evaluate_dataset(
         deadline_s=deadline_s,
         evaluation_deadline_s=evaluation_deadline_s,
         control=control,
+        max_cost=max_cost,
     )
     # The judges' I/O loop when a metric calls judges; else a short-lived loop of our own.
     portal = next((bean.portal for bean in beans if bean.needs), None)

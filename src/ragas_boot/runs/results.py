@@ -39,12 +39,15 @@ __all__ = [
 ]
 
 #: ``scored``: a score exists; ``undefined``: the metric has no score for this sample (the
-#: result says why); ``failed``: no result (every judge failed, or the sample lacks a field).
-EvaluationStatus = Literal["scored", "undefined", "failed"]
+#: result says why); ``failed``: no result (every judge failed, or the sample lacks a field);
+#: ``budget``: the run's spend cap was reached before it finished (the error says what was
+#: spent; a partial result, when judges had answered, is kept but not counted as scored).
+EvaluationStatus = Literal["scored", "undefined", "failed", "budget"]
 
-#: Why a run ended before every evaluation finished: its deadline passed, or it was
-#: interrupted (SIGINT / SIGTERM, or :meth:`~ragas_boot.runs.RunControl.stop`).
-StopReason = Literal["deadline", "interrupted"]
+#: Why a run ended before every evaluation finished: its deadline passed, it was
+#: interrupted (SIGINT / SIGTERM, or :meth:`~ragas_boot.runs.RunControl.stop`), or its spend
+#: cap was reached (``budget``).
+StopReason = Literal["deadline", "interrupted", "budget"]
 
 _FROZEN = ConfigDict(frozen=True)
 
@@ -97,11 +100,17 @@ class EvaluationError(BaseModel):
     model_config = _FROZEN
 
     kind: Literal[
-        "all_judges_failed", "sample_validation", "no_consensus", "deadline", "interrupted", "error"
+        "all_judges_failed",
+        "sample_validation",
+        "no_consensus",
+        "deadline",
+        "interrupted",
+        "budget",
+        "error",
     ] = Field(
         description="Failure kind: no judge answered, the sample lacks a field, no consensus, "
-        "a deadline passed (the evaluation's or the run's) or the run was interrupted before "
-        "it finished, or an unexpected error."
+        "a deadline passed (the evaluation's or the run's), the run was interrupted or its "
+        "spend cap reached before it finished, or an unexpected error."
     )
     type: str = Field(description="Exception class name.")
     message: str = Field(description="The error message.")
@@ -122,7 +131,8 @@ class Evaluation(BaseModel):
 
     metric: str = Field(description="Bean name of the metric.")
     status: EvaluationStatus = Field(
-        description="scored, undefined (no score exists, see result) or failed (see error)."
+        description="scored, undefined (no score exists, see result), failed (see error) or "
+        "budget (the run's spend cap was reached first; see error)."
     )
     score: float | None = Field(default=None, description="The aggregated score when scored.")
     passed: bool | None = Field(
@@ -207,6 +217,19 @@ class MetricSummary(BaseModel):
     minimum: float | None = Field(description="Lowest score; None when nothing was scored.")
     maximum: float | None = Field(description="Highest score; None when nothing was scored.")
     pass_rate: float | None = Field(description="passed / scored; None when nothing was scored.")
+    budget: int = Field(default=0, description="Evaluations cut short by the spend cap.")
+    usage: TokenUsage = Field(
+        default_factory=TokenUsage, description="Answered tokens of the metric's judge calls."
+    )
+    billed_usage: TokenUsage = Field(
+        default_factory=TokenUsage, description="Billed tokens of the metric's judge calls."
+    )
+    cost: float | None = Field(
+        default=None, description="Cost of the priced judges' calls; None when none has a price."
+    )
+    unpriced_tokens: int = Field(
+        default=0, description="Billed tokens of judges without a price (not in cost)."
+    )
     no_quorum: int = Field(default=0, description="Evaluations without their quorum of judges.")
     unstable: int = Field(
         default=0, description="Samples whose repeats fell on both sides of the threshold."
@@ -234,7 +257,13 @@ class JudgeSummary(BaseModel):
     failed_calls: int = Field(description="Calls that ended without a valid answer.")
     latency_p50_s: float | None = Field(description="Median latency of answered calls, seconds.")
     latency_p95_s: float | None = Field(description="95th percentile latency, seconds.")
-    usage: TokenUsage = Field(description="Tokens used by all the judge's calls.")
+    usage: TokenUsage = Field(description="Answered tokens of the judge's calls.")
+    billed_usage: TokenUsage = Field(
+        default_factory=TokenUsage, description="Billed tokens of the judge's calls."
+    )
+    cost: float | None = Field(
+        default=None, description="Cost of the billed tokens; None when the judge has no price."
+    )
     cache_hits: int = Field(default=0, description="Calls answered by the response cache.")
     cache_misses: int = Field(
         default=0, description="Calls the response cache was asked for and did not hold."
@@ -286,7 +315,19 @@ class RunTotals(BaseModel):
     failed: int = Field(description="Evaluations that failed.")
     judge_calls: int = Field(description="Judge calls made.")
     failed_judge_calls: int = Field(description="Judge calls without a valid answer.")
-    usage: TokenUsage = Field(description="Tokens used by every judge call.")
+    usage: TokenUsage = Field(description="Answered tokens of every judge call.")
+    billed_usage: TokenUsage = Field(
+        default_factory=TokenUsage,
+        description="Billed tokens of every judge call: re-asks, retried attempts with usage "
+        "and failed calls' answers included.",
+    )
+    cost: float | None = Field(
+        default=None, description="Cost of the priced judges' calls; None when none has a price."
+    )
+    unpriced_tokens: int = Field(
+        default=0, description="Billed tokens of judges without a price (not in cost)."
+    )
+    budget: int = Field(default=0, description="Evaluations cut short by the spend cap.")
     cache_hits: int = Field(default=0, description="Judge calls answered by the response cache.")
     cache_misses: int = Field(
         default=0, description="Judge calls the response cache was asked for and did not hold."
@@ -372,8 +413,12 @@ class RunResult(BaseModel):
     duration_s: float = Field(description="Wall time of the run.")
     stopped: StopReason | None = Field(
         default=None,
-        description="Why the run ended early (deadline, interrupted); None when it finished. "
-        "Evaluations it did not finish are failed with that kind.",
+        description="Why the run ended early (deadline, interrupted, budget); None when it "
+        "finished. Evaluations it did not finish are failed with that kind (budget: status "
+        "budget).",
+    )
+    max_cost: float | None = Field(
+        default=None, description="The run's spend cap; None when it had none."
     )
 
     def metric_summary(self, metric: str) -> MetricSummary:

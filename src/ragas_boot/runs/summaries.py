@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ragas_boot.chat.judge import TokenUsage
+from ragas_boot.execution.results import CallSpend
 from ragas_boot.metrics.results import meets_threshold
 from ragas_boot.runs.results import (
     AgreementSummary,
@@ -32,7 +33,8 @@ def metric_summaries(
     for info in metrics:
         evaluations = [run.evaluation(info.name) for run in samples]
         scores = [e.score for e in evaluations if e.status == "scored" and e.score is not None]
-        passed = sum(1 for e in evaluations if e.passed)
+        passed = sum(1 for e in evaluations if e.passed and e.status == "scored")
+        spend = CallSpend.of(call for e in evaluations for step in e.steps for call in step.calls)
         summaries.append(
             MetricSummary(
                 metric=info.name,
@@ -47,6 +49,11 @@ def metric_summaries(
                 minimum=min(scores, default=None),
                 maximum=max(scores, default=None),
                 pass_rate=passed / len(scores) if scores else None,
+                budget=sum(1 for e in evaluations if e.status == "budget"),
+                usage=spend.usage,
+                billed_usage=spend.billed_usage,
+                cost=spend.cost,
+                unpriced_tokens=spend.unpriced_tokens,
                 no_quorum=sum(1 for e in evaluations if e.no_quorum),
                 unstable=sum(1 for e in evaluations if e.unstable),
             )
@@ -66,6 +73,8 @@ class _Tally:
     failed_calls: int = 0
     latencies: list[float] = field(default_factory=list)
     usage: TokenUsage = field(default_factory=TokenUsage)
+    billed: TokenUsage = field(default_factory=TokenUsage)
+    cost: float | None = None
     cache_hits: int = 0
     cache_misses: int = 0
     saved_usage: TokenUsage = field(default_factory=TokenUsage)
@@ -90,6 +99,9 @@ class _Tally:
         for call in calls:
             self.calls += 1
             self.usage = self.usage + call.usage
+            self.billed = self.billed + call.billed_usage
+            if call.cost is not None:
+                self.cost = (self.cost or 0.0) + call.cost
             self.cache_hits += call.cache == "hit"
             self.cache_misses += call.cache == "miss"
             self.saved_usage = self.saved_usage + call.saved_usage
@@ -115,6 +127,8 @@ class _Tally:
             latency_p50_s=percentile(self.latencies, 0.5),
             latency_p95_s=percentile(self.latencies, 0.95),
             usage=self.usage,
+            billed_usage=self.billed,
+            cost=self.cost,
             cache_hits=self.cache_hits,
             cache_misses=self.cache_misses,
             saved_usage=self.saved_usage,
@@ -206,9 +220,9 @@ def run_totals(samples: Sequence[SampleRun]) -> RunTotals:
     """Counts over every evaluation and judge call of the run."""
     evaluations = [evaluation for run in samples for evaluation in run.evaluations]
     calls = [call for e in evaluations for step in e.steps for call in step.calls]
-    usage = saved = TokenUsage()
+    spend = CallSpend.of(calls)
+    saved = TokenUsage()
     for call in calls:
-        usage = usage + call.usage
         saved = saved + call.saved_usage
     return RunTotals(
         evaluations=len(evaluations),
@@ -217,7 +231,11 @@ def run_totals(samples: Sequence[SampleRun]) -> RunTotals:
         failed=sum(1 for e in evaluations if e.status == "failed"),
         judge_calls=len(calls),
         failed_judge_calls=sum(1 for call in calls if not call.ok),
-        usage=usage,
+        usage=spend.usage,
+        billed_usage=spend.billed_usage,
+        cost=spend.cost,
+        unpriced_tokens=spend.unpriced_tokens,
+        budget=sum(1 for e in evaluations if e.status == "budget"),
         cache_hits=sum(1 for call in calls if call.cache == "hit"),
         cache_misses=sum(1 for call in calls if call.cache == "miss"),
         saved_usage=saved,

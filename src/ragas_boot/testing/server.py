@@ -358,6 +358,7 @@ class Reply:
         *,
         retry_after: float | None = None,
         delay: float = 0.0,
+        usage: Mapping[str, int] | None = None,
     ) -> Reply:
         """An HTTP error with an OpenAI error body ``{"error": {"message", "type", "code"}}``.
 
@@ -366,6 +367,8 @@ class Reply:
             message: the error message; a stock one for the status when omitted.
             retry_after: seconds sent in a ``Retry-After`` header.
             delay: seconds to wait before answering.
+            usage: a ``usage`` block to send beside the error (a provider that bills a
+                failed completion), e.g. ``{"prompt_tokens": 90, "completion_tokens": 12}``.
 
         Raises:
             ValueError: ``status`` is not an error status.
@@ -374,7 +377,14 @@ class Reply:
             raise ValueError(f"an error status is 400-599, got {status}")
         if message is None:
             message = _DEFAULT_ERROR_MESSAGES.get(status, reason(status))
-        return cls("error", content=message, status=status, retry_after=retry_after, delay=delay)
+        return cls(
+            "error",
+            content=message,
+            status=status,
+            retry_after=retry_after,
+            delay=delay,
+            usage=usage,
+        )
 
     @classmethod
     def garbage(cls, *, delay: float = 0.0) -> Reply:
@@ -471,6 +481,8 @@ class RecordedRequest:
         answered_at: ``time.monotonic()`` when the answer was sent or the connection closed
             (dropped, or closed by ``stop()``); ``None`` while in flight.
         error: the error raised by a predicate or responder for this request, if any.
+        usage: the ``usage`` block the answer carried (what a provider bills), or ``None``
+            when it carried none (an error without usage, garbage, a dropped connection).
     """
 
     request: ChatRequest
@@ -478,6 +490,12 @@ class RecordedRequest:
     fault: FaultName | None
     answered_at: float | None
     error: str | None
+    usage: Mapping[str, int] | None = None
+
+    @property
+    def total_tokens(self) -> int:
+        """``usage.total_tokens`` sent (0 without usage)."""
+        return int((self.usage or {}).get("total_tokens", 0))
 
 
 class Rule:
@@ -579,7 +597,7 @@ class _FaultPlan:
 
 
 class _Entry:
-    __slots__ = ("answered_at", "error", "fault", "request", "status")
+    __slots__ = ("answered_at", "error", "fault", "request", "status", "usage")
 
     def __init__(self, request: ChatRequest) -> None:
         self.request = request
@@ -587,6 +605,7 @@ class _Entry:
         self.fault: FaultName | None = None
         self.answered_at: float | None = None
         self.error: str | None = None
+        self.usage: Mapping[str, int] | None = None
 
     def snapshot(self) -> RecordedRequest:
         return RecordedRequest(
@@ -595,6 +614,7 @@ class _Entry:
             fault=self.fault,
             answered_at=self.answered_at,
             error=self.error,
+            usage=self.usage,
         )
 
 
@@ -1067,7 +1087,9 @@ class FakeOpenAIServer:
             await asyncio.sleep(wait)
         if reply.kind == "drop":
             return None
-        response = self._render(request, reply)
+        response, usage = self._render(request, reply)
+        with self._lock:
+            entry.usage = usage
         request_id = ("x-request-id", f"req_fake{request.index:08d}")
         return Response(response.status, response.body, (*response.headers, request_id))
 
@@ -1152,15 +1174,26 @@ class FakeOpenAIServer:
             return Reply.json(minimal_instance(request.json_schema))
         return Reply.text(self._default_text)
 
-    def _render(self, request: ChatRequest, reply: Reply) -> Response:
+    def _render(
+        self, request: ChatRequest, reply: Reply
+    ) -> tuple[Response, Mapping[str, int] | None]:
+        """The response, and the usage block it carries (``None``: none)."""
         kind = reply.kind
         if kind == "error":
             extra: Headers = ()
             if reply.retry_after is not None:
                 extra = (("Retry-After", header_seconds(reply.retry_after)),)
-            return Response.json(reply.status, error_body(reply.status, reply.content or ""), extra)
+            error = error_body(reply.status, reply.content or "")
+            error_usage: dict[str, int] | None = None
+            if reply.usage is not None:
+                error_usage = {"prompt_tokens": 0, "completion_tokens": 0, **reply.usage}
+                error_usage.setdefault(
+                    "total_tokens", error_usage["prompt_tokens"] + error_usage["completion_tokens"]
+                )
+                error["usage"] = error_usage
+            return Response.json(reply.status, error, extra), error_usage
         if kind == "garbage":
-            return Response(200, _GARBAGE_BODY)
+            return Response(200, _GARBAGE_BODY), None
         if kind == "hang":
             reply = self._default_reply(request)
         content = reply.content
@@ -1188,7 +1221,7 @@ class FakeOpenAIServer:
             completion_tokens=usage["completion_tokens"],
         )
         body["usage"].update(reply.usage or {})  # extra fields, or a total of its own
-        return Response.json(200, body)
+        return Response.json(200, body), dict(body["usage"])
 
 
 def _callback_failure(what: str, error: Exception) -> tuple[Reply, None, str]:
