@@ -129,3 +129,41 @@ def test_the_yaml_budget_applies_and_a_price_of_cached_input(
     # 200k at $1, 200k cached at $0.5, the answer's output at $2 (per million)
     assert judge_a["cost"] == pytest.approx(0.2 + 0.1 + usage["output_tokens"] * 2 / 1e6)
     assert document["max_cost"] == 0.5 and judges.count() == len(JUDGES)
+
+
+def test_a_cached_rerun_shows_the_money_it_saved(
+    run_cli, judges, priced_config, dataset_file, tmp_path
+):
+    priced_config.write_text(
+        priced_config.read_text(encoding="utf-8") + "\nspring.ai.ragas.cache.loopback: true\n",
+        encoding="utf-8",
+    )
+    first_report, second_report = tmp_path / "first.json", tmp_path / "second.json"
+    args = ("evaluate", dataset_file, "--config", priced_config, "--metric", "agent_goal_accuracy")
+    assert run_cli(*args, "--out", first_report).code == 0
+    sent = judges.count()
+    dry = run_cli(*args, "--dry-run")
+    assert dry.code == 0, dry.text
+    lines = dry.out.splitlines()
+    header = [cell.strip() for cell in next(line for line in lines if "Cached" in line).split("┃")]
+    total = [cell.strip() for cell in next(line for line in lines if "Total" in line).split("│")]
+    assert total[header.index("Calls")] == total[header.index("Cached")] == str(sent)
+    second = run_cli(*args, "--out", second_report)
+    assert second.code == 0, second.text
+    assert judges.count() == sent  # nothing sent
+    first = json.loads(first_report.read_text(encoding="utf-8"))
+    rerun = json.loads(second_report.read_text(encoding="utf-8"))
+    # The hits saved what the priced judges' answers cost the first time; judge-c has no price.
+    assert rerun["totals"]["saved_cost"] == pytest.approx(first["totals"]["cost"])
+    assert rerun["totals"]["cost"] in (None, 0.0)
+    overall = {s["judge_id"]: s for s in rerun["judge_summaries"] if s["metric"] is None}
+    assert overall["judge-c"]["saved_cost"] is None
+    assert overall["judge-a"]["saved_cost"] == pytest.approx(
+        next(
+            s["cost"]
+            for s in first["judge_summaries"]
+            if s["metric"] is None and s["judge_id"] == "judge-a"
+        )
+    )
+    saved = f"tokens saved (${rerun['totals']['saved_cost']:.4f})"
+    assert saved in " ".join(second.out.split())

@@ -58,17 +58,20 @@ def cache_line(records: Sequence[EvaluationRecord]) -> str | None:
     """``ragas-boot cache: 9 hits, 0 misses, 1,071 tokens saved``; None when the response
     cache answered or missed no judge call of the session."""
     hits = misses = saved = 0
+    saved_cost: float | None = None
     for record in records:
         for step in record.result.steps if record.result is not None else ():
             for call in step.calls:
                 hits += call.cache == "hit"
                 misses += call.cache == "miss"
                 saved += call.saved_usage.total_tokens
+                if call.saved_cost is not None:
+                    saved_cost = (saved_cost or 0.0) + call.saved_cost
     if not hits and not misses:
         return None
     from ragas_boot.reporting._format import cache  # rich and co. only when there is a line
 
-    return f"ragas-boot {cache(hits, misses, saved)}"
+    return f"ragas-boot {cache(hits, misses, saved, saved_cost)}"
 
 
 def report_line(path: Path) -> str:

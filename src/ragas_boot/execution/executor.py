@@ -41,9 +41,10 @@ OutputT = TypeVar("OutputT", bound=BaseModel)
 #: A prompt for every judge, or a function making each judge's own prompt.
 PromptSource = str | Callable[[JudgeModel], str]
 
-#: Answers a call without sending it (a dry run): the judge, the prompt as it would be sent
-#: (format block included) and the output model; returns the answer to feed the next step.
-DryAnswerer = Callable[[JudgeModel, str, type[BaseModel]], BaseModel]
+#: Answers a call without sending it (a dry run): the judge, the step's prompt (what a
+#: response cache is keyed on), the text as it would be sent (format block or schema
+#: included) and the output model; returns the answer to feed the next step.
+DryAnswerer = Callable[[JudgeModel, str, str, type[BaseModel]], BaseModel]
 
 #: An output model for every judge, or a function giving each judge its own (e.g. a list
 #: pinned to the length of that judge's own previous answer).
@@ -287,6 +288,7 @@ class MultiModelExecutor(PortalRunner):
                 started_s=started_s,
                 cache="hit",
                 saved_usage=saved,
+                saved_cost=None if judge.spec.price is None else saved.cost(judge.spec.price),
             )
         try:
             answer = None
@@ -361,7 +363,7 @@ class MultiModelExecutor(PortalRunner):
                 text += format_instructions(output_model)
             else:  # the schema travels beside the prompt: count it as well
                 text += json.dumps(output_schema(output_model))
-            value = self._dry(judge, text, output_model)
+            value = self._dry(judge, prompt, text, output_model)
             return JudgeAnswer(value=value, raw_text="", usage=TokenUsage(), latency_s=0.0)  # type: ignore[arg-type]
         meter = self._meter
         price = judge.spec.price

@@ -61,6 +61,11 @@ class JudgeCall(BaseModel):
         default_factory=TokenUsage,
         description="On a cache hit, the tokens the cached answer cost when first asked.",
     )
+    saved_cost: float | None = Field(
+        default=None,
+        description="On a cache hit, what those tokens cost at the judge's price (None: the "
+        "judge has no price).",
+    )
 
     @property
     def cached(self) -> bool:

@@ -92,13 +92,15 @@ def spend(
     return text
 
 
-def cache(hits: int, misses: int, saved_tokens: int) -> str | None:
-    """``cache: 9 hits, 0 misses, 1,071 tokens saved``; None when the cache was not asked."""
+def cache(hits: int, misses: int, saved_tokens: int, saved_cost: float | None = None) -> str | None:
+    """``cache: 9 hits, 0 misses, 1,071 tokens saved ($0.0012)``; None when the cache was not
+    asked. The money is shown only when a priced judge's answer was a hit."""
     if not hits and not misses:
         return None
+    money = f" ({cost(saved_cost)})" if saved_cost is not None else ""
     return (
         f"cache: {hits} hit{'s' if hits != 1 else ''}, {misses} miss{'es' if misses != 1 else ''}"
-        f", {tokens(saved_tokens)} tokens saved"
+        f", {tokens(saved_tokens)} tokens saved{money}"
     )
 
 

@@ -219,7 +219,12 @@ def run_line(run: RunResult) -> Text:
     """One line: counts, judge calls, tokens, cost and time of the run."""
     totals = run.totals
     budget = f", {totals.budget} budget" if totals.budget else ""
-    cache = fmt.cache(totals.cache_hits, totals.cache_misses, totals.saved_usage.total_tokens)
+    cache = fmt.cache(
+        totals.cache_hits,
+        totals.cache_misses,
+        totals.saved_usage.total_tokens,
+        totals.saved_cost,
+    )
     spend = fmt.spend(
         totals.billed_usage.total_tokens,
         totals.usage.total_tokens,

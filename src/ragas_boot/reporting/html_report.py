@@ -225,7 +225,12 @@ def _metrics_section(run: RunResult) -> str:
     )
     if run.stopped == "budget":
         line += f" · spend cap reached: {totals.budget} evaluations cut short (budget)"
-    cache = fmt.cache(totals.cache_hits, totals.cache_misses, totals.saved_usage.total_tokens)
+    cache = fmt.cache(
+        totals.cache_hits,
+        totals.cache_misses,
+        totals.saved_usage.total_tokens,
+        totals.saved_cost,
+    )
     if cache:
         line += f" · {cache}"
     return (

@@ -135,7 +135,11 @@ class _Recorder:
     cached: CachedCall | None
     current: dict[str, _Tally] = field(default_factory=dict)
 
-    def __call__(self, judge: JudgeModel, text: str, output_model: type[BaseModel]) -> BaseModel:
+    def __call__(
+        self, judge: JudgeModel, prompt: str, text: str, output_model: type[BaseModel]
+    ) -> BaseModel:
+        # ``prompt`` is what the cache is keyed on; ``text`` what would be sent (the prompt
+        # with its format block or schema), whose tokens are estimated.
         tally = self.current.setdefault(judge.id, _Tally())
         tally.calls += 1
         if judge.spec.price is not None and tally.cost_min is None:
@@ -144,7 +148,7 @@ class _Recorder:
         if (
             self.cached is not None
             and not bypass_cache()
-            and self.cached(judge, text, output_model)
+            and self.cached(judge, prompt, output_model)
         ):
             tally.cached += 1
         else:

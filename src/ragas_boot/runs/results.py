@@ -272,6 +272,9 @@ class JudgeSummary(BaseModel):
         default_factory=TokenUsage,
         description="Tokens the cache hits saved (what their answers cost when first asked).",
     )
+    saved_cost: float | None = Field(
+        default=None, description="What the saved tokens cost at the judge's price (None: none)."
+    )
 
 
 class PairAgreement(BaseModel):
@@ -334,6 +337,10 @@ class RunTotals(BaseModel):
     )
     saved_usage: TokenUsage = Field(
         default_factory=TokenUsage, description="Tokens the cache hits saved."
+    )
+    saved_cost: float | None = Field(
+        default=None,
+        description="Money the cache hits saved, at the prices of the judges that have one.",
     )
 
 

@@ -78,6 +78,7 @@ class _Tally:
     cache_hits: int = 0
     cache_misses: int = 0
     saved_usage: TokenUsage = field(default_factory=TokenUsage)
+    saved_cost: float | None = None
 
     def add_evaluation(self, evaluation: Evaluation, judge_id: str, info: MetricInfo) -> None:
         calls = [
@@ -105,6 +106,8 @@ class _Tally:
             self.cache_hits += call.cache == "hit"
             self.cache_misses += call.cache == "miss"
             self.saved_usage = self.saved_usage + call.saved_usage
+            if call.saved_cost is not None:
+                self.saved_cost = (self.saved_cost or 0.0) + call.saved_cost
             if call.ok:
                 self.latencies.append(call.latency_s)
             else:
@@ -132,6 +135,7 @@ class _Tally:
             cache_hits=self.cache_hits,
             cache_misses=self.cache_misses,
             saved_usage=self.saved_usage,
+            saved_cost=self.saved_cost,
         )
 
 
@@ -222,8 +226,11 @@ def run_totals(samples: Sequence[SampleRun]) -> RunTotals:
     calls = [call for e in evaluations for step in e.steps for call in step.calls]
     spend = CallSpend.of(calls)
     saved = TokenUsage()
+    saved_cost: float | None = None
     for call in calls:
         saved = saved + call.saved_usage
+        if call.saved_cost is not None:
+            saved_cost = (saved_cost or 0.0) + call.saved_cost
     return RunTotals(
         evaluations=len(evaluations),
         scored=sum(1 for e in evaluations if e.status == "scored"),
@@ -239,4 +246,5 @@ def run_totals(samples: Sequence[SampleRun]) -> RunTotals:
         cache_hits=sum(1 for call in calls if call.cache == "hit"),
         cache_misses=sum(1 for call in calls if call.cache == "miss"),
         saved_usage=saved,
+        saved_cost=saved_cost,
     )
