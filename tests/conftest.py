@@ -44,6 +44,17 @@ def judges_yaml(base_url: str, providers: dict[str, list[str]], extra: str = "")
     return "\n".join(lines) + "\n" + textwrap.dedent(extra)
 
 
+@pytest.fixture(autouse=True)
+def ragas_boot_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """A fresh ``RAGAS_BOOT_HOME`` per test: the default run history (``history.db``) goes
+    there, never into the repository, and parallel workers (``-n 2``) never share it."""
+    home = tmp_path_factory.mktemp("ragas-boot-home")
+    monkeypatch.setenv("RAGAS_BOOT_HOME", str(home))
+    return home
+
+
 @pytest.fixture
 def make_settings(tmp_path: Path, openai_server: FakeOpenAIServer) -> Callable[..., RagasSettings]:
     """Settings for judges served by the test server: ``make_settings(["a", "b"])``."""

@@ -75,7 +75,9 @@ if TYPE_CHECKING:  # heavy modules are imported by the commands that use them
     from rich.console import Console
 
     from ragas_boot.config.settings import RagasSettings
-    from ragas_boot.runs import ProgressCallback
+    from ragas_boot.runs import ProgressCallback, RunResult
+    from ragas_boot.runs.history import StoredRun
+    from ragas_boot.runs.regressions import RunDiff
     from ragas_boot.runs.suites import AgentTestSuite, SuiteResult
 
 __all__ = [
@@ -478,6 +480,33 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
     parser.add_argument(
         "--no-progress", action="store_true", help="no live progress bar (auto off when piped)"
     )
+    _add_history_arguments(parser)
+
+
+def _add_history_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--baseline",
+        metavar="RUN",
+        help="after the run, print (and put in --out HTML) its diff against this recorded run: "
+        "a run id, 'latest' or 'previous' (see `ragas-boot runs list`)",
+    )
+    parser.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="with --baseline: exit 1 when a metric regressed against it",
+    )
+    parser.add_argument(
+        "--tolerance",
+        type=unit_float,
+        default=0.0,
+        metavar="X",
+        help="a metric's mean may fall by X before it counts as a regression (default: 0)",
+    )
+    parser.add_argument(
+        "--no-history",
+        action="store_true",
+        help="do not record this run in the run history (spring.ai.ragas.history)",
+    )
 
 
 def _duration(text: str) -> float:
@@ -695,6 +724,7 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
     dataset = load_dataset(args.dataset)
     settings = settings_from_args(args)
     names = _metric_names(args.metric, settings, dataset.samples)
+    baseline = _baseline(args, settings)  # an unknown baseline fails before any judge call
     deadline = args.deadline
     if deadline is None and settings.run.deadline is not None:
         deadline = settings.run.deadline.total_seconds()
@@ -733,6 +763,8 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
         console = stdout()
         for part in console_renderables(run, "compare" if view == "compare" else "evaluate"):
             console.print(part)
+        snapshot, recorded = _record_run(args, settings, run, view)
+        diff = _print_diff(args, baseline, snapshot)
         title = (
             f"ragas-boot judge comparison: {dataset.name or args.dataset}"
             if view == "compare"
@@ -741,7 +773,11 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
         unwritten = 0
         for path, kind in reports:  # one report failing must not cost the others
             try:
-                text = render_html(run, title=title) if kind == "html" else render_json(run)
+                text = (
+                    render_html(run, title=title, baseline=diff)
+                    if kind == "html"
+                    else render_json(run)
+                )
                 _write_atomically(path, _redact(text))
             except OSError as error:
                 unwritten += 1
@@ -764,13 +800,140 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
         )
     if signals:
         return EXIT_TERMINATED if signals[0] == signal.SIGTERM else EXIT_INTERRUPTED
-    if unwritten:
+    if unwritten or not recorded:
         return EXIT_BAD_INPUT
     gate = run.gate(args.fail_under)
     if not gate.passed or run.stopped is None:  # no PASSED line for a run cut short
         for line in run_gate_lines(gate):
             _message(line, "green" if gate.passed else "bold red")
-    return EXIT_OK if gate.passed and run.stopped is None else EXIT_GATE_FAILED
+    regressed = diff is not None and diff.regressed and args.fail_on_regression
+    return EXIT_OK if gate.passed and run.stopped is None and not regressed else EXIT_GATE_FAILED
+
+
+# --------------------------------------------------------------------------- run history
+
+
+def _baseline(args: argparse.Namespace, settings: RagasSettings) -> StoredRun | None:
+    """The ``--baseline`` run, loaded before the new run is made (so 'latest' is the last
+    one recorded before it)."""
+    if args.fail_on_regression and not args.baseline:
+        raise UsageError("--fail-on-regression needs --baseline RUN (a run id or 'latest')")
+    if not args.baseline:
+        return None
+    from ragas_boot.runs.history import open_history
+
+    with open_history(settings) as history:
+        return history.load(args.baseline)
+
+
+def _record_run(
+    args: argparse.Namespace, settings: RagasSettings, run: RunResult, view: str
+) -> tuple[StoredRun, bool]:
+    """The run as the history keeps it, recorded unless the history is off; False when
+    recording failed (reported; exit code 2 once the reports are written)."""
+    from ragas_boot.runs.history import snapshot_run
+
+    source = settings.source
+    snapshot = snapshot_run(
+        run,
+        kind="compare" if view == "compare" else "evaluate",
+        config_files=source.files,
+        profiles=source.active_profiles,
+    )
+    return snapshot, _store(args, settings, snapshot)
+
+
+def _store(args: argparse.Namespace, settings: RagasSettings | None, snapshot: StoredRun) -> bool:
+    """Record ``snapshot`` unless ``--no-history`` or ``history.enabled: false``; False when
+    that failed (reported). Without SQLAlchemy and with no history URL configured, a note."""
+    from ragas_boot.errors import HistoryError, MissingExtraError
+    from ragas_boot.runs.history import open_history
+
+    section = settings.history if settings is not None else None
+    if args.no_history or (section is not None and not section.enabled):
+        return True
+    try:
+        with open_history(section) as history:  # its password is masked by settings_from_args
+            history.record(snapshot)
+            _message(f"Run recorded: {snapshot.id} ({history.label})", "dim")
+    except MissingExtraError as error:
+        if section is None or section.url is None:  # on by default: a note, not a failure
+            _message(f"note: run not recorded: {error}", "dim")
+            return True
+        _message(f"ragas-boot: error: run not recorded: {error}", "bold red")
+        return False
+    except HistoryError as error:
+        _message(f"ragas-boot: error: run not recorded: {error}", "bold red")
+        return False
+    return True
+
+
+def _print_diff(
+    args: argparse.Namespace, baseline: StoredRun | None, snapshot: StoredRun
+) -> RunDiff | None:
+    if baseline is None:
+        return None
+    from ragas_boot.reporting.history_report import diff_lines, diff_renderables
+    from ragas_boot.runs.regressions import diff_runs
+
+    diff = diff_runs(baseline, snapshot, tolerance=args.tolerance)
+    for part in diff_renderables(diff):
+        stdout().print(part)
+    for line in diff_lines(diff):
+        _message(line, "bold red" if diff.regressed else "green")
+    return diff
+
+
+def _configure_runs(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="runs_command", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", help="the recorded runs, latest first")
+    diff = actions.add_parser(
+        "diff",
+        help="compare two recorded runs; exit 1 with --fail-on-regression when NEW regressed",
+    )
+    for action in (listing, diff):
+        _flags(action, top=False)
+        add_config_arguments(action)
+    listing.add_argument(
+        "--limit", type=positive_int, default=20, metavar="N", help="runs to show (default: 20)"
+    )
+    listing.add_argument(
+        "--kind", choices=("evaluate", "compare", "suite"), help="only runs of this kind"
+    )
+    diff.add_argument("base", metavar="BASE", help="run id (or a unique prefix), latest, previous")
+    diff.add_argument("new", metavar="NEW", help="run id (or a unique prefix), latest, previous")
+    diff.add_argument(
+        "--fail-on-regression", action="store_true", help="exit 1 when a metric regressed"
+    )
+    diff.add_argument(
+        "--tolerance",
+        type=unit_float,
+        default=0.0,
+        metavar="X",
+        help="a metric's mean may fall by X before it counts as a regression (default: 0)",
+    )
+
+
+def _run_runs(args: argparse.Namespace) -> int:
+    from ragas_boot.reporting.history_report import diff_lines, diff_renderables, runs_table
+    from ragas_boot.runs.history import open_history
+    from ragas_boot.runs.regressions import diff_runs
+
+    settings = settings_from_args(args)
+    with open_history(settings) as history:
+        if args.runs_command == "list":
+            runs = history.list_runs(limit=args.limit, kind=args.kind)
+            stdout().print(runs_table(runs, title=f"Runs in {history.label}"))
+            if not runs:
+                _message("no run recorded yet: `ragas-boot evaluate` records each run")
+            return EXIT_OK
+        base, new = history.load(args.base), history.load(args.new)
+    diff = diff_runs(base, new, tolerance=args.tolerance)
+    for part in diff_renderables(diff):
+        stdout().print(part)
+    for line in diff_lines(diff):
+        _message(line, "bold red" if diff.regressed else "green")
+    return EXIT_GATE_FAILED if diff.regressed and args.fail_on_regression else EXIT_OK
 
 
 def _redact(text: str) -> str:
@@ -1040,6 +1203,9 @@ def _configure_suite(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="--out may be a symbolic link: write its target (refused otherwise)",
     )
+    runner.add_argument(
+        "--no-history", action="store_true", help="do not record this run in the run history"
+    )
 
 
 def _run_suite(args: argparse.Namespace) -> int:
@@ -1061,7 +1227,23 @@ def _run_suite(args: argparse.Namespace) -> int:
         text = render_html(result, gate) if kind == "html" else render_json(result, gate)
         _write_atomically(path, _redact(text))
         _message(f"Report written: {path}")
-    return EXIT_OK if gate.passed else EXIT_GATE_FAILED
+    recorded = _record_suite(args, result, gate.min_pass_rate)
+    return EXIT_OK if gate.passed else EXIT_GATE_FAILED if recorded else EXIT_BAD_INPUT
+
+
+def _record_suite(args: argparse.Namespace, result: SuiteResult, min_pass_rate: float) -> bool:
+    """Record a suite run in the history of its configuration (the default one without)."""
+    from ragas_boot.runs.history import snapshot_suite
+
+    settings = settings_from_args(args) if args.config else None
+    source = settings.source if settings is not None else None
+    snapshot = snapshot_suite(
+        result,
+        min_pass_rate=min_pass_rate,
+        config_files=source.files if source else (),
+        profiles=source.active_profiles if source else (),
+    )
+    return _store(args, settings, snapshot)
 
 
 def _suite_result(suite: AgentTestSuite, args: argparse.Namespace) -> SuiteResult:
@@ -1117,6 +1299,9 @@ register_command(
     help="compare the judges on a dataset: scores, latency, tokens, agreement",
 )
 register_command("config", _configure_config, _run_config, help="show or check the configuration")
+register_command(
+    "runs", _configure_runs, _run_runs, help="list recorded runs; diff two and gate on regressions"
+)
 register_command("schema", _configure_schema, _run_schema, help="print a JSON Schema")
 register_command(
     "suite", _configure_suite, _run_suite, help="run a tool-evaluation suite; gate CI on it"
