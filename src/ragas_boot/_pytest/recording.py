@@ -12,7 +12,7 @@ without loading the engine.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -128,6 +128,28 @@ class EvaluationRecord:
             error=event.error,
         )
 
+    def to_wire(self) -> dict[str, Any]:
+        """The record as plain data a pytest-xdist worker sends to the controller (the
+        result object stays behind; everything the summary and the report show goes)."""
+        return {"test": self.test, "metric": self.metric, **self.to_json()}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> EvaluationRecord:
+        """A record sent by a worker (:meth:`to_wire`)."""
+        return cls(
+            test=data["test"],
+            metric=data["metric"],
+            score=data["score"],
+            model_scores=dict(data["model_scores"]),
+            exclusions=[ExclusionRecord(**item) for item in data["exclusions"]],
+            reasons=dict(data["reasons"]),
+            explanation=data["explanation"],
+            mode=data["mode"],
+            duration_s=data["duration_s"],
+            error=data["error"],
+            checks=[ScoreCheck(**item) for item in data["checks"]],
+        )
+
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (no result object)."""
         return {
@@ -189,6 +211,11 @@ class ScoreRecorder:
     def after_evaluation(self, event: EvaluationFinished) -> None:
         """Keep the finished evaluation."""
         self._add(EvaluationRecord.from_event(event, test=self._current_test()))
+
+    def extend(self, records: Iterable[EvaluationRecord]) -> None:
+        """Keep records made elsewhere (a pytest-xdist worker's, on the controller)."""
+        with self._lock:
+            self._records.extend(records)
 
     def _add(self, record: EvaluationRecord) -> EvaluationRecord:
         with self._lock:
