@@ -640,6 +640,18 @@ def _metric_names(
     return chosen
 
 
+def _needs_models(names: Sequence[str]) -> bool:
+    """Whether any of the metrics uses judges or embedding models."""
+    from ragas_boot.metrics.base import Need
+    from ragas_boot.metrics.registry import metric_class, split_criterion
+
+    return any(
+        metric_class(split_criterion(name)[0]).uses(Need.JUDGES)
+        or metric_class(split_criterion(name)[0]).uses(Need.EMBEDDINGS)
+        for name in names
+    )
+
+
 def _without_embedding_metrics(names: Sequence[str]) -> list[str]:
     from ragas_boot.metrics.base import Need
     from ragas_boot.metrics.registry import metric_class, split_criterion
@@ -739,7 +751,10 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
         control.stop("interrupted")
 
     with _stop_on_signals(stop):
-        with create_container(settings) as container:  # closing it stops the local judge
+        # Metrics that use no judge (ToolCallAccuracy, NLP) never build one: such a run needs
+        # neither the local judge's extra nor a reachable model.
+        judged = _needs_models(names) or not args.metric
+        with create_container(settings, build_judges=judged) as container:  # stops local judge
             if not args.metric and not container.embedding_models():
                 # By default, metrics that need embedding models are left out when none is
                 # configured; asked for by name, they fail with an error naming
@@ -1012,6 +1027,16 @@ def _config_check(args: argparse.Namespace) -> int:
                 spec.structured_output.value,
             )
         stdout().print(table)
+        if not judges:
+            judged = _judged_sections(settings)
+            if judged:  # configured, but they cannot run: the same error evaluate gives
+                _message(
+                    "ragas-boot: error: spring.ai.ragas.providers: no judges are configured, "
+                    f"and the YAML configures metrics that need them: {', '.join(judged)}. "
+                    "Declare chat-models under openai-compatible (or enable the local judge)",
+                    "bold red",
+                )
+                return EXIT_BAD_INPUT
         providers = len({judge.provider for judge in judges})
         files = ", ".join(settings.source.files)
         profiles = ", ".join(settings.source.active_profiles)
@@ -1023,7 +1048,11 @@ def _config_check(args: argparse.Namespace) -> int:
             )
         )
         if not judges:
-            _message("warning: no judge is configured; only tool_call_accuracy can run", "yellow")
+            _message(
+                "warning: no judge is configured; only metrics without judges can run "
+                "(tool_call_accuracy, the NLP metrics)",
+                "yellow",
+            )
         if not args.ping:
             return EXIT_OK
         results = container.portal().call(_ping_all(judges, args.timeout))
@@ -1047,6 +1076,18 @@ def _config_check(args: argparse.Namespace) -> int:
         _message(f"FAILED {len(failed)} judge(s) did not answer: {', '.join(failed)}", "bold red")
         return EXIT_GATE_FAILED
     return EXIT_OK
+
+
+def _judged_sections(settings: RagasSettings) -> list[str]:
+    """The metrics needing judges that the YAML configures (a section or a named criterion)."""
+    from ragas_boot.metrics.base import Need
+    from ragas_boot.metrics.registry import METRICS
+
+    return [
+        name
+        for name in settings.metrics.sections
+        if name in METRICS and METRICS[name].uses(Need.JUDGES)
+    ]
 
 
 @dataclass

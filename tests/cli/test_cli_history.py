@@ -163,9 +163,7 @@ def test_fail_on_regression_needs_a_baseline(run_cli, judges, config_file, datas
     assert "--fail-on-regression needs --baseline" in result.err
 
 
-def test_history_can_be_switched_off(
-    run_cli, judges, config_file, dataset_file, ragas_boot_home
-):
+def test_history_can_be_switched_off(run_cli, judges, config_file, dataset_file, ragas_boot_home):
     result = run_cli("evaluate", dataset_file, *METRICS, "--config", config_file, "--no-history")
     assert result.code == 0 and "Run recorded" not in result.err
     with config_file.open("a", encoding="utf-8") as file:
