@@ -245,7 +245,12 @@ class RunHistory:
             Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
         with self._errors("open"):
             self._engine: Engine = sa.create_engine(parsed)
-            self._metadata.create_all(self._engine)
+        try:
+            with self._errors("open"):
+                self._metadata.create_all(self._engine)
+        except HistoryError:
+            self._engine.dispose()
+            raise
 
     def __repr__(self) -> str:
         return f"RunHistory({self.label})"
