@@ -80,6 +80,7 @@ def test_evaluate_records_into_postgres_and_runs_diff_gates_on_it(
     openai_server.respond(None, {"goal_achieved": False, "reason": "not booked"})
     code, out, err = run_cli("evaluate", dataset, *metric, "--baseline", base)
     assert code == 0, err  # no gate asked for
+    assert f"Run diff: {base} →" in out
     new = re.search(r"Run recorded: (\S+)", err).group(1)
     assert "REGRESSION agent_goal_accuracy: pass rate fell from 100.0% to 0.0%" in err
     assert "postgresql+pg8000://ragas:****@localhost/postgres" in err
