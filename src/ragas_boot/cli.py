@@ -490,22 +490,22 @@ def _add_history_arguments(parser: argparse.ArgumentParser) -> None:
         help="after the run, print (and put in --out HTML) its diff against this recorded run: "
         "a run id, 'latest' or 'previous' (see `ragas-boot runs list`)",
     )
+    _add_regression_arguments(parser, gate_help="with --baseline: exit 1 when a metric regressed")
     parser.add_argument(
-        "--fail-on-regression",
+        "--no-history",
         action="store_true",
-        help="with --baseline: exit 1 when a metric regressed against it",
+        help="do not record this run in the run history (spring.ai.ragas.history)",
     )
+
+
+def _add_regression_arguments(parser: argparse.ArgumentParser, *, gate_help: str) -> None:
+    parser.add_argument("--fail-on-regression", action="store_true", help=gate_help)
     parser.add_argument(
         "--tolerance",
         type=unit_float,
         default=0.0,
         metavar="X",
         help="a metric's mean may fall by X before it counts as a regression (default: 0)",
-    )
-    parser.add_argument(
-        "--no-history",
-        action="store_true",
-        help="do not record this run in the run history (spring.ai.ragas.history)",
     )
 
 
@@ -888,10 +888,15 @@ def _print_diff(
 ) -> RunDiff | None:
     if baseline is None:
         return None
-    from ragas_boot.reporting.history_report import diff_lines, diff_renderables
     from ragas_boot.runs.regressions import diff_runs
 
-    diff = diff_runs(baseline, snapshot, tolerance=args.tolerance)
+    return _show_diff(diff_runs(baseline, snapshot, tolerance=args.tolerance))
+
+
+def _show_diff(diff: RunDiff) -> RunDiff:
+    """Print the diff's tables (stdout) and its verdict lines (stderr)."""
+    from ragas_boot.reporting.history_report import diff_lines, diff_renderables
+
     for part in diff_renderables(diff):
         stdout().print(part)
     for line in diff_lines(diff):
@@ -917,24 +922,15 @@ def _configure_runs(parser: argparse.ArgumentParser) -> None:
     )
     diff.add_argument("base", metavar="BASE", help="run id (or a unique prefix), latest, previous")
     diff.add_argument("new", metavar="NEW", help="run id (or a unique prefix), latest, previous")
-    diff.add_argument(
-        "--fail-on-regression", action="store_true", help="exit 1 when a metric regressed"
-    )
-    diff.add_argument(
-        "--tolerance",
-        type=unit_float,
-        default=0.0,
-        metavar="X",
-        help="a metric's mean may fall by X before it counts as a regression (default: 0)",
-    )
+    _add_regression_arguments(diff, gate_help="exit 1 when a metric regressed")
 
 
 def _run_runs(args: argparse.Namespace) -> int:
-    from ragas_boot.reporting.history_report import diff_lines, diff_renderables, runs_table
+    from ragas_boot.reporting.history_report import runs_table
     from ragas_boot.runs.history import open_history
     from ragas_boot.runs.regressions import diff_runs
 
-    settings = settings_from_args(args)
+    settings = _history_settings(args)
     with open_history(settings) as history:
         if args.runs_command == "list":
             runs = history.list_runs(limit=args.limit, kind=args.kind)
@@ -943,11 +939,7 @@ def _run_runs(args: argparse.Namespace) -> int:
                 _message("no run recorded yet: `ragas-boot evaluate` records each run")
             return EXIT_OK
         base, new = history.load(args.base), history.load(args.new)
-    diff = diff_runs(base, new, tolerance=args.tolerance)
-    for part in diff_renderables(diff):
-        stdout().print(part)
-    for line in diff_lines(diff):
-        _message(line, "bold red" if diff.regressed else "green")
+    diff = _show_diff(diff_runs(base, new, tolerance=args.tolerance))
     return EXIT_GATE_FAILED if diff.regressed and args.fail_on_regression else EXIT_OK
 
 
@@ -1272,11 +1264,22 @@ def _run_suite(args: argparse.Namespace) -> int:
     return EXIT_OK if gate.passed else EXIT_GATE_FAILED if recorded else EXIT_BAD_INPUT
 
 
+def _history_settings(args: argparse.Namespace) -> RagasSettings | None:
+    """The settings naming the history: ``--config`` (or the default file, when one exists);
+    None, the default history, when no configuration file is there to read."""
+    from ragas_boot.config.loader import CONFIG_ENV_VAR, DEFAULT_FILES
+
+    named = args.config is not None or args.profile or os.environ.get(CONFIG_ENV_VAR, "").strip()
+    if not named and not any(Path(name).is_file() for name in DEFAULT_FILES):
+        return None
+    return settings_from_args(args)
+
+
 def _record_suite(args: argparse.Namespace, result: SuiteResult, min_pass_rate: float) -> bool:
     """Record a suite run in the history of its configuration (the default one without)."""
     from ragas_boot.runs.history import snapshot_suite
 
-    settings = settings_from_args(args) if args.config else None
+    settings = _history_settings(args) if args.config else None
     source = settings.source if settings is not None else None
     snapshot = snapshot_suite(
         result,
