@@ -314,6 +314,7 @@ def test_a_suite_run_is_recorded_in_the_history(
     pytest.importorskip("sqlalchemy", reason="the run history needs the [history] extra")
     monkeypatch.chdir(tmp_path)  # no application.yaml here: `runs` reads the default history
     monkeypatch.delenv("RAGAS_CONFIG", raising=False)
+    monkeypatch.setenv("COLUMNS", "200")
     assert main(["suite", "run", str(WEATHER_SUITE), "--min-pass-rate", "100%"]) == EXIT_OK
     assert "Run recorded: " in capsys.readouterr().err
     assert main(["runs", "list", "--kind", "suite"]) == EXIT_OK
