@@ -13,7 +13,11 @@ SCRIPT = Path(sys.executable).with_name("ragas-boot")
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SPRING_", "RAGAS_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SPRING_", "RAGAS_")) or k == "RAGAS_BOOT_HOME"
+    }
     env.update(COLUMNS="200", **extra)
     return env
 

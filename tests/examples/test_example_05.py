@@ -51,7 +51,11 @@ def polite_judges(request: ChatRequest) -> dict[str, object]:
 @pytest.fixture
 def env(site: Path, openai_server: FakeOpenAIServer) -> dict[str, str]:
     openai_server.respond(None, polite_judges)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SPRING_", "RAGAS_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SPRING_", "RAGAS_")) or k == "RAGAS_BOOT_HOME"
+    }
     env.update(
         PYTHONPATH=os.pathsep.join([str(site), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
         JUDGE_URL=openai_server.base_url,
