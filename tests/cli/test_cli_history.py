@@ -206,3 +206,17 @@ def test_an_unreachable_history_names_it_with_the_password_masked(
     shown = run_cli("config", "show", "--config", config_file)
     for text in (listing.text, result.text, shown.text):
         assert password not in text
+
+
+def test_compare_is_recorded_as_a_compare_run(run_cli, judges, config_file, dataset_file):
+    result = run_cli("compare", dataset_file, "--metric", "agent_goal_accuracy", "--config",
+                     config_file)  # fmt: skip
+    assert result.code == 0, result.err
+    recorded = run_id(result.err)
+    listing = run_cli("runs", "list", "--config", config_file, "--kind", "compare")
+    row = next(line for line in listing.out.splitlines() if recorded in line)
+    assert "compare" in row and "cli-test" in row
+    assert (
+        run_cli("runs", "list", "--config", config_file, "--kind", "evaluate").out.count(recorded)
+        == 0
+    )
