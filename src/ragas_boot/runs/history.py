@@ -17,7 +17,7 @@ Three tables, created on first use:
 :func:`~ragas_boot.runs.regressions.diff_runs` compares, stored or not) and
 :meth:`RunHistory.record` stores it.
 
-Cost columns are nullable: they stay empty until a result carries a cost (an ``cost_usd``
+Cost columns are nullable: they stay empty until a result carries a cost (a ``cost_usd``
 attribute on its token usage), and a diff shows a cost change only where both runs have one.
 A database URL may carry a password: it is never printed unmasked (:meth:`RunHistory.label`).
 """
@@ -332,7 +332,7 @@ class RunHistory:
         with self._begin("read") as connection:
             return [_stored_run(row._mapping) for row in connection.execute(query)]
 
-    def resolve(self, reference: str, *, before: str | None = None) -> str:
+    def resolve(self, reference: str) -> str:
         """The id that ``reference`` names: a run id (or a unique prefix of one), ``latest``,
         or ``previous`` (the run before the latest).
 
@@ -340,24 +340,26 @@ class RunHistory:
             HistoryError: no such run (the message lists the latest ids).
         """
         wanted = reference.strip()
-        runs = self.list_runs(limit=None)
-        ids = [run.id for run in runs]
         if wanted in ("latest", "previous"):
+            ids = [run.id for run in self.list_runs(limit=2)]
             index = 0 if wanted == "latest" else 1
             if len(ids) > index:
                 return ids[index]
         else:
-            matches = [run_id for run_id in ids if run_id == wanted] or [
-                run_id for run_id in ids if run_id.startswith(wanted)
-            ]
+            column = self._runs.c.id
+            query = self._sa.select(column).where(column.startswith(wanted, autoescape=True))
+            with self._begin("read") as connection:
+                matches = sorted(str(row[0]) for row in connection.execute(query.limit(6)))
+            if wanted in matches:
+                return wanted
             if len(matches) == 1:
                 return matches[0]
             if len(matches) > 1:
                 raise HistoryError(
                     f"run id '{wanted}' is ambiguous: it starts {', '.join(matches[:5])}"
                 )
-        known = ", ".join(ids[:5]) or "none recorded yet"
-        raise HistoryError(f"no run '{wanted}' in the history at {self.label} (latest: {known})")
+        latest = ", ".join(run.id for run in self.list_runs(limit=5)) or "none recorded yet"
+        raise HistoryError(f"no run '{wanted}' in the history at {self.label} (latest: {latest})")
 
     def load(self, reference: str) -> StoredRun:
         """A run in full (metrics and scores) by id, id prefix, ``latest`` or ``previous``.
