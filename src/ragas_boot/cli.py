@@ -7,11 +7,13 @@ Subcommands::
     ragas-boot config show | check [--ping]           the resolved YAML; validate (and reach) judges
     ragas-boot schema dataset | report                JSON Schemas of dataset files and JSON reports
     ragas-boot suite run SUITE.yaml [...]             run a tool suite; gate CI on its pass rate
+    ragas-boot runs list | diff BASE NEW              the run history; gate CI on a regression
 
 Exit codes: 0 success; 1 a quality gate failed (``--fail-under``, a metric with no score at all,
-a judge that did not answer ``--ping``); 2 bad input (arguments, configuration or dataset),
-reported as one message without a traceback (``--debug`` shows it), or a report that could
-not be written; 130 interrupted (SIGINT), 143 terminated (SIGTERM).
+a judge that did not answer ``--ping``, ``--fail-on-regression``); 2 bad input (arguments,
+configuration or dataset), reported as one message without a traceback (``--debug`` shows
+it), or a report (or the run history) that could not be written; 130 interrupted (SIGINT),
+143 terminated (SIGTERM).
 
 ``evaluate`` and ``compare`` never lose finished work: on SIGINT or SIGTERM they stop sending,
 cancel the judge calls in flight, write every ``--out`` report of what finished (the rest
