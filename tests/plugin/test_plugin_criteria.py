@@ -78,3 +78,29 @@ def test_a_criterion_bean_reached_through_the_container_reports_its_score(
     result = project.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*test_direct*AspectCriticMetric:no-profanity*1.000*"])
+
+
+def test_a_criterion_bean_is_injected_by_name(project, openai_server, judges_config):
+    project.makefile(".yaml", application=judges_config() + textwrap.dedent(CRITERIA))
+    openai_server.respond(None, {"reasoning": "clean", "verdict": True})
+    project.makepyfile(
+        test_injected="""
+        from dependency_injector.wiring import Provide, inject
+
+        from ragas_boot import Sample
+        from ragas_boot.metrics.general.aspect_critic import AspectCriticMetric
+
+        @inject
+        def test_injected(
+            aspect_critic__no_threats,
+            metric: AspectCriticMetric = Provide["aspect_critic__no_profanity"],
+            other: AspectCriticMetric = Provide["aspect_critic__no_threats"],
+        ):
+            assert isinstance(metric, AspectCriticMetric)
+            assert metric.criterion == "no-profanity"
+            assert other is aspect_critic__no_threats
+            assert metric.evaluate(Sample(response="Fine.")).score == 1.0
+        """
+    )
+    result = project.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)

@@ -8,7 +8,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from ragas_boot.config.settings import RagasSettings
-from ragas_boot.container.containers import application_container, bean_names, metric_provider
+from ragas_boot.container.containers import application_container, bean_names
 from ragas_boot.errors import ConfigError
 from ragas_boot.metrics.base import Metric
 from ragas_boot.metrics.registry import (
@@ -198,13 +198,8 @@ def create_container(
             registered id is taken.
     """
     check_metric_sections(settings)
-    di = application_container()(settings=settings, chat_models=dict(chat_models or {}))
-    for name, (cls, criterion) in criterion_beans(settings).items():
-        # Named criteria are declared in the settings, so their beans join this instance.
-        di.set_provider(
-            name,
-            metric_provider(cls, core=di.core, execution=di.execution, criterion=criterion),
-        )
+    container_class = application_container(criterion_beans(settings))
+    di = container_class(settings=settings, chat_models=dict(chat_models or {}))
     if build_judges:
         di.judges()
         di.embedding_models()

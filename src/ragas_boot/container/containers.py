@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from dependency_injector import containers, providers
@@ -163,26 +164,35 @@ class ApplicationContainer(containers.DeclarativeContainer):
     embedding_executor = execution.embedding_executor
 
 
-def application_container() -> type[ApplicationContainer]:
-    """The application container class with one provider per registered metric.
+def application_container(
+    criteria: Mapping[str, tuple[type[Metric[Any]], str]] | None = None,
+) -> type[ApplicationContainer]:
+    """The application container class with one provider per registered metric and per named
+    criterion (``aspect_critic__no_profanity``) the settings declare.
 
     The providers are class attributes (not set on an instance) so that dependency-injector's
-    wiring, which maps an instance's providers to its class's, resolves ``Provide["<bean>"]``.
-    One class is made per set of registered metrics.
+    wiring, which maps an instance's providers to its class's, resolves ``Provide["<bean>"]``
+    for criterion beans too. One class is made per set of metrics and criteria.
     """
-    return _application_container(tuple(METRICS.items()))
+    named = tuple(
+        (bean, cls, criterion) for bean, (cls, criterion) in sorted((criteria or {}).items())
+    )
+    return _application_container(tuple(METRICS.items()), named)
 
 
 @functools.cache
 def _application_container(
     metrics: tuple[tuple[str, type[Metric[Any]]], ...],
+    criteria: tuple[tuple[str, type[Metric[Any]], str], ...],
 ) -> type[ApplicationContainer]:
+    core, execution = ApplicationContainer.core, ApplicationContainer.execution
     beans = {
-        bean: metric_provider(
-            metric, core=ApplicationContainer.core, execution=ApplicationContainer.execution
-        )
-        for bean, metric in metrics
+        bean: metric_provider(metric, core=core, execution=execution) for bean, metric in metrics
     }
+    beans.update(
+        (bean, metric_provider(metric, core=core, execution=execution, criterion=criterion))
+        for bean, metric, criterion in criteria
+    )
     made: type[ApplicationContainer] = type(
         "ApplicationContainer",
         (ApplicationContainer,),
