@@ -232,9 +232,11 @@ async def test_200_samples_survive_429_500_garbage_and_hangs(
     for outcome, sample in zip(outcomes, samples, strict=True):
         for call in verdict_calls(outcome):
             seen = groups[call.judge_id, sample.id]
-            # The server saw exactly the attempts the executor recorded: nothing was sent
-            # behind its back, no sample was judged again once a judge had answered.
-            assert len(seen) == call.attempts <= MAX_ATTEMPTS * (OUTPUT_RETRIES + 1)
+            # The server saw no attempt the executor did not record: nothing was sent behind
+            # its back, no sample was judged again once a judge had answered. (It may have seen
+            # fewer: on a loaded 2-core machine the client can give up on an attempt before the
+            # server's thread has read it.)
+            assert 1 <= len(seen) <= call.attempts <= MAX_ATTEMPTS * (OUTPUT_RETRIES + 1)
             last = seen[-1]
             if call.ok:
                 assert last.fault is None and last.status == 200

@@ -84,7 +84,9 @@ def test_a_criterion_bean_is_injected_by_name(project, openai_server, judges_con
     project.makefile(".yaml", application=judges_config() + textwrap.dedent(CRITERIA))
     openai_server.respond(None, {"reasoning": "clean", "verdict": True})
     project.makepyfile(
-        test_injected="""
+        # Its own module name: pytester runs in this process, and dependency-injector's wiring
+        # remembers the functions it patched by module.
+        test_criterion_injected="""
         from dependency_injector.wiring import Provide, inject
 
         from ragas_boot import Sample
