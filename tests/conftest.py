@@ -59,8 +59,9 @@ def _session_ragas_boot_home(tmp_path_factory: pytest.TempPathFactory) -> Iterat
 def ragas_boot_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
-    """A fresh ``RAGAS_BOOT_HOME`` per test: the response cache (on by default) writes there,
-    never into the repository, and no test sees another's answers (``pytest -n 2`` safe)."""
+    """A fresh ``RAGAS_BOOT_HOME`` per test: the response cache (on by default) and the default
+    run history (``history.db``) go there, never into the repository, and no test sees another's
+    answers or runs (``pytest -n 2`` safe)."""
     home = tmp_path_factory.mktemp("ragas-boot-home")
     monkeypatch.setenv("RAGAS_BOOT_HOME", str(home))
     return home

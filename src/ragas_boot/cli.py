@@ -9,12 +9,14 @@ Subcommands::
     ragas-boot cache stats | clear [--expired]        the judges' response cache
     ragas-boot schema dataset | report | calibration  JSON Schemas of datasets and JSON reports
     ragas-boot suite run SUITE.yaml [...]             run a tool suite; gate CI on its pass rate
+    ragas-boot runs list | diff BASE NEW              the run history; gate CI on a regression
 
 Exit codes: 0 success; 1 a quality gate failed (``--fail-under``, ``--min-pass-rate``, a missed
-quorum, a metric with no score at all, a judge that did not answer ``--ping``); 2 bad input
-(arguments, configuration or dataset), reported as one message without a traceback (``--debug``
-shows it), or a report that could not be written; 130 interrupted (SIGINT), 143 terminated
-(SIGTERM).
+quorum, a metric with no score at all, a judge that did not answer ``--ping``,
+``--fail-on-regression``); 2 bad input (arguments, configuration or dataset), reported as one
+message without a traceback (``--debug`` shows it), or a report (or the run history) that could
+not be written; 3 the spend cap (``--max-cost``) cut the run short; 130 interrupted (SIGINT),
+143 terminated (SIGTERM).
 
 ``evaluate`` and ``compare`` never lose finished work: on SIGINT or SIGTERM they stop sending,
 cancel the judge calls in flight, write every ``--out`` report of what finished (the rest
@@ -79,7 +81,9 @@ if TYPE_CHECKING:  # heavy modules are imported by the commands that use them
     from rich.console import Console
 
     from ragas_boot.config.settings import RagasSettings
-    from ragas_boot.runs import ProgressCallback
+    from ragas_boot.runs import ProgressCallback, RunResult
+    from ragas_boot.runs.history import StoredRun
+    from ragas_boot.runs.regressions import RunDiff
     from ragas_boot.runs.suites import AgentTestSuite, SuiteResult
 
 __all__ = [
@@ -537,6 +541,7 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
         help="neither read nor write the response cache (default: spring.ai.ragas.cache.enabled)",
     )
     _add_cache_dir(parser)
+    _add_history_arguments(parser)
 
 
 def _add_cache_dir(parser: argparse.ArgumentParser) -> None:
@@ -568,6 +573,32 @@ def _repeat_count(text: str) -> int:
     if value > MAX_REPEATS:
         raise argparse.ArgumentTypeError(f"must be at most {MAX_REPEATS}, got {value}")
     return value
+
+
+def _add_history_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--baseline",
+        metavar="RUN",
+        help="after the run, print (and put in --out HTML) its diff against this recorded run: "
+        "a run id, 'latest' or 'previous' (see `ragas-boot runs list`)",
+    )
+    _add_regression_arguments(parser, gate_help="with --baseline: exit 1 when a metric regressed")
+    parser.add_argument(
+        "--no-history",
+        action="store_true",
+        help="do not record this run in the run history (spring.ai.ragas.history)",
+    )
+
+
+def _add_regression_arguments(parser: argparse.ArgumentParser, *, gate_help: str) -> None:
+    parser.add_argument("--fail-on-regression", action="store_true", help=gate_help)
+    parser.add_argument(
+        "--tolerance",
+        type=unit_float,
+        default=0.0,
+        metavar="X",
+        help="a metric's mean may fall by X before it counts as a regression (default: 0)",
+    )
 
 
 def _duration(text: str) -> float:
@@ -701,6 +732,18 @@ def _metric_names(
     return chosen
 
 
+def _needs_models(names: Sequence[str]) -> bool:
+    """Whether any of the metrics uses judges or embedding models."""
+    from ragas_boot.metrics.base import Need
+    from ragas_boot.metrics.registry import metric_class, split_criterion
+
+    return any(
+        metric_class(split_criterion(name)[0]).uses(Need.JUDGES)
+        or metric_class(split_criterion(name)[0]).uses(Need.EMBEDDINGS)
+        for name in names
+    )
+
+
 def _without_embedding_metrics(names: Sequence[str]) -> list[str]:
     from ragas_boot.metrics.base import Need
     from ragas_boot.metrics.registry import metric_class, split_criterion
@@ -792,6 +835,7 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
         from ragas_boot.runs.calibration import check_ready
 
         check_ready(dataset.samples, names)
+    baseline = _baseline(args, settings)  # an unknown baseline fails before any judge call
     deadline = args.deadline
     if deadline is None and settings.run.deadline is not None:
         deadline = settings.run.deadline.total_seconds()
@@ -809,7 +853,10 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
         control.stop("interrupted")
 
     with _stop_on_signals(stop):
-        with create_container(settings) as container:  # closing it stops the local judge
+        # Metrics that use no judge (ToolCallAccuracy, NLP) never build one: such a run needs
+        # neither the local judge's extra nor a reachable model.
+        judged = _needs_models(names) or not args.metric
+        with create_container(settings, build_judges=judged) as container:  # stops local judge
             if not args.metric and not container.embedding_models():
                 # By default, metrics that need embedding models are left out when none is
                 # configured; asked for by name, they fail with an error naming
@@ -845,6 +892,8 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
                 parts += calibration_renderables(calibration)
         for part in parts:
             console.print(part)
+        snapshot, recorded = _record_run(args, settings, run, view)
+        diff = _print_diff(args, baseline, snapshot)
         title = (
             f"ragas-boot judge comparison: {dataset.name or args.dataset}"
             if view == "compare"
@@ -855,8 +904,10 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
             try:
                 if view == "calibrate" and calibration is not None:
                     text = _calibration_text(calibration, kind)
+                elif kind == "html":
+                    text = render_html(run, title=title, baseline=diff)
                 else:
-                    text = render_html(run, title=title) if kind == "html" else render_json(run)
+                    text = render_json(run)
                 _write_atomically(path, _redact(text))
             except OSError as error:
                 unwritten += 1
@@ -882,7 +933,7 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
         )
     if signals:
         return EXIT_TERMINATED if signals[0] == signal.SIGTERM else EXIT_INTERRUPTED
-    if unwritten:
+    if unwritten or not recorded:
         return EXIT_BAD_INPUT
     if run.stopped == "budget":
         return EXIT_BUDGET
@@ -890,7 +941,126 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
     if not gate.passed or run.stopped is None:  # no PASSED line for a run cut short
         for line in run_gate_lines(gate):
             _message(line, "green" if gate.passed else "bold red")
-    return EXIT_OK if gate.passed and run.stopped is None else EXIT_GATE_FAILED
+    regressed = diff is not None and diff.regressed and args.fail_on_regression
+    return EXIT_OK if gate.passed and run.stopped is None and not regressed else EXIT_GATE_FAILED
+
+
+# --------------------------------------------------------------------------- run history
+
+
+def _baseline(args: argparse.Namespace, settings: RagasSettings) -> StoredRun | None:
+    """The ``--baseline`` run, loaded before the new run is made (so 'latest' is the last
+    one recorded before it)."""
+    if args.fail_on_regression and not args.baseline:
+        raise UsageError("--fail-on-regression needs --baseline RUN (a run id or 'latest')")
+    if not args.baseline:
+        return None
+    from ragas_boot.runs.history import open_history
+
+    with open_history(settings) as history:
+        return history.load(args.baseline)
+
+
+def _record_run(
+    args: argparse.Namespace, settings: RagasSettings, run: RunResult, view: str
+) -> tuple[StoredRun, bool]:
+    """The run as the history keeps it, recorded unless the history is off; False when
+    recording failed (reported; exit code 2 once the reports are written)."""
+    from ragas_boot.runs.history import snapshot_run
+
+    source = settings.source
+    snapshot = snapshot_run(
+        run,
+        kind="compare" if view in ("compare", "calibrate") else "evaluate",
+        config_files=source.files,
+        profiles=source.active_profiles,
+    )
+    return snapshot, _store(args, settings, snapshot)
+
+
+def _store(args: argparse.Namespace, settings: RagasSettings | None, snapshot: StoredRun) -> bool:
+    """Record ``snapshot`` unless ``--no-history`` or ``history.enabled: false``; False when
+    that failed (reported). Without SQLAlchemy and with no history URL configured, a note."""
+    from ragas_boot.errors import HistoryError, MissingExtraError
+    from ragas_boot.runs.history import open_history
+
+    section = settings.history if settings is not None else None
+    if args.no_history or (section is not None and not section.enabled):
+        return True
+    try:
+        with open_history(section) as history:  # its password is masked by settings_from_args
+            history.record(snapshot)
+            _message(f"Run recorded: {snapshot.id} ({history.label})", "dim")
+    except MissingExtraError as error:
+        if section is None or section.url is None:  # on by default: a note, not a failure
+            _message(f"note: run not recorded: {error}", "dim")
+            return True
+        _message(f"ragas-boot: error: run not recorded: {error}", "bold red")
+        return False
+    except HistoryError as error:
+        _message(f"ragas-boot: error: run not recorded: {error}", "bold red")
+        return False
+    return True
+
+
+def _print_diff(
+    args: argparse.Namespace, baseline: StoredRun | None, snapshot: StoredRun
+) -> RunDiff | None:
+    if baseline is None:
+        return None
+    from ragas_boot.runs.regressions import diff_runs
+
+    return _show_diff(diff_runs(baseline, snapshot, tolerance=args.tolerance))
+
+
+def _show_diff(diff: RunDiff) -> RunDiff:
+    """Print the diff's tables (stdout) and its verdict lines (stderr)."""
+    from ragas_boot.reporting.history_report import diff_lines, diff_renderables
+
+    for part in diff_renderables(diff):
+        stdout().print(part)
+    for line in diff_lines(diff):
+        _message(line, "bold red" if diff.regressed else "green")
+    return diff
+
+
+def _configure_runs(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="runs_command", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", help="the recorded runs, latest first")
+    diff = actions.add_parser(
+        "diff",
+        help="compare two recorded runs; exit 1 with --fail-on-regression when NEW regressed",
+    )
+    for action in (listing, diff):
+        _flags(action, top=False)
+        add_config_arguments(action)
+    listing.add_argument(
+        "--limit", type=positive_int, default=20, metavar="N", help="runs to show (default: 20)"
+    )
+    listing.add_argument(
+        "--kind", choices=("evaluate", "compare", "suite"), help="only runs of this kind"
+    )
+    diff.add_argument("base", metavar="BASE", help="run id (or a unique prefix), latest, previous")
+    diff.add_argument("new", metavar="NEW", help="run id (or a unique prefix), latest, previous")
+    _add_regression_arguments(diff, gate_help="exit 1 when a metric regressed")
+
+
+def _run_runs(args: argparse.Namespace) -> int:
+    from ragas_boot.reporting.history_report import runs_table
+    from ragas_boot.runs.history import open_history
+    from ragas_boot.runs.regressions import diff_runs
+
+    settings = _history_settings(args)
+    with open_history(settings) as history:
+        if args.runs_command == "list":
+            runs = history.list_runs(limit=args.limit, kind=args.kind)
+            stdout().print(runs_table(runs, title=f"Runs in {history.label}"))
+            if not runs:
+                _message("no run recorded yet: `ragas-boot evaluate` records each run")
+            return EXIT_OK
+        base, new = history.load(args.base), history.load(args.new)
+    diff = _show_diff(diff_runs(base, new, tolerance=args.tolerance))
+    return EXIT_GATE_FAILED if diff.regressed and args.fail_on_regression else EXIT_OK
 
 
 def _calibration(run: Any, args: argparse.Namespace, view: str, samples: Sequence[Any]) -> Any:
@@ -1098,6 +1268,16 @@ def _config_check(args: argparse.Namespace) -> int:
                 spec.structured_output.value,
             )
         stdout().print(table)
+        if not judges:
+            judged = _judged_sections(settings)
+            if judged:  # configured, but they cannot run: the same error evaluate gives
+                _message(
+                    "ragas-boot: error: spring.ai.ragas.providers: no judges are configured, "
+                    f"and the YAML configures metrics that need them: {', '.join(judged)}. "
+                    "Declare chat-models under openai-compatible (or enable the local judge)",
+                    "bold red",
+                )
+                return EXIT_BAD_INPUT
         providers = len({judge.provider for judge in judges})
         files = ", ".join(settings.source.files)
         profiles = ", ".join(settings.source.active_profiles)
@@ -1109,7 +1289,11 @@ def _config_check(args: argparse.Namespace) -> int:
             )
         )
         if not judges:
-            _message("warning: no judge is configured; only tool_call_accuracy can run", "yellow")
+            _message(
+                "warning: no judge is configured; only metrics without judges can run "
+                "(tool_call_accuracy, the NLP metrics)",
+                "yellow",
+            )
         if not args.ping:
             return EXIT_OK
         results = container.portal().call(_ping_all(judges, args.timeout))
@@ -1133,6 +1317,18 @@ def _config_check(args: argparse.Namespace) -> int:
         _message(f"FAILED {len(failed)} judge(s) did not answer: {', '.join(failed)}", "bold red")
         return EXIT_GATE_FAILED
     return EXIT_OK
+
+
+def _judged_sections(settings: RagasSettings) -> list[str]:
+    """The metrics needing judges that the YAML configures (a section or a named criterion)."""
+    from ragas_boot.metrics.base import Need
+    from ragas_boot.metrics.registry import METRICS
+
+    return [
+        name
+        for name in settings.metrics.sections
+        if name in METRICS and METRICS[name].uses(Need.JUDGES)
+    ]
 
 
 @dataclass
@@ -1294,6 +1490,9 @@ def _configure_suite(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="--out may be a symbolic link: write its target (refused otherwise)",
     )
+    runner.add_argument(
+        "--no-history", action="store_true", help="do not record this run in the run history"
+    )
 
 
 def _run_suite(args: argparse.Namespace) -> int:
@@ -1315,7 +1514,34 @@ def _run_suite(args: argparse.Namespace) -> int:
         text = render_html(result, gate) if kind == "html" else render_json(result, gate)
         _write_atomically(path, _redact(text))
         _message(f"Report written: {path}")
-    return EXIT_OK if gate.passed else EXIT_GATE_FAILED
+    recorded = _record_suite(args, result, gate.min_pass_rate)
+    return EXIT_OK if gate.passed else EXIT_GATE_FAILED if recorded else EXIT_BAD_INPUT
+
+
+def _history_settings(args: argparse.Namespace) -> RagasSettings | None:
+    """The settings naming the history: ``--config`` (or the default file, when one exists);
+    None, the default history, when no configuration file is there to read."""
+    from ragas_boot.config.loader import CONFIG_ENV_VAR, DEFAULT_FILES
+
+    named = args.config is not None or args.profile or os.environ.get(CONFIG_ENV_VAR, "").strip()
+    if not named and not any(Path(name).is_file() for name in DEFAULT_FILES):
+        return None
+    return settings_from_args(args)
+
+
+def _record_suite(args: argparse.Namespace, result: SuiteResult, min_pass_rate: float) -> bool:
+    """Record a suite run in the history of its configuration (the default one without)."""
+    from ragas_boot.runs.history import snapshot_suite
+
+    settings = _history_settings(args) if args.config else None
+    source = settings.source if settings is not None else None
+    snapshot = snapshot_suite(
+        result,
+        min_pass_rate=min_pass_rate,
+        config_files=source.files if source else (),
+        profiles=source.active_profiles if source else (),
+    )
+    return _store(args, settings, snapshot)
 
 
 def _suite_result(suite: AgentTestSuite, args: argparse.Namespace) -> SuiteResult:
@@ -1379,6 +1605,9 @@ register_command(
 register_command("config", _configure_config, _run_config, help="show or check the configuration")
 register_command(
     "cache", _configure_cache, _run_cache, help="show or clear the judges' response cache"
+)
+register_command(
+    "runs", _configure_runs, _run_runs, help="list recorded runs; diff two and gate on regressions"
 )
 register_command("schema", _configure_schema, _run_schema, help="print a JSON Schema")
 register_command(

@@ -10,6 +10,7 @@ for callers that do not know this library::
     ├── SuiteError (ValueError)                a tool suite is invalid; names file, case and field
     ├── JudgeNotFoundError (LookupError)       a metric config names a judge id nobody declared
     ├── MissingExtraError (ImportError)        an optional extra is not installed; says what to run
+    ├── HistoryError (RuntimeError)            the run history is unreachable, or has no such run
     ├── JudgeError (RuntimeError)              one call to one judge failed
     │   ├── JudgeHTTPError                     the server answered with an error status
     │   ├── JudgeTimeoutError (TimeoutError)   no answer within the per-call timeout
@@ -36,6 +37,7 @@ __all__ = [
     "BudgetExceededError",
     "ConfigError",
     "DatasetError",
+    "HistoryError",
     "JudgeConnectionError",
     "JudgeError",
     "JudgeFailureSummary",
@@ -199,6 +201,13 @@ class MissingExtraError(RagasBootError, ImportError):
         self.extra = extra
         self.command = f"pip install 'ragas-boot[{extra}]'"
         super().__init__(f"{feature} needs the '{package}' package: run {self.command}")
+
+
+class HistoryError(RagasBootError, RuntimeError):
+    """The run history cannot be opened, read or written, or has no such run.
+
+    The message names the database with its password masked.
+    """
 
 
 class JudgeError(RagasBootError, RuntimeError):

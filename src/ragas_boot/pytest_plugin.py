@@ -80,6 +80,7 @@ from ragas_boot._pytest.recording import recording
 from ragas_boot._pytest.report import score_rows, write_report
 from ragas_boot._pytest.state import RagasPluginState, plugin_state
 from ragas_boot._pytest.terminal import cache_line, header_lines, report_line
+from ragas_boot._pytest.workers import is_worker, receive, send, used_config
 from ragas_boot.testing.assertions import assert_score
 
 if TYPE_CHECKING:
@@ -235,20 +236,23 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Write ``--ragas-report`` (also when nothing was scored: the file says so)."""
+    """Write ``--ragas-report`` (also when nothing was scored: the file says so) with the
+    config files and profiles used; a pytest-xdist worker sends its records instead."""
     state = plugin_state(session.config)
+    if is_worker(session.config):
+        send(session.config, state)
+        return
     path = state.options.report_path
     if path is None:
         return
-    files: list[str] = []
-    profiles: list[str] = []
-    if state.settings_loaded:
-        try:
-            source = state.settings().source
-            files, profiles = list(source.files), list(source.active_profiles)
-        except Exception:  # the header and the fixtures have reported it already
-            pass
+    files, profiles = used_config(state)
     write_report(path, score_rows(state.recorder.records), config_files=files, profiles=profiles)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """pytest-xdist, on the controller: a worker finished; keep its records."""
+    receive(plugin_state(node.config), node)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

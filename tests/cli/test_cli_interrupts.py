@@ -60,7 +60,11 @@ def held_server(openai_server: FakeOpenAIServer) -> FakeOpenAIServer:
 
 
 def _env(secret: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SPRING_", "RAGAS_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SPRING_", "RAGAS_")) or k == "RAGAS_BOOT_HOME"
+    }
     env.update(COLUMNS="200", JUDGE_KEY=secret)
     return env
 

@@ -116,7 +116,11 @@ spring:
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SPRING_", "RAGAS_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SPRING_", "RAGAS_")) or k == "RAGAS_BOOT_HOME"
+    }
     return subprocess.run(
         list(args),
         cwd=ROOT,

@@ -16,7 +16,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _clean_env() -> dict[str, str]:
     """This environment without profile or config overrides, and a wide terminal."""
-    kept = {k: v for k, v in os.environ.items() if not k.startswith(("SPRING_", "RAGAS_"))}
+    kept = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SPRING_", "RAGAS_")) or k == "RAGAS_BOOT_HOME"
+    }
     return kept | {"COLUMNS": "160", "NO_COLOR": "1"}
 
 

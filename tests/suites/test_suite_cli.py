@@ -303,3 +303,24 @@ def test_the_configuration_secrets_are_masked_in_the_output_and_the_reports(
     assert "my key is ****" in page
     for text in (captured.out, captured.err, page, json_path.read_text(encoding="utf-8")):
         assert secret not in text
+
+
+def test_a_suite_run_is_recorded_in_the_history(
+    capsys: pytest.CaptureFixture[str],
+    ragas_boot_home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("sqlalchemy", reason="the run history needs the [history] extra")
+    monkeypatch.chdir(tmp_path)  # no application.yaml here: `runs` reads the default history
+    monkeypatch.delenv("RAGAS_CONFIG", raising=False)
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["suite", "run", str(WEATHER_SUITE), "--min-pass-rate", "100%"]) == EXIT_OK
+    assert "Run recorded: " in capsys.readouterr().err
+    assert main(["runs", "list", "--kind", "suite"]) == EXIT_OK
+    listing = capsys.readouterr().out
+    assert "│ suite" in listing and "weather" in listing.lower()
+    assert (ragas_boot_home / "history.db").is_file()
+    assert main(["suite", "run", str(WEATHER_SUITE), "--no-history"]) == EXIT_OK
+    assert main(["runs", "diff", "previous", "latest", "--fail-on-regression"]) == EXIT_BAD_INPUT
+    assert "no run 'previous'" in capsys.readouterr().err  # the second run was not recorded

@@ -12,7 +12,7 @@ without loading the engine.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -133,6 +133,28 @@ class EvaluationRecord:
             calls=[call for step in event.steps for call in step.calls],
         )
 
+    def to_wire(self) -> dict[str, Any]:
+        """The record as plain data a pytest-xdist worker sends to the controller (the
+        result object stays behind; everything the summary and the report show goes)."""
+        return {"test": self.test, "metric": self.metric, **self.to_json()}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> EvaluationRecord:
+        """A record sent by a worker (:meth:`to_wire`)."""
+        return cls(
+            test=data["test"],
+            metric=data["metric"],
+            score=data["score"],
+            model_scores=dict(data["model_scores"]),
+            exclusions=[ExclusionRecord(**item) for item in data["exclusions"]],
+            reasons=dict(data["reasons"]),
+            explanation=data["explanation"],
+            mode=data["mode"],
+            duration_s=data["duration_s"],
+            error=data["error"],
+            checks=[ScoreCheck(**item) for item in data["checks"]],
+        )
+
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (no result object)."""
         return {
@@ -194,6 +216,11 @@ class ScoreRecorder:
     def after_evaluation(self, event: EvaluationFinished) -> None:
         """Keep the finished evaluation."""
         self._add(EvaluationRecord.from_event(event, test=self._current_test()))
+
+    def extend(self, records: Iterable[EvaluationRecord]) -> None:
+        """Keep records made elsewhere (a pytest-xdist worker's, on the controller)."""
+        with self._lock:
+            self._records.extend(records)
 
     def _add(self, record: EvaluationRecord) -> EvaluationRecord:
         with self._lock:

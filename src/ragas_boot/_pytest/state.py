@@ -30,6 +30,9 @@ class RagasPluginState:
         self.recorder = ScoreRecorder(current_test=lambda: self.current_test)
         self.container: RagasContainer | None = None
         self.allure: AllureAttacher | None = None
+        # Config files and profiles pytest-xdist workers used (see _pytest/workers.py).
+        self.worker_files: list[str] = []
+        self.worker_profiles: list[str] = []
         self._settings: RagasSettings | None = None
         self._settings_error: Exception | None = None
 

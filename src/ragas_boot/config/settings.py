@@ -63,6 +63,7 @@ __all__ = [
     "GigaChatChatSettings",
     "GigaChatSettings",
     "GlobalRateLimitSettings",
+    "HistorySettings",
     "LangChainProviderSettings",
     "Language",
     "LocalChatModelSettings",
@@ -101,6 +102,7 @@ ROOT_PREFIXES: dict[str, str] = {
     "allure": "spring.ai.ragas.allure",
     "run": "spring.ai.ragas.run",
     "cache": "spring.ai.ragas.cache",
+    "history": "spring.ai.ragas.history",
 }
 
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|ms|s|m|h|d)?\s*$", re.IGNORECASE)
@@ -1164,6 +1166,23 @@ class CacheSettings(_Section):
         return value
 
 
+class HistorySettings(_Section):
+    """``spring.ai.ragas.history``: where ``evaluate``, ``compare`` and ``suite run`` record
+    their runs for ``ragas-boot runs list|diff`` (needs the ``[history]`` extra).
+
+    Without ``url`` the history is a SQLite file, ``history.db``, in ``$RAGAS_BOOT_HOME`` or
+    else in ``.ragas-boot/`` of the working directory. A URL may carry a password: it is
+    treated as a secret and printed masked.
+    """
+
+    enabled: bool = Field(default=True, description="Record runs; false: record nothing.")
+    url: str | None = Field(
+        default=None,
+        description="SQLAlchemy database URL of a shared history (postgresql+pg8000://...); "
+        "unset = the local SQLite file.",
+    )
+
+
 # --------------------------------------------------------------------------- root
 
 
@@ -1213,6 +1232,9 @@ class RagasSettings(BaseSettings):
     )
     run: RunSettings = Field(default_factory=RunSettings, description="spring.ai.ragas.run")
     cache: CacheSettings = Field(default_factory=CacheSettings, description="spring.ai.ragas.cache")
+    history: HistorySettings = Field(
+        default_factory=HistorySettings, description="spring.ai.ragas.history"
+    )
     source: SettingsSource = Field(
         default_factory=SettingsSource, description="Provenance; filled by load_settings."
     )

@@ -40,9 +40,16 @@ class RagasContainer:
         di: the dependency-injector container (an :class:`ApplicationContainer` instance).
     """
 
-    def __init__(self, di: Any) -> None:
+    def __init__(self, di: Any, *, build_judges: bool = True) -> None:
         self._di = di
         self._closed = False
+        # Lazy judges (create_container(build_judges=False)): closing releases only the
+        # judges and embedding models a bean made, never builds them to close them.
+        self._made: list[list[Any]] | None = None
+        if not build_judges:
+            self._made = []
+            for provider in (di.chat.judges, di.chat.embedding_models):
+                provider.set_provides(_recording(provider.provides, self._made))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._di, name)
@@ -103,7 +110,10 @@ class RagasContainer:
         return self._closed
 
     async def _close_judges(self) -> None:
-        clients = [*self._di.judges(), *self._di.embedding_models()]
+        if self._made is None:
+            clients = [*self._di.judges(), *self._di.embedding_models()]
+        else:
+            clients = [client for made in self._made for client in made]
         await asyncio.gather(*(client.aclose() for client in clients), return_exceptions=True)
         cache = self._di.execution.response_cache()
         if cache is not None:
@@ -164,7 +174,10 @@ class RagasContainer:
 
 
 def create_container(
-    settings: RagasSettings, *, chat_models: Mapping[str, BaseChatModel] | None = None
+    settings: RagasSettings,
+    *,
+    chat_models: Mapping[str, BaseChatModel] | None = None,
+    build_judges: bool = True,
 ) -> RagasContainer:
     """Build the application container from settings; judges and embedding models are checked.
 
@@ -179,6 +192,9 @@ def create_container(
             judge's provider is named after its class (``ChatAnthropic`` → ``anthropic``);
             ``external-starters.<provider>`` gives its limits. The container calls them from
             its own event loop and leaves them open.
+        build_judges: False: build the judges and embedding models only when a bean that
+            needs them is made, so a run of metrics that use neither (ToolCallAccuracy, the
+            NLP metrics) never needs the local judge's extra nor a reachable model file.
 
     Raises:
         ConfigError: the judges or embedding models cannot be built from the settings, or a
@@ -187,6 +203,18 @@ def create_container(
     check_metric_sections(settings)
     container_class = application_container(criterion_beans(settings))
     di = container_class(settings=settings, chat_models=dict(chat_models or {}))
-    di.judges()
-    di.embedding_models()
-    return RagasContainer(di)
+    if build_judges:
+        di.judges()
+        di.embedding_models()
+    return RagasContainer(di, build_judges=build_judges)
+
+
+def _recording(build: Any, made: list[list[Any]]) -> Any:
+    """``build`` (a judges or embedding-models factory) keeping what it returns in ``made``."""
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        result = build(*args, **kwargs)
+        made.append(result)
+        return result
+
+    return recording

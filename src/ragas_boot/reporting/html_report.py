@@ -18,6 +18,8 @@ from ragas_boot.reporting._html import escape as _e
 from ragas_boot.reporting._html import numeric_cell as _num
 from ragas_boot.reporting._html import table as _table
 from ragas_boot.reporting._style import style_tag
+from ragas_boot.reporting.history_report import html_diff_section
+from ragas_boot.runs.regressions import RunDiff
 from ragas_boot.runs.results import Evaluation, JudgeSummary, MetricInfo, RunResult, SampleRun
 from ragas_boot.samples import (
     AIMessage,
@@ -553,13 +555,17 @@ def _sample(run: SampleRun) -> str:
     )
 
 
-def render_html(run: RunResult, *, title: str | None = None) -> str:
-    """The report as one HTML document (no script, no external resource)."""
+def render_html(
+    run: RunResult, *, title: str | None = None, baseline: RunDiff | None = None
+) -> str:
+    """The report as one HTML document (no script, no external resource); with ``baseline``
+    (``evaluate --baseline``), the diff against that run comes first."""
     heading = title or f"ragas-boot report: {run.dataset.name or run.dataset.path or 'samples'}"
     samples = "".join(_sample(sample) for sample in run.samples)
     body = (
         _header(run, heading)
         + "<main>"
+        + (html_diff_section(baseline) if baseline is not None else "")
         + _metrics_section(run)
         + _judges_section(run)
         + _agreement_section(run)

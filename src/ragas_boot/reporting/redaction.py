@@ -23,13 +23,18 @@ MASK = "****"
 _MIN_SECRET_LENGTH = 8
 
 
+#: Settings fields holding URLs whose credentials are secrets (a judge's base URL, a history
+#: database URL such as ``postgresql://user:password@host/db``).
+_URL_FIELDS = frozenset({"base_url", "url"})
+
+
 def _walk(value: Any, found: list[str]) -> None:
     if isinstance(value, SecretStr):
         found.append(value.get_secret_value())
     elif isinstance(value, BaseModel):
         for name in type(value).model_fields:
             item = getattr(value, name)
-            if name == "base_url" and isinstance(item, str):
+            if name in _URL_FIELDS and isinstance(item, str):
                 found.extend(url_secrets(item))
             else:
                 _walk(item, found)

@@ -38,7 +38,7 @@ def _mask_headers(value: Any) -> Any:
         for key, item in value.items():
             if key == "headers" and isinstance(item, dict):
                 masked[key] = dict.fromkeys(item, MASK)
-            elif key == "base-url" and isinstance(item, str):
+            elif key in ("base-url", "url") and isinstance(item, str):
                 masked[key] = mask_url(item)
             else:
                 masked[key] = _mask_headers(item)

@@ -1,0 +1,549 @@
+"""Run history: every ``evaluate``, ``compare`` and ``suite run`` as rows of a SQL database.
+
+By default the history is a SQLite file, ``history.db``, in ``$RAGAS_BOOT_HOME`` or else in
+``.ragas-boot/`` of the working directory; ``spring.ai.ragas.history.url`` names any other
+SQLAlchemy database (PostgreSQL through pg8000 for a team-shared history). SQLAlchemy is the
+``[history]`` extra and is imported only when a history is opened.
+
+Three tables, created on first use:
+
+- ``ragas_boot_runs``: one row per run (kind, dataset, config files and profiles, counts,
+  tokens, cost);
+- ``ragas_boot_run_metrics``: one row per run x metric (threshold, mean, pass rate, tokens,
+  cost);
+- ``ragas_boot_run_scores``: one row per run x sample x metric (status, score, passed, cost).
+
+:func:`snapshot_run` / :func:`snapshot_suite` turn a result into a :class:`StoredRun` (which
+:func:`~ragas_boot.runs.regressions.diff_runs` compares, stored or not) and
+:meth:`RunHistory.record` stores it.
+
+Cost columns are nullable: they stay empty until a result carries a cost (a ``cost_usd``
+attribute on its token usage), and a diff shows a cost change only where both runs have one.
+A database URL may carry a password: it is never printed unmasked (:meth:`RunHistory.label`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ragas_boot.config.urls import mask_url, url_secrets
+from ragas_boot.errors import HistoryError, MissingExtraError
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection, Engine
+
+    from ragas_boot.config.settings import HistorySettings, RagasSettings
+    from ragas_boot.runs.results import RunResult
+    from ragas_boot.runs.suites import SuiteResult
+
+__all__ = [
+    "HISTORY_FILE",
+    "HOME_ENV",
+    "RunHistory",
+    "RunKind",
+    "StoredMetric",
+    "StoredRun",
+    "StoredScore",
+    "default_history_url",
+    "history_home",
+    "open_history",
+    "snapshot_run",
+    "snapshot_suite",
+]
+
+#: Environment variable naming the folder of the default history (default ``./.ragas-boot``).
+HOME_ENV = "RAGAS_BOOT_HOME"
+
+#: File name of the default SQLite history inside the home folder.
+HISTORY_FILE = "history.db"
+
+#: What recorded a run.
+RunKind = Literal["evaluate", "compare", "suite"]
+
+_FROZEN = ConfigDict(frozen=True)
+
+
+def history_home() -> Path:
+    """``$RAGAS_BOOT_HOME``, else ``.ragas-boot`` in the working directory."""
+    configured = os.environ.get(HOME_ENV, "").strip()
+    return Path(configured).expanduser() if configured else Path.cwd() / ".ragas-boot"
+
+
+def default_history_url() -> str:
+    """The SQLAlchemy URL of the default SQLite history (the folder is made on first use)."""
+    return f"sqlite:///{history_home() / HISTORY_FILE}"
+
+
+class StoredMetric(BaseModel):
+    """One metric of a recorded run."""
+
+    model_config = _FROZEN
+
+    metric: str = Field(description="Bean name of the metric (a suite: 'suite').")
+    threshold: float = Field(description="Pass mark of the run.")
+    lower_is_better: bool = Field(description="Whether lower scores are better.")
+    evaluations: int = Field(description="Evaluations of the metric.")
+    scored: int = Field(description="Evaluations with a score.")
+    failed: int = Field(description="Evaluations that failed.")
+    passed: int = Field(description="Scored evaluations that passed.")
+    mean: float | None = Field(description="Mean score; None when nothing was scored.")
+    pass_rate: float | None = Field(description="passed / scored; None when nothing was scored.")
+    total_tokens: int = Field(description="Tokens the metric's judge calls used.")
+    cost_usd: float | None = Field(description="Cost of the metric's calls; None when unknown.")
+
+
+class StoredScore(BaseModel):
+    """One sample x metric of a recorded run."""
+
+    model_config = _FROZEN
+
+    sample_id: str = Field(description="The sample's (or suite case's) id.")
+    metric: str = Field(description="Bean name of the metric.")
+    status: str = Field(description="scored, undefined or failed.")
+    score: float | None = Field(description="The score, when scored.")
+    passed: bool | None = Field(description="Whether it met the threshold; None unless scored.")
+    cost_usd: float | None = Field(description="Cost of the evaluation; None when unknown.")
+
+
+class StoredRun(BaseModel):
+    """A recorded run: its row, and (when loaded in full) its metrics and scores."""
+
+    model_config = _FROZEN
+
+    id: str = Field(description="Run id (UTC time of recording and a random suffix).")
+    kind: str = Field(description="evaluate, compare or suite.")
+    recorded_at: datetime = Field(description="When the run was recorded (UTC).")
+    started_at: datetime = Field(description="When the run started (UTC).")
+    duration_s: float = Field(description="Wall time of the run.")
+    dataset: str | None = Field(description="Dataset (or suite) name, else its file.")
+    dataset_path: str | None = Field(description="The dataset or suite file.")
+    samples: int = Field(description="Samples (or cases) in the run.")
+    config_files: list[str] = Field(description="Configuration files read.")
+    profiles: list[str] = Field(description="Profiles in effect.")
+    judges: list[str] = Field(description="Judge ids that took part.")
+    evaluations: int = Field(description="Samples x metrics.")
+    scored: int = Field(description="Evaluations with a score.")
+    failed: int = Field(description="Evaluations that failed.")
+    total_tokens: int = Field(description="Tokens used by every judge call.")
+    cost_usd: float | None = Field(description="Cost of the run; None when unknown.")
+    stopped: str | None = Field(description="Why the run ended early, if it did.")
+    metrics: list[StoredMetric] = Field(default_factory=list, description="Per metric.")
+    scores: list[StoredScore] = Field(default_factory=list, description="Per sample x metric.")
+
+
+def _sqlalchemy() -> Any:
+    try:
+        import sqlalchemy
+    except ImportError:
+        raise MissingExtraError("the run history", "history", "sqlalchemy") from None
+    return sqlalchemy
+
+
+def _tables(sa: Any) -> tuple[Any, Any, Any, Any]:
+    metadata = sa.MetaData()
+    runs = sa.Table(
+        "ragas_boot_runs",
+        metadata,
+        sa.Column("id", sa.String(64), primary_key=True),
+        sa.Column("kind", sa.String(16), nullable=False),
+        sa.Column("recorded_at", sa.DateTime(timezone=True), nullable=False, index=True),
+        sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("duration_s", sa.Float, nullable=False),
+        sa.Column("dataset", sa.Text),
+        sa.Column("dataset_path", sa.Text),
+        sa.Column("samples", sa.Integer, nullable=False),
+        sa.Column("config_files", sa.Text, nullable=False),
+        sa.Column("profiles", sa.Text, nullable=False),
+        sa.Column("judges", sa.Text, nullable=False),
+        sa.Column("evaluations", sa.Integer, nullable=False),
+        sa.Column("scored", sa.Integer, nullable=False),
+        sa.Column("failed", sa.Integer, nullable=False),
+        sa.Column("total_tokens", sa.Integer, nullable=False),
+        sa.Column("cost_usd", sa.Float, nullable=True),
+        sa.Column("stopped", sa.String(16), nullable=True),
+    )
+    metrics = sa.Table(
+        "ragas_boot_run_metrics",
+        metadata,
+        sa.Column("run_id", sa.String(64), sa.ForeignKey(runs.c.id), primary_key=True),
+        sa.Column("position", sa.Integer, primary_key=True),
+        sa.Column("metric", sa.Text, nullable=False),
+        sa.Column("threshold", sa.Float, nullable=False),
+        sa.Column("lower_is_better", sa.Boolean, nullable=False),
+        sa.Column("evaluations", sa.Integer, nullable=False),
+        sa.Column("scored", sa.Integer, nullable=False),
+        sa.Column("failed", sa.Integer, nullable=False),
+        sa.Column("passed", sa.Integer, nullable=False),
+        sa.Column("mean", sa.Float, nullable=True),
+        sa.Column("pass_rate", sa.Float, nullable=True),
+        sa.Column("total_tokens", sa.Integer, nullable=False),
+        sa.Column("cost_usd", sa.Float, nullable=True),
+    )
+    scores = sa.Table(
+        "ragas_boot_run_scores",
+        metadata,
+        sa.Column("run_id", sa.String(64), sa.ForeignKey(runs.c.id), primary_key=True),
+        sa.Column("position", sa.Integer, primary_key=True),
+        sa.Column("sample_id", sa.Text, nullable=False),
+        sa.Column("metric", sa.Text, nullable=False),
+        sa.Column("status", sa.String(16), nullable=False),
+        sa.Column("score", sa.Float, nullable=True),
+        sa.Column("passed", sa.Boolean, nullable=True),
+        sa.Column("cost_usd", sa.Float, nullable=True),
+    )
+    return metadata, runs, metrics, scores
+
+
+def _cost(result: Any) -> float | None:
+    """What a result's billed tokens cost at its judges' prices (``None``: none priced)."""
+    value = getattr(result, "cost", None)
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _sum_costs(values: Sequence[float | None]) -> float | None:
+    known = [value for value in values if value is not None]
+    return sum(known) if known else None
+
+
+def _new_id(now: datetime) -> str:
+    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+class RunHistory:
+    """A run history in a SQL database (SQLite by default).
+
+    Args:
+        url: a SQLAlchemy database URL (``sqlite:///path``, ``postgresql+pg8000://...``).
+
+    Raises:
+        MissingExtraError: SQLAlchemy (the ``[history]`` extra) is not installed.
+        HistoryError: the database cannot be opened.
+    """
+
+    def __init__(self, *, url: str) -> None:
+        sa = _sqlalchemy()
+        self._url = url
+        self._secrets = url_secrets(url)
+        self._metadata, self._runs, self._metrics, self._scores = _tables(sa)
+        self._sa = sa
+        try:
+            parsed = sa.engine.make_url(url)
+        except Exception:  # the message would quote the URL
+            raise HistoryError(
+                f"spring.ai.ragas.history.url is not a database URL: {mask_url(url)}"
+            ) from None
+        if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+            Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        with self._errors("open"):
+            self._engine: Engine = sa.create_engine(parsed)
+        try:
+            with self._errors("open"):
+                self._metadata.create_all(self._engine)
+        except HistoryError:
+            self._engine.dispose()
+            raise
+
+    def __repr__(self) -> str:
+        return f"RunHistory({self.label})"
+
+    @property
+    def label(self) -> str:
+        """The database URL with its password masked."""
+        return mask_url(self._url)
+
+    def close(self) -> None:
+        """Release the database connections."""
+        self._engine.dispose()
+
+    def __enter__(self) -> RunHistory:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _errors(self, action: str) -> Iterator[None]:
+        try:
+            yield
+        except HistoryError:
+            raise
+        except Exception as error:
+            # Drivers may quote the URL or its password: mask both, whatever their length.
+            message = str(error).splitlines()[0] if str(error) else type(error).__name__
+            message = message.replace(self._url, self.label)
+            for secret in self._secrets:
+                message = message.replace(secret, "****")
+            raise HistoryError(
+                f"cannot {action} the run history at {self.label}: {message}"
+            ) from None
+
+    @contextmanager
+    def _begin(self, action: str) -> Iterator[Connection]:
+        with self._errors(action), self._engine.begin() as connection:
+            yield connection
+
+    # ----------------------------------------------------------------- writing
+
+    def record(self, run: StoredRun) -> str:
+        """Store a snapshot (:func:`snapshot_run`, :func:`snapshot_suite`); return its id.
+
+        Raises:
+            HistoryError: the database refused it (the id exists, the server is gone, ...).
+        """
+        row = run.model_dump(exclude={"metrics", "scores"})
+        for key in ("config_files", "profiles", "judges"):
+            row[key] = json.dumps(row[key])
+        metrics = [
+            {"run_id": run.id, "position": position, **metric.model_dump()}
+            for position, metric in enumerate(run.metrics)
+        ]
+        scores = [
+            {"run_id": run.id, "position": position, **score.model_dump()}
+            for position, score in enumerate(run.scores)
+        ]
+        with self._begin("write") as connection:
+            connection.execute(self._runs.insert(), [row])
+            if metrics:
+                connection.execute(self._metrics.insert(), metrics)
+            if scores:
+                connection.execute(self._scores.insert(), scores)
+        return run.id
+
+    # ----------------------------------------------------------------- reading
+
+    def list_runs(self, *, limit: int | None = 20, kind: str | None = None) -> list[StoredRun]:
+        """The latest runs first (without their metrics and scores)."""
+        query = self._sa.select(self._runs).order_by(
+            self._runs.c.recorded_at.desc(), self._runs.c.id.desc()
+        )
+        if kind is not None:
+            query = query.where(self._runs.c.kind == kind)
+        if limit is not None:
+            query = query.limit(limit)
+        with self._begin("read") as connection:
+            return [_stored_run(row._mapping) for row in connection.execute(query)]
+
+    def resolve(self, reference: str) -> str:
+        """The id that ``reference`` names: a run id (or a unique prefix of one), ``latest``,
+        or ``previous`` (the run before the latest).
+
+        Raises:
+            HistoryError: no such run (the message lists the latest ids).
+        """
+        wanted = reference.strip()
+        if wanted in ("latest", "previous"):
+            ids = [run.id for run in self.list_runs(limit=2)]
+            index = 0 if wanted == "latest" else 1
+            if len(ids) > index:
+                return ids[index]
+        else:
+            column = self._runs.c.id
+            query = self._sa.select(column).where(column.startswith(wanted, autoescape=True))
+            with self._begin("read") as connection:
+                matches = sorted(str(row[0]) for row in connection.execute(query.limit(6)))
+            if wanted in matches:
+                return wanted
+            if len(matches) == 1:
+                return matches[0]
+            if len(matches) > 1:
+                raise HistoryError(
+                    f"run id '{wanted}' is ambiguous: it starts {', '.join(matches[:5])}"
+                )
+        latest = ", ".join(run.id for run in self.list_runs(limit=5)) or "none recorded yet"
+        raise HistoryError(f"no run '{wanted}' in the history at {self.label} (latest: {latest})")
+
+    def load(self, reference: str) -> StoredRun:
+        """A run in full (metrics and scores) by id, id prefix, ``latest`` or ``previous``.
+
+        Raises:
+            HistoryError: no such run.
+        """
+        run_id = self.resolve(reference)
+        sa = self._sa
+        with self._begin("read") as connection:
+            row = connection.execute(sa.select(self._runs).where(self._runs.c.id == run_id)).one()
+            metric_rows = connection.execute(
+                sa.select(self._metrics)
+                .where(self._metrics.c.run_id == run_id)
+                .order_by(self._metrics.c.position)
+            ).all()
+            score_rows = connection.execute(
+                sa.select(self._scores)
+                .where(self._scores.c.run_id == run_id)
+                .order_by(self._scores.c.position)
+            ).all()
+        metrics = [
+            StoredMetric.model_validate(
+                {k: v for k, v in m._mapping.items() if k not in ("run_id", "position")}
+            )
+            for m in metric_rows
+        ]
+        scores = [
+            StoredScore.model_validate(
+                {k: v for k, v in s._mapping.items() if k not in ("run_id", "position")}
+            )
+            for s in score_rows
+        ]
+        return _stored_run(row._mapping).model_copy(update={"metrics": metrics, "scores": scores})
+
+
+def _utc(value: datetime) -> datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def _stored_run(row: Any) -> StoredRun:
+    data = dict(row)
+    for key in ("config_files", "profiles", "judges"):
+        data[key] = json.loads(data[key] or "[]")
+    for key in ("recorded_at", "started_at"):
+        data[key] = _utc(data[key])
+    return StoredRun.model_validate(data)
+
+
+def snapshot_run(
+    run: RunResult,
+    *,
+    kind: RunKind = "evaluate",
+    config_files: Sequence[str] = (),
+    profiles: Sequence[str] = (),
+) -> StoredRun:
+    """A dataset run as the history stores it, with a new id (not stored yet)."""
+    recorded = datetime.now(UTC)
+    metrics = []
+    for info, summary in zip(run.metrics, run.metric_summaries, strict=True):
+        results = [
+            evaluation.result
+            for sample in run.samples
+            for evaluation in sample.evaluations
+            if evaluation.metric == info.name and evaluation.result is not None
+        ]
+        metrics.append(
+            StoredMetric(
+                metric=info.name,
+                threshold=summary.threshold,
+                lower_is_better=summary.lower_is_better,
+                evaluations=summary.evaluations,
+                scored=summary.scored,
+                failed=summary.failed,
+                passed=summary.passed,
+                mean=summary.mean,
+                pass_rate=summary.pass_rate,
+                total_tokens=sum(result.billed_usage.total_tokens for result in results),
+                cost_usd=_sum_costs([_cost(result) for result in results]),
+            )
+        )
+    scores = [
+        StoredScore(
+            sample_id=sample.sample_id,
+            metric=evaluation.metric,
+            status=evaluation.status,
+            score=evaluation.score,
+            passed=evaluation.passed,
+            cost_usd=_cost(evaluation.result),
+        )
+        for sample in run.samples
+        for evaluation in sample.evaluations
+    ]
+    return StoredRun(
+        id=_new_id(recorded),
+        kind=kind,
+        recorded_at=recorded,
+        started_at=run.started_at,
+        duration_s=run.duration_s,
+        dataset=run.dataset.name or run.dataset.path,
+        dataset_path=run.dataset.path,
+        samples=run.dataset.size,
+        config_files=list(config_files),
+        profiles=list(profiles),
+        judges=[judge.id for judge in run.judges],
+        evaluations=run.totals.evaluations,
+        scored=run.totals.scored,
+        failed=run.totals.failed,
+        total_tokens=run.totals.usage.total_tokens,
+        cost_usd=_sum_costs([metric.cost_usd for metric in metrics]),
+        stopped=run.stopped,
+        metrics=metrics,
+        scores=scores,
+    )
+
+
+def snapshot_suite(
+    result: SuiteResult,
+    *,
+    min_pass_rate: float,
+    config_files: Sequence[str] = (),
+    profiles: Sequence[str] = (),
+) -> StoredRun:
+    """A suite run as the history stores it: one metric, ``suite``, with each case's score
+    and its own verdict (passed or not); the threshold column holds the required pass rate."""
+    recorded = datetime.now(UTC)
+    cases = list(result.cases)
+    passed = sum(1 for case in cases if case.passed)
+    tokens = sum(case.usage.total_tokens for case in cases if case.usage is not None)
+    scores = [
+        StoredScore(
+            sample_id=case.case_id,
+            metric="suite",
+            status="scored",
+            score=case.score,
+            passed=case.passed,
+            cost_usd=None,  # an agent's turns in a suite are not priced (judges only)
+        )
+        for case in cases
+    ]
+    cost = _sum_costs([score.cost_usd for score in scores])
+    metric = StoredMetric(
+        metric="suite",
+        threshold=min_pass_rate,
+        lower_is_better=False,
+        evaluations=len(cases),
+        scored=len(cases),
+        failed=0,
+        passed=passed,
+        mean=sum(case.score for case in cases) / len(cases) if cases else None,
+        pass_rate=passed / len(cases) if cases else None,
+        total_tokens=tokens,
+        cost_usd=cost,
+    )
+    return StoredRun(
+        id=_new_id(recorded),
+        kind="suite",
+        recorded_at=recorded,
+        started_at=result.started_at,
+        duration_s=result.duration_s,
+        dataset=result.suite,
+        dataset_path=None,
+        samples=len(cases),
+        config_files=list(config_files),
+        profiles=list(profiles),
+        judges=[result.agent],
+        evaluations=len(cases),
+        scored=len(cases),
+        failed=0,
+        total_tokens=tokens,
+        cost_usd=cost,
+        stopped=None,
+        metrics=[metric],
+        scores=scores,
+    )
+
+
+def open_history(settings: HistorySettings | RagasSettings | None = None) -> RunHistory:
+    """The history the settings name (``spring.ai.ragas.history.url``), else the default file.
+
+    Raises:
+        MissingExtraError: SQLAlchemy (the ``[history]`` extra) is not installed.
+        HistoryError: the database cannot be opened.
+    """
+    section = getattr(settings, "history", settings)
+    url = getattr(section, "url", None) or default_history_url()
+    return RunHistory(url=url)

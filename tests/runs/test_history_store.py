@@ -1,0 +1,82 @@
+"""RunHistory on SQLite: snapshots stored and loaded whole, runs named by id, prefix,
+latest or previous, and clear errors for what is not there."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+pytest.importorskip("sqlalchemy", reason="the run history needs the [history] extra")
+
+from ragas_boot.errors import HistoryError
+from ragas_boot.runs.history import (
+    RunHistory,
+    StoredMetric,
+    StoredRun,
+    StoredScore,
+    default_history_url,
+    open_history,
+)
+
+
+def snapshot(run_id: str, minute: int) -> StoredRun:
+    when = datetime(2026, 11, 25, 12, minute, tzinfo=UTC)
+    return StoredRun(
+        id=run_id, kind="evaluate", recorded_at=when, started_at=when, duration_s=2.5,
+        dataset="d", dataset_path="d.yaml", samples=1, config_files=["a.yaml"],
+        profiles=["default"], judges=["j"], evaluations=1, scored=1, failed=0,
+        total_tokens=12, cost_usd=0.5, stopped=None,
+        metrics=[StoredMetric(metric="m", threshold=0.5, lower_is_better=False, evaluations=1,
+                              scored=1, failed=0, passed=1, mean=0.9, pass_rate=1.0,
+                              total_tokens=12, cost_usd=0.5)],
+        scores=[StoredScore(sample_id="s", metric="m", status="scored", score=0.9, passed=True,
+                            cost_usd=None)],
+    )  # fmt: skip
+
+
+@pytest.fixture
+def history(tmp_path):
+    with RunHistory(url=f"sqlite:///{tmp_path / 'deep' / 'runs.db'}") as opened:
+        yield opened
+
+
+def test_a_snapshot_comes_back_whole(history):
+    stored = snapshot("20261125-120000-aaaa", 0)
+    history.record(stored)
+    assert history.load("20261125-120000-aaaa") == stored
+
+
+def test_runs_by_prefix_latest_and_previous(history):
+    for run_id, minute in (("20261125-120000-aaaa", 0), ("20261125-120100-bbbb", 1)):
+        history.record(snapshot(run_id, minute))
+    assert history.resolve("latest") == "20261125-120100-bbbb"
+    assert history.resolve("previous") == "20261125-120000-aaaa"
+    assert history.resolve("20261125-1201") == "20261125-120100-bbbb"
+    assert [run.id for run in history.list_runs()] == [
+        "20261125-120100-bbbb",
+        "20261125-120000-aaaa",
+    ]
+    with pytest.raises(HistoryError, match="ambiguous: it starts 20261125-120000-aaaa, "):
+        history.resolve("20261125-12")
+    with pytest.raises(HistoryError, match=r"no run 'x%' in the history .*latest: 20261125"):
+        history.resolve("x%")  # a LIKE wildcard is matched literally
+
+
+def test_an_empty_history_has_no_latest(history):
+    with pytest.raises(HistoryError, match="none recorded yet"):
+        history.load("latest")
+
+
+def test_the_default_history_lives_in_ragas_boot_home(ragas_boot_home):
+    assert default_history_url() == f"sqlite:///{ragas_boot_home / 'history.db'}"
+    with open_history() as history:
+        history.record(snapshot("r1", 0))
+    assert (ragas_boot_home / "history.db").is_file()
+
+
+def test_a_malformed_url_is_named_with_its_password_masked():
+    with pytest.raises(HistoryError) as caught:
+        RunHistory(url="nonsense://user:hunter2-secret@host/db")
+    assert "hunter2-secret" not in str(caught.value)
+    assert "user:****@host" in str(caught.value)
