@@ -220,3 +220,41 @@ def test_compare_is_recorded_as_a_compare_run(run_cli, judges, config_file, data
         run_cli("runs", "list", "--config", config_file, "--kind", "evaluate").out.count(recorded)
         == 0
     )
+
+
+def test_a_priced_run_records_its_cost_and_the_diff_shows_the_change(
+    run_cli, judges, config_file, dataset_file, ragas_boot_home, tmp_path
+):
+    text = config_file.read_text(encoding="utf-8")
+    for judge in ("judge-a", "judge-b", "judge-c"):
+        text = text.replace(
+            f"- {{ id: {judge} }}",
+            f"- {{ id: {judge}, price: {{input-per-million: 1.0, output-per-million: 2.0}} }}",
+        )
+    config_file.write_text(text, encoding="utf-8")
+    report = tmp_path / "run.json"
+    first = run_cli(
+        "evaluate", dataset_file, *METRICS, "--config", config_file, "--out", report, "--no-cache"
+    )
+    assert first.code == 0, first.err
+    base = run_id(first.err)
+    document = json.loads(report.read_text(encoding="utf-8"))
+    with sqlite3.connect(ragas_boot_home / "history.db") as connection:
+        (run_cost,) = connection.execute(
+            "SELECT cost_usd FROM ragas_boot_runs WHERE id = ?", (base,)
+        ).fetchone()
+        metric_costs = dict(
+            connection.execute(
+                "SELECT metric, cost_usd FROM ragas_boot_run_metrics WHERE run_id = ?", (base,)
+            ).fetchall()
+        )
+    assert run_cost == pytest.approx(document["totals"]["cost"]) and run_cost > 0
+    assert metric_costs["agent_goal_accuracy"] == pytest.approx(run_cost)
+    assert metric_costs["tool_call_accuracy"] is None  # computed: no judge, no cost
+
+    config_file.write_text(text.replace("output-per-million: 2.0", "output-per-million: 4.0"))
+    new = run_id(run_cli("evaluate", dataset_file, *METRICS, "--config", config_file).err)
+    diff = run_cli("runs", "diff", base, new, "--config", config_file)
+    assert diff.code == 0, diff.err
+    row = next(line for line in diff.out.splitlines() if "agent_goal_accuracy" in line)
+    assert "+$" in row  # the same calls at a higher output price cost more

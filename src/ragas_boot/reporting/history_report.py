@@ -27,13 +27,13 @@ def _signed(value: float | None, *, percent: bool = False, money: bool = False) 
         return fmt.MISSING
     if percent:
         return f"{value * 100:+.1f} pp"
-    if money:
-        return f"{value:+.4f} $"
+    if money:  # the one spelling of money: +$0.0003, -$1.25
+        return ("+" if value >= 0 else "-") + fmt.cost(abs(value))
     return f"{value:+.3f}"
 
 
 def _money(value: float | None) -> str:
-    return fmt.MISSING if value is None else f"{value:.4f} $"
+    return fmt.cost(value)
 
 
 def runs_table(runs: Sequence[StoredRun], *, title: str = "Runs") -> Table:
