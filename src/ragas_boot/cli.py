@@ -904,10 +904,10 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
             try:
                 if view == "calibrate" and calibration is not None:
                     text = _calibration_text(calibration, kind)
-                elif kind == "html":
-                    text = render_html(run, title=title, baseline=diff)
+                elif kind == "html":  # compare on labels: the people's section too
+                    text = render_html(run, title=title, baseline=diff, calibration=calibration)
                 else:
-                    text = render_json(run)
+                    text = render_json(run, calibration=calibration)
                 _write_atomically(path, _redact(text))
             except OSError as error:
                 unwritten += 1

@@ -182,12 +182,23 @@ def test_a_bad_label_names_its_path_and_line(run_cli, labelled, tmp_path):
     assert "expected pass or fail" in result.err
 
 
-def test_compare_on_a_labelled_dataset_adds_the_people(run_cli, labelled):
+def test_compare_on_a_labelled_dataset_adds_the_people(run_cli, labelled, tmp_path):
     dataset, config = labelled
-    result = run_cli("compare", dataset, "--config", config, "--no-progress")
+    html, report = tmp_path / "compare.html", tmp_path / "compare.json"
+    result = run_cli(
+        "compare", dataset, "--config", config, "--no-progress", "--out", html, "--out", report
+    )
     assert result.code == 0, result.err
     assert "Judge agreement" in result.out  # the usual comparison ...
     assert "Best panel for agent_goal_accuracy: agree" in result.out  # ... and the people
+    # The reports carry the people's section too.
+    document = json.loads(report.read_text(encoding="utf-8"))
+    assert document["totals"]["judge_calls"] > 0
+    (metric,) = document["calibration"]["metrics"]
+    assert metric["metric"] == "agent_goal_accuracy"
+    page = html.read_text(encoding="utf-8")
+    assert 'id="calibration"' in page and "<svg" in page
+    assert page.index('id="calibration"') > page.index('id="agreement"')
 
 
 def test_without_the_extra_the_error_names_it(run_cli, labelled, monkeypatch, openai_server):

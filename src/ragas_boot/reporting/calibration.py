@@ -480,6 +480,12 @@ def _metric_html(metric: MetricCalibration, unit: str) -> str:
     )
 
 
+def calibration_html_body(report: CalibrationReport) -> str:
+    """Each calibrated metric's tables and charts (the page's body, also a section of
+    ``compare``'s HTML report)."""
+    return "".join(_metric_html(metric, report.cost_unit) for metric in report.metrics)
+
+
 def render_calibration_html(report: CalibrationReport, *, title: str | None = None) -> str:
     """The calibration report as one self-contained HTML page."""
     name = report.dataset.name or report.dataset.path or "samples"
@@ -493,7 +499,7 @@ def render_calibration_html(report: CalibrationReport, *, title: str | None = No
     ]
     if report.unlabelled_metrics:
         facts.append("not calibrated (no labels): " + ", ".join(report.unlabelled_metrics))
-    body = "".join(_metric_html(metric, report.cost_unit) for metric in report.metrics)
+    body = calibration_html_body(report)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ragas_boot.execution.results import JudgeCall, StepRecord
 from ragas_boot.metrics.results import meets_threshold
@@ -30,6 +31,9 @@ from ragas_boot.samples import (
     ToolCallAlternatives,
     ToolMessage,
 )
+
+if TYPE_CHECKING:
+    from ragas_boot.runs.calibration import CalibrationReport
 
 __all__ = ["render_html"]
 
@@ -555,11 +559,27 @@ def _sample(run: SampleRun) -> str:
     )
 
 
+def _calibration_section(report: CalibrationReport) -> str:
+    from ragas_boot.reporting.calibration import calibration_html_body
+
+    return (
+        '<section class="card" id="calibration"><h2>Judges against people\'s labels</h2>'
+        + calibration_html_body(report)
+        + "</section>"
+    )
+
+
 def render_html(
-    run: RunResult, *, title: str | None = None, baseline: RunDiff | None = None
+    run: RunResult,
+    *,
+    title: str | None = None,
+    baseline: RunDiff | None = None,
+    calibration: CalibrationReport | None = None,
 ) -> str:
     """The report as one HTML document (no script, no external resource); with ``baseline``
-    (``evaluate --baseline``), the diff against that run comes first."""
+    (``evaluate --baseline``), the diff against that run comes first; with ``calibration``
+    (``compare`` on a labelled dataset), the judges and panels against people follow the
+    agreement section."""
     heading = title or f"ragas-boot report: {run.dataset.name or run.dataset.path or 'samples'}"
     samples = "".join(_sample(sample) for sample in run.samples)
     body = (
@@ -569,6 +589,7 @@ def render_html(
         + _metrics_section(run)
         + _judges_section(run)
         + _agreement_section(run)
+        + (_calibration_section(calibration) if calibration is not None else "")
         + _repeats_section(run)
         + _failures_section(run)
         + f'<section id="samples"><h2>Samples ({len(run.samples)})</h2>{samples}</section>'

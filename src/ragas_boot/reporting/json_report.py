@@ -9,9 +9,12 @@ renamed or removed field raises it.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragas_boot.runs.results import RunResult
+
+if TYPE_CHECKING:
+    from ragas_boot.runs.calibration import CalibrationReport
 
 __all__ = ["REPORT_SCHEMA_VERSION", "generator", "render_json", "report_json_schema"]
 
@@ -26,18 +29,28 @@ def generator() -> dict[str, str]:
     return {"name": "ragas-boot", "version": __version__}
 
 
-def report_document(run: RunResult) -> dict[str, Any]:
-    """The report as JSON-ready data."""
-    return {
+def report_document(run: RunResult, calibration: CalibrationReport | None = None) -> dict[str, Any]:
+    """The report as JSON-ready data; with ``calibration`` (``compare`` on a labelled
+    dataset), a ``calibration`` key holding that report's fields."""
+    document = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "generator": generator(),
         **run.model_dump(mode="json"),
     }
+    if calibration is not None:
+        document["calibration"] = calibration.model_dump(mode="json")
+    return document
 
 
-def render_json(run: RunResult, *, indent: int | None = 2) -> str:
+def render_json(
+    run: RunResult,
+    *,
+    indent: int | None = 2,
+    calibration: CalibrationReport | None = None,
+) -> str:
     """The JSON report as text (UTF-8, keys in schema order)."""
-    return json.dumps(report_document(run), indent=indent, ensure_ascii=False) + "\n"
+    document = report_document(run, calibration)
+    return json.dumps(document, indent=indent, ensure_ascii=False) + "\n"
 
 
 def report_json_schema() -> dict[str, Any]:
@@ -55,6 +68,11 @@ def report_json_schema() -> dict[str, Any]:
             "required": ["name", "version"],
         },
         **schema.get("properties", {}),
+        "calibration": {
+            "type": "object",
+            "description": "compare on a labelled dataset: the judges and panels against "
+            "people's labels, as in the calibration report (ragas-boot schema calibration).",
+        },
     }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
