@@ -61,6 +61,8 @@ log = logging.getLogger("ragas_boot.metrics")
 
 #: The spend of a metric that calls no model.
 _NO_SPEND = CallSpend.of(())
+_NO_TOKENS = TokenUsage()
+"""Zero tokens, shared (TokenUsage is frozen): the usage of a result no model was asked for."""
 
 ConfigT = TypeVar("ConfigT", bound="MetricConfig")
 
@@ -220,7 +222,7 @@ class ScoringOutcome:
     score: float | None = None
     undefined_reason: str | None = None
     aggregated: bool = True
-    extra_usage: TokenUsage = field(default_factory=TokenUsage)
+    extra_usage: TokenUsage = field(default_factory=lambda: _NO_TOKENS)
 
 
 class Metric(ABC, Generic[ConfigT]):
@@ -356,7 +358,7 @@ class Metric(ABC, Generic[ConfigT]):
         # config's JSON dump: a loop scoring many samples with one config pays for neither
         # the merge nor the dump again (configs are frozen).
         self._last_config: tuple[object, ConfigT] | None = None
-        self._config_dumps: dict[int, tuple[MetricConfig, dict[str, Any]]] = {}
+        self._config_dumps: dict[int, tuple[MetricConfig, dict[str, Any], tuple[str, ...]]] = {}
         if portal is None:
             if executor is not None:
                 portal = executor.portal
@@ -481,12 +483,14 @@ class Metric(ABC, Generic[ConfigT]):
         if cached is None or cached[0] is not config:
             if len(self._config_dumps) >= 64:
                 self._config_dumps.clear()
-            cached = (config, config.model_dump(mode="json"))
+            dump = config.model_dump(mode="json")
+            nested = tuple(key for key, value in dump.items() if isinstance(value, list | dict))
+            cached = (config, dump, nested)
             self._config_dumps[id(config)] = cached
-        return {
-            key: value.copy() if isinstance(value, list | dict) else value
-            for key, value in cached[1].items()
-        }
+        copy = dict(cached[1])
+        for key in cached[2]:  # the list and dict values, copied one level down
+            copy[key] = copy[key].copy()
+        return copy
 
     def _language(self, config: MetricConfig) -> str:
         return config.language or self._settings.language
@@ -794,7 +798,11 @@ class Metric(ABC, Generic[ConfigT]):
             if self.needs
             else _NO_SPEND
         )
-        usage = outcome.extra_usage + spend.usage
+        if spend is _NO_SPEND:
+            usage = billed = outcome.extra_usage
+        else:
+            usage = outcome.extra_usage + spend.usage
+            billed = outcome.extra_usage + spend.billed_usage
         result = MetricResult(
             metric=self.label,
             score=None if score is None else float(score),
@@ -819,7 +827,7 @@ class Metric(ABC, Generic[ConfigT]):
             else outcome.undefined_reason,
             duration_s=time.perf_counter() - started,
             usage=usage,
-            billed_usage=outcome.extra_usage + spend.billed_usage,
+            billed_usage=billed,
             cost=spend.cost,
             sample_id=sample.id,
             lower_is_better=self.lower_is_better,
