@@ -43,11 +43,22 @@ class TokenUsage(BaseModel):
     )
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
+        # A zero side gives the other one back (both are frozen): a run keeps every judge
+        # call's answered and billed usage, usually the same sum, now one object.
+        if not other._any():
+            return self
+        if not self._any():
+            return other
         return TokenUsage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             total_tokens=self.total_tokens + other.total_tokens,
             cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+        )
+
+    def _any(self) -> bool:
+        return bool(
+            self.total_tokens or self.input_tokens or self.output_tokens or self.cached_input_tokens
         )
 
     def cost(self, price: PriceSettings) -> float:
