@@ -39,6 +39,7 @@ retry that worked costs no precision; by default (``COUNT``) they count like any
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import weakref
@@ -796,8 +797,13 @@ def _cached(call: ToolCall, normalize: bool, kind: int, build: Any) -> Any:
     if entry is not None and entry[0]() is call:
         return entry[1]
     value = build(call, normalize)
-    _CACHE[key] = (weakref.ref(call, lambda _, key=key: _CACHE.pop(key, None)), value)
+    _CACHE[key] = (weakref.ref(call, functools.partial(_forget, key)), value)
     return value
+
+
+def _forget(key: tuple[int, bool, int], _: weakref.ref[ToolCall]) -> None:
+    """Drop a dead call's entry (its weak reference's callback)."""
+    _CACHE.pop(key, None)
 
 
 def _args_of(call: ToolCall, normalize: bool) -> dict[str, Any]:
