@@ -39,10 +39,8 @@ retry that worked costs no precision; by default (``COUNT``) they count like any
 
 from __future__ import annotations
 
-import functools
 import math
 import re
-import weakref
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -505,7 +503,7 @@ def match_tool_calls(
     kept = [i for i in range(len(actual)) if i not in set(excluded)]
     scored = [actual[i] for i in kept] if excluded else actual
     normalize = comparison is ValueComparison.NORMALIZE
-    actual_args = [_cached(call, normalize, _ARGS, _args_of) for call in scored]
+    actual_args = [_canonical_arguments(call.arguments, normalize) for call in scored]
 
     if isinstance(reference, ToolCallAlternatives):
         alternatives = [list(calls) for calls in reference.any_of]
@@ -612,7 +610,8 @@ def _match_one(
     order: CallOrder,
     normalize: bool,
 ) -> _Outcome:
-    expected = [_cached(call, normalize, _EXPECTED, _Expected.of) for call in reference]
+    expected = [_Expected.of(call, normalize) for call in reference]
+    reference_args = [item.exact for item in expected]
     optional = frozenset(j for j, call in enumerate(reference) if _is_optional(call))
     plain = not optional and all(not item.rules for item in expected)
     strict = mode is ToolCallMode.STRICT
@@ -623,10 +622,7 @@ def _match_one(
         edges = [edge for group in groups for edge in group]
         pairs = _ordered_matching(len(actual), len(reference), edges, optional)
     elif strict and plain:
-        pairs = _identical_calls(
-            [_cached(call, normalize, _KEY, _key_of) for call in actual],
-            [_cached(call, normalize, _KEY, _key_of) for call in reference],
-        )
+        pairs = _identical_calls(actual, reference, actual_args, reference_args)
     else:
         groups = _edges_by_tool(actual, reference, actual_args, expected, strict, threshold)
         pairs = _maximum_matching(groups, optional)
@@ -780,41 +776,6 @@ def _canonical_value(value: Any, normalize: bool) -> Any:
     return value if type(value) in _AS_IS_EXACT else _exact(value)
 
 
-# --- per-call cache ----------------------------------------------------------------------
-# A ToolCall is frozen and copies its arguments when built, so what the matching derives
-# from one call (canonical arguments, the reference's expectation, the identity key) is the
-# same every time that call is matched: repeats, alternatives sharing calls, several configs
-# or metrics over one sample. Entries live as long as the call (a weak reference removes
-# them); they are never mutated once built.
-
-_ARGS, _EXPECTED, _KEY = 0, 1, 2
-_CACHE: dict[tuple[int, bool, int], tuple[weakref.ref[ToolCall], Any]] = {}
-
-
-def _cached(call: ToolCall, normalize: bool, kind: int, build: Any) -> Any:
-    key = (id(call), normalize, kind)
-    entry = _CACHE.get(key)
-    if entry is not None and entry[0]() is call:
-        return entry[1]
-    value = build(call, normalize)
-    _CACHE[key] = (weakref.ref(call, functools.partial(_forget, key)), value)
-    return value
-
-
-def _forget(key: tuple[int, bool, int], _: weakref.ref[ToolCall]) -> None:
-    """Drop a dead call's entry (its weak reference's callback)."""
-    _CACHE.pop(key, None)
-
-
-def _args_of(call: ToolCall, normalize: bool) -> dict[str, Any]:
-    return _canonical_arguments(call.arguments, normalize)
-
-
-def _key_of(call: ToolCall, normalize: bool) -> tuple[str, frozenset[tuple[str, Any]]]:
-    args = _cached(call, normalize, _ARGS, _args_of)
-    return call.name, frozenset(args.items())
-
-
 class _Expected:
     """What one reference call expects: canonical values by name, plus rules by name."""
 
@@ -927,19 +888,18 @@ def _contains(value: Any, expected: Any, normalize: bool) -> bool:
 
 
 def _identical_calls(
-    actual_keys: Sequence[tuple[str, frozenset[tuple[str, Any]]]],
-    reference_keys: Sequence[tuple[str, frozenset[tuple[str, Any]]]],
+    actual: Sequence[ToolCall],
+    reference: Sequence[ToolCall],
+    actual_args: Sequence[dict[str, Any]],
+    reference_args: Sequence[dict[str, Any]],
 ) -> list[tuple[int, int, float]]:
-    """STRICT matching: "identical" is an equivalence, so counting each kind is maximal.
-
-    Each key is a call's name and its canonical arguments (see :func:`_key_of`).
-    """
+    """STRICT matching: "identical" is an equivalence, so counting each kind is maximal."""
     waiting: dict[tuple[str, frozenset[tuple[str, Any]]], deque[int]] = {}
-    for j, key in enumerate(reference_keys):
-        waiting.setdefault(key, deque()).append(j)
+    for j, call in enumerate(reference):
+        waiting.setdefault((call.name, frozenset(reference_args[j].items())), deque()).append(j)
     pairs = []
-    for i, key in enumerate(actual_keys):
-        queue = waiting.get(key)
+    for i, call in enumerate(actual):
+        queue = waiting.get((call.name, frozenset(actual_args[i].items())))
         if queue:
             pairs.append((i, queue.popleft(), 1.0))
     return pairs
