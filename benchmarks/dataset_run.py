@@ -23,6 +23,7 @@ from _workload import JudgeServer, agent_samples, cpu_seconds
 
 from ragas_boot import create_container, load_settings
 from ragas_boot.reporting import render_json
+from ragas_boot.reporting.json_report import json_chunks
 from ragas_boot.runs import evaluate_dataset
 
 API_KEY = "sk-bench-not-a-real-key"
@@ -71,6 +72,13 @@ def main() -> None:
     parser.add_argument(
         "--concurrency", type=int, default=128, help="evaluations in flight (default 128)"
     )
+    parser.add_argument(
+        "--report",
+        choices=("streamed", "whole"),
+        default="streamed",
+        help="write the JSON report a sample at a time as the CLI does (default), or as one "
+        "string (the peak RSS of the old way)",
+    )
     options = parser.parse_args()
     samples = agent_samples(options.n)
     print(
@@ -93,7 +101,11 @@ def main() -> None:
             after_run = current_rss_mb()
             stats = server.stats()
             report = folder / "report.json"
-            report.write_text(render_json(run), encoding="utf-8")
+            with report.open("w", encoding="utf-8") as file:
+                if options.report == "whole":  # the whole document as one string
+                    file.write(render_json(run))
+                else:  # a sample at a time, as the CLI writes it
+                    file.writelines(json_chunks(run))
             size = report.stat().st_size
         statuses: dict[str, int] = {}
         for sample in run.samples:

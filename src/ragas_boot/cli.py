@@ -71,7 +71,7 @@ import sys
 import tempfile
 import threading
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -654,8 +654,9 @@ def _report_paths(values: Sequence[str], *, follow_symlinks: bool) -> list[tuple
     return paths
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``.
+def _write_atomically(path: Path, text: str | Iterable[str]) -> None:
+    """Write ``text`` (or its pieces, one at a time) to a temporary file beside ``path``,
+    then rename it over ``path``.
 
     A reader never sees half a report, an interrupted write leaves the old one in place, and
     a symbolic link at ``path`` is replaced, never written through (callers resolve it first
@@ -664,7 +665,8 @@ def _write_atomically(path: Path, text: str) -> None:
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
+            for piece in (text,) if isinstance(text, str) else text:
+                file.write(piece)
             file.flush()
             os.fsync(file.fileno())
         umask = os.umask(0)
@@ -822,7 +824,8 @@ def _stop_on_signals(on_signal: Callable[[int], None]) -> Iterator[None]:
 def _run_dataset(args: argparse.Namespace, view: str) -> int:
     from ragas_boot.container import create_container
     from ragas_boot.datasets import load_dataset
-    from ragas_boot.reporting import console_renderables, render_html, render_json
+    from ragas_boot.reporting import console_renderables, render_html
+    from ragas_boot.reporting.json_report import json_chunks
     from ragas_boot.reporting.gates import run_gate_lines
     from ragas_boot.runs import RunControl, evaluate_dataset
 
@@ -903,12 +906,15 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
         for path, kind in reports:  # one report failing must not cost the others
             try:
                 if view == "calibrate" and calibration is not None:
-                    text = _calibration_text(calibration, kind)
+                    _write_atomically(path, _redact(_calibration_text(calibration, kind)))
                 elif kind == "html":  # compare on labels: the people's section too
-                    text = render_html(run, title=title, baseline=diff, calibration=calibration)
+                    html = render_html(run, title=title, baseline=diff, calibration=calibration)
+                    _write_atomically(path, _redact(html))
                 else:
-                    text = render_json(run, calibration=calibration)
-                _write_atomically(path, _redact(text))
+                    # Streamed a sample at a time: a large run's report is never one string.
+                    # Each piece is whole JSON values, so no secret straddles two pieces.
+                    pieces = json_chunks(run, calibration=calibration)
+                    _write_atomically(path, (_redact(piece) for piece in pieces))
             except OSError as error:
                 unwritten += 1
                 _message(f"ragas-boot: error: cannot write {path}: {error}", "bold red")

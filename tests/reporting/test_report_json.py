@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from pydantic import BaseModel
 
 from ragas_boot import MetricResult
@@ -127,3 +128,23 @@ def test_the_documentation_covers_every_field():
     for model in DOCUMENTED:
         missing = set(model.model_fields) - documented
         assert not missing, f"{model.__name__}: {sorted(missing)} not in docs/report-json.md"
+
+
+@pytest.mark.parametrize("indent", [2, None, 4])
+def test_the_streamed_report_is_the_same_text_piece_by_piece(run, indent):
+    from ragas_boot.reporting.json_report import json_chunks
+
+    pieces = list(json_chunks(run, indent=indent))
+    assert "".join(pieces) == render_json(run, indent=indent)
+    # One piece per sample (plus the head, the brackets and the tail): no piece holds two.
+    assert len(pieces) == len(run.samples) + 4
+    for sample, piece in zip(run.samples, pieces[2:-2], strict=True):
+        assert json.loads(piece.lstrip(",").strip())["sample_id"] == sample.sample_id
+
+
+def test_a_run_without_samples_streams_an_empty_list(run):
+    from ragas_boot.reporting.json_report import json_chunks
+
+    empty = run.model_copy(update={"samples": []})
+    assert "".join(json_chunks(empty)) == render_json(empty)
+    assert json.loads("".join(json_chunks(empty)))["samples"] == []

@@ -9,6 +9,7 @@ renamed or removed field raises it.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ragas_boot.runs.results import RunResult
@@ -16,7 +17,13 @@ from ragas_boot.runs.results import RunResult
 if TYPE_CHECKING:
     from ragas_boot.runs.calibration import CalibrationReport
 
-__all__ = ["REPORT_SCHEMA_VERSION", "generator", "render_json", "report_json_schema"]
+__all__ = [
+    "REPORT_SCHEMA_VERSION",
+    "generator",
+    "json_chunks",
+    "render_json",
+    "report_json_schema",
+]
 
 #: Version of the JSON report's layout; raised when a field is renamed or removed.
 REPORT_SCHEMA_VERSION = 1
@@ -51,6 +58,52 @@ def render_json(
     """The JSON report as text (UTF-8, keys in schema order)."""
     document = report_document(run, calibration)
     return json.dumps(document, indent=indent, ensure_ascii=False) + "\n"
+
+
+#: Stands for the samples in the document while the rest is serialised (see json_chunks).
+_SAMPLES_SLOT = "\u0000ragas-boot-samples\u0000"
+
+
+def json_chunks(
+    run: RunResult,
+    *,
+    indent: int | None = 2,
+    calibration: CalibrationReport | None = None,
+) -> Iterator[str]:
+    """The JSON report of :func:`render_json`, the same text, in pieces: the samples (most of
+    a large run's report) are serialised one at a time, so writing the report of a 10,000-sample
+    run never holds the whole document, or its text, in memory. Each piece is whole JSON
+    values (a secret inside a value never straddles two pieces), so pieces can be redacted
+    one by one."""
+    document = {
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "generator": generator(),
+        **run.model_dump(mode="json", exclude={"samples"}),
+    }
+    # Keep the field order of the full document: samples sit between judges and summaries.
+    ordered = {
+        key: (_SAMPLES_SLOT if key == "samples" else document[key])
+        for key in ("schema_version", "generator", *RunResult.model_fields)
+        if key in document or key == "samples"
+    }
+    if calibration is not None:
+        ordered["calibration"] = calibration.model_dump(mode="json")
+    text = json.dumps(ordered, indent=indent, ensure_ascii=False)
+    head, tail = text.split(json.dumps(_SAMPLES_SLOT, ensure_ascii=False), 1)
+    yield head
+    if not run.samples:
+        yield "[]"
+    else:
+        pad = "" if indent is None else "\n" + " " * (2 * indent)
+        sep = ", " if indent is None else ","  # json.dumps's own item separators
+        yield "["
+        for index, sample in enumerate(run.samples):
+            piece = json.dumps(sample.model_dump(mode="json"), indent=indent, ensure_ascii=False)
+            if indent is not None:
+                piece = piece.replace("\n", pad)
+            yield (sep if index else "") + pad + piece
+        yield ("" if indent is None else "\n" + " " * indent) + "]"
+    yield tail + "\n"
 
 
 def report_json_schema() -> dict[str, Any]:
