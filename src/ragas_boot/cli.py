@@ -825,8 +825,8 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
     from ragas_boot.container import create_container
     from ragas_boot.datasets import load_dataset
     from ragas_boot.reporting import console_renderables, render_html
-    from ragas_boot.reporting.json_report import json_chunks
     from ragas_boot.reporting.gates import run_gate_lines
+    from ragas_boot.reporting.json_report import json_chunks
     from ragas_boot.runs import RunControl, evaluate_dataset
 
     reports = _report_paths(args.out, follow_symlinks=args.follow_symlinks)
