@@ -501,7 +501,8 @@ def match_tool_calls(
     actual = list(actual)
     failed, recovered, unrecovered = _failures(actual, succeeded)
     excluded = recovered if failed_calls is FailedCalls.EXCLUDE_RECOVERED else []
-    kept = [i for i in range(len(actual)) if i not in set(excluded)]
+    left_out = set(excluded)
+    kept = [i for i in range(len(actual)) if i not in left_out] if excluded else []
     scored = [actual[i] for i in kept] if excluded else actual
     normalize = comparison is ValueComparison.NORMALIZE
     # Canonical arguments are built when a matching first needs them (see _match_one).
@@ -614,11 +615,17 @@ def _match_one(
 ) -> _Outcome:
     """One reference sequence's matching; ``cached_args`` holds the actual calls' canonical
     arguments, ``None`` where not built yet (filled here, shared between alternatives)."""
-    optional = frozenset(j for j, call in enumerate(reference) if _is_optional(call))
+    optional_calls: list[int] = []
+    ruled = False
+    for j, call in enumerate(reference):
+        if type(call) is not ToolCall and isinstance(call, ExpectedToolCall):
+            if call.optional:
+                optional_calls.append(j)
+            if call.argument_rules:
+                ruled = True
+    optional = frozenset(optional_calls)
     strict = mode is ToolCallMode.STRICT
-    plain = not optional and not any(
-        isinstance(call, ExpectedToolCall) and call.argument_rules for call in reference
-    )
+    plain = not optional and not ruled
 
     pairs: list[tuple[int, int, float]]
     if strict and plain and not normalize and order is CallOrder.ANY:
