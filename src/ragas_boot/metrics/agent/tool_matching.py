@@ -262,7 +262,10 @@ class ToolCallMatching:
     @property
     def required_count(self) -> int:
         """Reference calls that are not optional: the recall's denominator."""
-        return sum(1 for call in self.reference if not _is_optional(call))
+        # Plain calls are never optional: only the others are asked (this is read per summary).
+        return len(self.reference) - sum(
+            1 for call in self.reference if type(call) is not ToolCall and _is_optional(call)
+        )
 
     @property
     def counted_count(self) -> int:
