@@ -39,6 +39,7 @@ retry that worked costs no precision; by default (``COUNT``) they count like any
 
 from __future__ import annotations
 
+import marshal
 import math
 import re
 from collections import deque
@@ -261,7 +262,10 @@ class ToolCallMatching:
     @property
     def required_count(self) -> int:
         """Reference calls that are not optional: the recall's denominator."""
-        return sum(1 for call in self.reference if not _is_optional(call))
+        # Plain calls are never optional: only the others are asked (this is read per summary).
+        return len(self.reference) - sum(
+            1 for call in self.reference if type(call) is not ToolCall and _is_optional(call)
+        )
 
     @property
     def counted_count(self) -> int:
@@ -500,10 +504,12 @@ def match_tool_calls(
     actual = list(actual)
     failed, recovered, unrecovered = _failures(actual, succeeded)
     excluded = recovered if failed_calls is FailedCalls.EXCLUDE_RECOVERED else []
-    kept = [i for i in range(len(actual)) if i not in set(excluded)]
+    left_out = set(excluded)
+    kept = [i for i in range(len(actual)) if i not in left_out] if excluded else []
     scored = [actual[i] for i in kept] if excluded else actual
     normalize = comparison is ValueComparison.NORMALIZE
-    actual_args = [_canonical_arguments(call.arguments, normalize) for call in scored]
+    # Canonical arguments are built when a matching first needs them (see _match_one).
+    actual_args: list[dict[str, Any] | None] = [None] * len(scored)
 
     if isinstance(reference, ToolCallAlternatives):
         alternatives = [list(calls) for calls in reference.any_of]
@@ -604,28 +610,57 @@ class _Outcome:
 def _match_one(
     actual: list[ToolCall],
     reference: list[ToolCall],
-    actual_args: list[dict[str, Any]],
+    cached_args: list[dict[str, Any] | None],
     mode: ToolCallMode,
     threshold: float,
     order: CallOrder,
     normalize: bool,
 ) -> _Outcome:
-    expected = [_Expected.of(call, normalize) for call in reference]
-    reference_args = [item.exact for item in expected]
-    optional = frozenset(j for j, call in enumerate(reference) if _is_optional(call))
-    plain = not optional and all(not item.rules for item in expected)
+    """One reference sequence's matching; ``cached_args`` holds the actual calls' canonical
+    arguments, ``None`` where not built yet (filled here, shared between alternatives)."""
+    optional_calls: list[int] = []
+    ruled = False
+    for j, call in enumerate(reference):
+        if type(call) is not ToolCall and isinstance(call, ExpectedToolCall):
+            if call.optional:
+                optional_calls.append(j)
+            if call.argument_rules:
+                ruled = True
+    optional = frozenset(optional_calls)
     strict = mode is ToolCallMode.STRICT
+    plain = not optional and not ruled
 
     pairs: list[tuple[int, int, float]]
-    if order is CallOrder.STRICT:
-        groups = _edges_by_tool(actual, reference, actual_args, expected, strict, threshold)
-        edges = [edge for group in groups for edge in group]
-        pairs = _ordered_matching(len(actual), len(reference), edges, optional)
-    elif strict and plain:
-        pairs = _identical_calls(actual, reference, actual_args, reference_args)
+    if strict and plain and not normalize and order is CallOrder.ANY:
+        # The usual case: canonical forms only for the calls the raw test cannot settle and
+        # for the calls left over.
+        pairs = _identical_raw(actual, reference, cached_args)
+        matched_actual = {i for i, _, _ in pairs}
+        matched_reference = {j for _, j, _ in pairs}
+        for i, call in enumerate(actual):
+            if i not in matched_actual and cached_args[i] is None:
+                cached_args[i] = _canonical_arguments(call.arguments, False)
+        expected: list[_Expected] = [
+            _MATCHED if j in matched_reference else _Expected.of(call, False)
+            for j, call in enumerate(reference)
+        ]
+        actual_args: list[dict[str, Any]] = cached_args  # type: ignore[assignment]
     else:
-        groups = _edges_by_tool(actual, reference, actual_args, expected, strict, threshold)
-        pairs = _maximum_matching(groups, optional)
+        for i, call in enumerate(actual):
+            if cached_args[i] is None:
+                cached_args[i] = _canonical_arguments(call.arguments, normalize)
+        actual_args = cached_args  # type: ignore[assignment]
+        expected = [_Expected.of(call, normalize) for call in reference]
+        if order is CallOrder.STRICT:
+            groups = _edges_by_tool(actual, reference, actual_args, expected, strict, threshold)
+            edges = [edge for group in groups for edge in group]
+            pairs = _ordered_matching(len(actual), len(reference), edges, optional)
+        elif strict and plain:
+            reference_args = [item.exact for item in expected]
+            pairs = _identical_calls(actual, reference, actual_args, reference_args)
+        else:
+            groups = _edges_by_tool(actual, reference, actual_args, expected, strict, threshold)
+            pairs = _maximum_matching(groups, optional)
 
     correct = [
         CorrectCall(i, j, score, actual[i], reference[j])
@@ -760,7 +795,7 @@ def _normalized_text(text: str) -> Any:
     return stripped.casefold()
 
 
-def _flexible_score(actual: dict[str, Any], reference: dict[str, Any]) -> float:
+def _flexible_score(actual: Mapping[str, Any], reference: Mapping[str, Any]) -> float:
     if not reference:
         return 0.5 if actual else 1.0
     hits = 0
@@ -779,27 +814,42 @@ def _canonical_value(value: Any, normalize: bool) -> Any:
 class _Expected:
     """What one reference call expects: canonical values by name, plus rules by name."""
 
-    __slots__ = ("exact", "names", "normalize", "order", "rules")
+    __slots__ = ("_names", "_order", "exact", "normalize", "rules")
 
     def __init__(
         self,
         exact: dict[str, Any],
         rules: dict[str, tuple[ArgumentRule, Any]],
         normalize: bool,
-        order: list[str],
+        order: list[str] | None = None,
     ) -> None:
         self.exact = exact  # name -> canonical value, for names without a rule
         self.rules = rules  # name -> (rule, expected value from the arguments or None)
         self.normalize = normalize
-        self.names = set(exact) | set(rules)
-        self.order = order
+        # The names and their order are built when first asked for: most reference calls of
+        # a run are matched whole and never asked (the hot path).
+        self._names: set[str] | None = None
+        self._order = order
+
+    @property
+    def names(self) -> set[str]:
+        """Every expected argument name (with or without a rule)."""
+        if self._names is None:
+            self._names = set(self.exact) | set(self.rules)
+        return self._names
+
+    @property
+    def order(self) -> list[str]:
+        """The expected argument names in the reference's order."""
+        if self._order is None:
+            self._order = list(self.exact)
+        return self._order
 
     @classmethod
     def of(cls, call: ToolCall, normalize: bool) -> _Expected:
         if isinstance(call, ExpectedToolCall) and call.argument_rules:
             return cls.build(call.arguments, call.argument_rules, normalize)
-        exact = _canonical_arguments(call.arguments, normalize)
-        return cls(exact, {}, normalize, list(exact))
+        return cls(_canonical_arguments(call.arguments, normalize), {}, normalize)
 
     @classmethod
     def build(
@@ -822,6 +872,11 @@ class _Expected:
 
     def score(self, raw: Mapping[str, Any], canonical: Mapping[str, Any], strict: bool) -> float:
         """The argument score of an actual call (raw and canonical arguments)."""
+        if not self.rules:  # equality only: no rule to look up per name
+            exact = self.exact
+            if strict:
+                return 1.0 if canonical == exact else 0.0
+            return _flexible_score(canonical, exact)
         if strict:
             if set(raw) != self.names:
                 return 0.0
@@ -835,12 +890,27 @@ class _Expected:
         self, raw: Mapping[str, Any], canonical: Mapping[str, Any]
     ) -> tuple[list[str], list[str], list[str]]:
         """Missing, extra and different argument names of an actual call."""
+        if not self.rules:
+            exact = self.exact
+            return (
+                [name for name in exact if name not in raw],
+                [name for name in raw if name not in exact],
+                [
+                    name
+                    for name, value in exact.items()
+                    if name in raw and canonical.get(name, _ABSENT) != value
+                ],
+            )
         missing = [name for name in self.order if name not in raw]
         extra = [name for name in raw if name not in self.names]
         different = [
             name for name in self.order if name in raw and not self.passes(name, raw, canonical)
         ]
         return missing, extra, different
+
+
+_MATCHED = _Expected({}, {}, False)
+"""Stands for a reference call already matched, whose expectation nobody reads."""
 
 
 def _rule_passes(
@@ -903,6 +973,78 @@ def _identical_calls(
         if queue:
             pairs.append((i, queue.popleft(), 1.0))
     return pairs
+
+
+def _identical_raw(
+    actual: Sequence[ToolCall],
+    reference: Sequence[ToolCall],
+    cached_args: list[dict[str, Any] | None],
+) -> list[tuple[int, int, float]]:
+    """STRICT, EXACT matching of plain calls without building canonical forms where the raw
+    arguments settle it: the same pairs as :func:`_identical_calls` (each actual call, in
+    order, takes the first waiting reference call identical to it).
+
+    A call's arguments are JSON values (checked when it was made), whose Python ``==`` is the
+    canonical equality except that it equates booleans with numbers: raw arguments that
+    differ are not identical, and raw-equal arguments whose ``marshal`` bytes are also equal
+    (which tells booleans from numbers) are. Only raw-equal pairs with different bytes
+    (``1`` and ``1.0``, ``True`` and ``1``, another key order) are compared canonically.
+    """
+    waiting: dict[str, list[int]] = {}
+    for j, call in enumerate(reference):
+        waiting.setdefault(call.name, []).append(j)
+    if max(map(len, waiting.values()), default=0) > _SCAN_UP_TO:
+        for i, call in enumerate(actual):  # many calls of one tool: hash them instead
+            if cached_args[i] is None:
+                cached_args[i] = _canonical_arguments(call.arguments, False)
+        hashed = [_canonical_arguments(call.arguments, False) for call in reference]
+        return _identical_calls(actual, reference, cached_args, hashed)  # type: ignore[arg-type]
+    actual_bytes: list[bytes | None] = [None] * len(actual)
+    reference_bytes: list[bytes | None] = [None] * len(reference)
+    reference_args: dict[int, dict[str, Any]] = {}
+    pairs = []
+    for i, call in enumerate(actual):
+        candidates = waiting.get(call.name)
+        if not candidates:
+            continue
+        arguments = call.arguments
+        for position, j in enumerate(candidates):
+            expected = reference[j].arguments
+            if arguments != expected:
+                continue
+            left = actual_bytes[i]
+            if left is None:
+                left = actual_bytes[i] = _marshalled(arguments)
+            right = reference_bytes[j]
+            if right is None:
+                right = reference_bytes[j] = _marshalled(expected)
+            if left and left == right:
+                identical = True
+            else:
+                if cached_args[i] is None:
+                    cached_args[i] = _canonical_arguments(arguments, False)
+                if j not in reference_args:
+                    reference_args[j] = _canonical_arguments(expected, False)
+                identical = cached_args[i] == reference_args[j]
+            if identical:
+                del candidates[position]
+                pairs.append((i, j, 1.0))
+                break
+    return pairs
+
+
+_SCAN_UP_TO = 16
+"""Most reference calls of one tool that :func:`_identical_raw` scans one by one per actual
+call; above, it hashes canonical forms (linear instead of quadratic in the group)."""
+
+
+def _marshalled(arguments: dict[str, Any]) -> bytes:
+    """The arguments' ``marshal`` bytes (version 2: no back-references, so equal values of
+    the same types give equal bytes); empty for a value marshal cannot write."""
+    try:
+        return marshal.dumps(arguments, 2)
+    except ValueError:
+        return b""
 
 
 def _edges_by_tool(
