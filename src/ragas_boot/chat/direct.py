@@ -25,8 +25,8 @@ from ragas_boot.chat.openai_judge import (
     close_loop_clients,
     cut_answer,
     scrub_secret,
+    structured_request_keys,
 )
-from ragas_boot.chat.structured import output_schema, schema_name
 from ragas_boot.chat.wire.client import (
     BodyTooLargeError,
     HttpClient,
@@ -223,35 +223,7 @@ class DirectChat:
 
 def _mode_fragment(spec: JudgeSpec, output_model: type[BaseModel]) -> bytes:
     """The request keys of the spec's structured-output mode, serialised once."""
-    mode = spec.structured_output
-    if mode is StructuredOutputMode.JSON_OBJECT:
-        response_format: dict[str, Any] = {"type": "json_object"}
-        if spec.json_object_schema:
-            response_format["schema"] = output_schema(output_model)
-        return b',"response_format":' + orjson.dumps(response_format)
-    if mode is StructuredOutputMode.JSON_SCHEMA:
-        return b',"response_format":' + orjson.dumps(
-            {
-                "type": "json_schema",
-                "json_schema": {
-                    "name": schema_name(output_model),
-                    "schema": output_schema(output_model),
-                    "strict": False,
-                },
-            }
-        )
-    if mode is StructuredOutputMode.FUNCTION_CALLING:
-        name = schema_name(output_model)
-        tools = [
-            {
-                "type": "function",
-                "function": {
-                    "name": name,
-                    "description": output_model.__doc__ or name,
-                    "parameters": output_schema(output_model),
-                },
-            }
-        ]
-        tool_choice = {"type": "function", "function": {"name": name}}
-        return b',"tools":' + orjson.dumps(tools) + b',"tool_choice":' + orjson.dumps(tool_choice)
-    return b""
+    return b"".join(
+        b"," + orjson.dumps(key) + b":" + orjson.dumps(value)
+        for key, value in structured_request_keys(spec, output_model).items()
+    )

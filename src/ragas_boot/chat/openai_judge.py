@@ -418,6 +418,38 @@ async def close_loop_clients(clients: list[tuple[asyncio.AbstractEventLoop, Any]
         # with that loop.
 
 
+def structured_request_keys(spec: JudgeSpec, output_model: type[BaseModel]) -> dict[str, Any]:
+    """The chat-request keys of the spec's structured-output mode (``response_format``, or
+    ``tools`` and ``tool_choice``); none for ``prompt`` mode. Both transports send these."""
+    mode = spec.structured_output
+    if mode is StructuredOutputMode.JSON_OBJECT:
+        response_format: dict[str, Any] = {"type": "json_object"}
+        if spec.json_object_schema:
+            # llama-cpp-python's server and vLLM constrain decoding to it; the schema is in
+            # the prompt as well for servers that only take the type.
+            response_format["schema"] = output_schema(output_model)
+        return {"response_format": response_format}
+    if mode is StructuredOutputMode.JSON_SCHEMA:
+        json_schema = {
+            "name": schema_name(output_model),
+            "schema": output_schema(output_model),
+            "strict": False,
+        }
+        return {"response_format": {"type": "json_schema", "json_schema": json_schema}}
+    if mode is StructuredOutputMode.FUNCTION_CALLING:
+        name = schema_name(output_model)
+        function = {
+            "name": name,
+            "description": output_model.__doc__ or name,
+            "parameters": output_schema(output_model),
+        }
+        return {
+            "tools": [{"type": "function", "function": function}],
+            "tool_choice": {"type": "function", "function": {"name": name}},
+        }
+    return {}
+
+
 class OpenAICompatibleJudge:
     """One chat model of one OpenAI-compatible provider, used as a judge.
 
@@ -482,41 +514,8 @@ class OpenAICompatibleJudge:
     def _runnable(
         self, llm: ChatOpenAI, output_model: type[BaseModel]
     ) -> Runnable[LanguageModelInput, BaseMessage]:
-        mode = self._spec.structured_output
-        if mode is StructuredOutputMode.JSON_OBJECT:
-            response_format: dict[str, Any] = {"type": "json_object"}
-            if self._spec.json_object_schema:
-                # llama-cpp-python's server and vLLM constrain decoding to it; the schema is in
-                # the prompt as well for servers that only take the type.
-                response_format["schema"] = output_schema(output_model)
-            return llm.bind(response_format=response_format)
-        if mode is StructuredOutputMode.JSON_SCHEMA:
-            return llm.bind(
-                response_format={
-                    "type": "json_schema",
-                    "json_schema": {
-                        "name": schema_name(output_model),
-                        "schema": output_schema(output_model),
-                        "strict": False,
-                    },
-                }
-            )
-        if mode is StructuredOutputMode.FUNCTION_CALLING:
-            name = schema_name(output_model)
-            return llm.bind(
-                tools=[
-                    {
-                        "type": "function",
-                        "function": {
-                            "name": name,
-                            "description": output_model.__doc__ or name,
-                            "parameters": output_schema(output_model),
-                        },
-                    }
-                ],
-                tool_choice={"type": "function", "function": {"name": name}},
-            )
-        return llm
+        keys = structured_request_keys(self._spec, output_model)
+        return llm.bind(**keys) if keys else llm
 
     def _message_text(self, prompt: str, output_model: type[BaseModel]) -> str:
         if self._spec.structured_output in _SCHEMA_IN_PROMPT:
