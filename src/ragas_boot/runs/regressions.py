@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from ragas_boot.runs.history import StoredMetric, StoredRun
 
@@ -35,18 +35,38 @@ class MetricChange(BaseModel):
     lower_is_better: bool = Field(description="Whether lower scores are better.")
     base_mean: float | None = Field(description="Mean in the base run; None if absent/unscored.")
     new_mean: float | None = Field(description="Mean in the new run; None if absent/unscored.")
-    mean_change: float | None = Field(description="new - base; None unless both exist.")
     base_pass_rate: float | None = Field(description="Pass rate in the base run.")
     new_pass_rate: float | None = Field(description="Pass rate in the new run.")
-    pass_rate_change: float | None = Field(description="new - base; None unless both exist.")
     base_cost_usd: float | None = Field(description="Cost in the base run; None when unknown.")
     new_cost_usd: float | None = Field(description="Cost in the new run; None when unknown.")
-    cost_change_usd: float | None = Field(description="new - base; None unless both known.")
     presence: Literal["both", "base_only", "new_only"] = Field(
         description="Whether the metric ran in both runs or in one only."
     )
-    regressed: bool = Field(description="Whether this metric regressed (see the module doc).")
     reasons: list[str] = Field(description="Why it regressed, one line each.")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def mean_change(self) -> float | None:
+        """new - base; None unless both exist."""
+        return _change(self.base_mean, self.new_mean)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def pass_rate_change(self) -> float | None:
+        """new - base; None unless both exist."""
+        return _change(self.base_pass_rate, self.new_pass_rate)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def cost_change_usd(self) -> float | None:
+        """new - base; None unless both are known."""
+        return _change(self.base_cost_usd, self.new_cost_usd)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def regressed(self) -> bool:
+        """Whether this metric regressed (see the module doc): it has reasons."""
+        return bool(self.reasons)
 
 
 class SampleMove(BaseModel):
@@ -116,15 +136,11 @@ def _metric_change(
         lower_is_better=lower,
         base_mean=base_mean,
         new_mean=new_mean,
-        mean_change=_change(base_mean, new_mean),
         base_pass_rate=base_rate,
         new_pass_rate=new_rate,
-        pass_rate_change=_change(base_rate, new_rate),
         base_cost_usd=base.cost_usd if base else None,
         new_cost_usd=new.cost_usd if new else None,
-        cost_change_usd=_change(base.cost_usd if base else None, new.cost_usd if new else None),
         presence="both" if base and new else "base_only" if base else "new_only",
-        regressed=bool(reasons),
         reasons=reasons,
     )
 
