@@ -21,6 +21,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
 
+from ragas_boot.chat.wire.framing import ChunkedBodyError, read_chunked
+
 if TYPE_CHECKING:
     import ssl
 
@@ -233,21 +235,9 @@ async def _read_response(
 
 
 async def _read_chunked(reader: asyncio.StreamReader, *, max_body: int, keep_head: int) -> bytes:
-    chunks: list[bytes] = []
-    total = 0
-    while True:
-        line = await reader.readuntil(b"\r\n")
-        try:
-            size = int(line.split(b";", 1)[0].strip(), 16)
-        except ValueError:
-            raise HttpConnectionError("malformed chunk size") from None
-        if size == 0:
-            while await reader.readuntil(b"\r\n") != b"\r\n":
-                pass  # trailers are ignored
-            return b"".join(chunks)
-        if total + size > max_body:
-            chunks.append(await reader.readexactly(min(size, max(0, keep_head - total))))
-            raise BodyTooLargeError(b"".join(chunks)[:keep_head])
-        chunks.append(await reader.readexactly(size))
-        total += size
-        await reader.readexactly(2)
+    try:
+        return await read_chunked(reader, max_body=max_body, keep_head=keep_head)
+    except ChunkedBodyError as error:
+        if error.head is not None:
+            raise BodyTooLargeError(error.head) from None
+        raise HttpConnectionError(str(error)) from None

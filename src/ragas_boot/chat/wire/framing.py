@@ -155,7 +155,22 @@ async def read_body(reader: asyncio.StreamReader, method: str, headers: dict[str
     return await reader.readexactly(length) if length else b""
 
 
-async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
+class ChunkedBodyError(ValueError):
+    """A chunked body that is malformed, or (``head`` set) longer than allowed."""
+
+    def __init__(self, message: str, head: bytes | None = None) -> None:
+        super().__init__(message)
+        self.head = head
+
+
+async def read_chunked(reader: asyncio.StreamReader, *, max_body: int, keep_head: int = 0) -> bytes:
+    """A ``Transfer-Encoding: chunked`` body, read up to ``max_body`` bytes (trailers ignored).
+
+    Raises:
+        ChunkedBodyError: a malformed chunk; or a body over ``max_body``, with its first
+            ``keep_head`` bytes as ``head``. Both the loopback server and the direct
+            transport's client read chunked bodies through this.
+    """
     chunks: list[bytes] = []
     total = 0
     while True:
@@ -163,17 +178,30 @@ async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
         try:
             size = int(line.split(b";", 1)[0].strip(), 16)
         except ValueError:
-            raise WireError(400, "Malformed chunk size.") from None
+            raise ChunkedBodyError("malformed chunk size") from None
         if size == 0:
             while await reader.readuntil(b"\r\n") != b"\r\n":
                 pass  # trailers are ignored
             return b"".join(chunks)
-        total += size
-        if total > MAX_BODY:
-            raise WireError(413, f"The body is over {MAX_BODY} bytes.")
+        if total + size > max_body:
+            chunks.append(await reader.readexactly(min(size, max(0, keep_head - total))))
+            raise ChunkedBodyError(
+                f"the body is over {max_body} bytes", head=b"".join(chunks)[:keep_head]
+            )
         chunks.append(await reader.readexactly(size))
+        total += size
         if await reader.readexactly(2) != b"\r\n":
-            raise WireError(400, "Malformed chunk.")
+            raise ChunkedBodyError("malformed chunk")
+
+
+async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
+    try:
+        return await read_chunked(reader, max_body=MAX_BODY)
+    except ChunkedBodyError as error:
+        if error.head is not None:
+            raise WireError(413, f"The body is over {MAX_BODY} bytes.") from None
+        message = "Malformed chunk size." if "size" in str(error) else "Malformed chunk."
+        raise WireError(400, message) from None
 
 
 def response_bytes(status: int, body: bytes, keep_alive: bool, extra: Headers = ()) -> bytes:
