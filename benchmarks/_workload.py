@@ -96,10 +96,11 @@ def tool_trace(length: int, *, seed: int = 11) -> Sample:
             "flags": {"fast": rng.random() < 0.5, "tags": ["a", "b"][: rng.randint(0, 2)]},
         }
         actual.append(ToolCall(name, arguments))
+    # Reference calls are objects of their own, as when both lists are read from a dataset.
     reference = [
         ToolCall(call.name, {**call.arguments, "days": call.arguments["days"] + 1})
         if index % 5 == 4
-        else call
+        else ToolCall(call.name, call.arguments)
         for index, call in enumerate(actual)
     ]
     rng.shuffle(reference)

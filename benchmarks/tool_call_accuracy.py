@@ -3,8 +3,11 @@ evaluation (ToolCallAccuracy and the NLP metrics).
 
 Each trace is an agent's tool calls (string, number and nested-object arguments) against a
 shuffled reference that differs in every fifth call, so the matching has work to do.
-``evaluate`` is the whole bean call (config, matching, metadata, the frozen MetricResult);
-``matching`` is :func:`match_tool_calls` alone. Rates are given per wall second and per CPU
+``evaluate`` is the whole bean call (config, matching, the frozen MetricResult; the result's
+metadata and explanation are built when first read, and ``+ details`` is ``evaluate`` plus
+reading them); ``matching`` is :func:`match_tool_calls` alone. ``fresh`` cycles through
+2,000 distinct samples (each evaluated once per pass, as in a dataset run) where the other
+columns re-score one sample. Rates are given per wall second and per CPU
 second of this process (the second is steadier when other work shares the machine).
 ``score only`` is ``multi_turn_score`` (no result built). The fixed cost of an evaluation is
 what ``evaluate`` costs beyond the metric's own computation: for ToolCallAccuracy
@@ -19,6 +22,7 @@ machine can be scaled to the reference machine (15.6 µs there): the scaled colu
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import time
 import timeit
@@ -126,15 +130,24 @@ def main() -> None:
     )
     print(
         f"{'calls':>5} {'mode':>8} {'samples/s':>10} {'per CPU-s':>10} {'scaled':>8}"
-        f" {'µs/sample':>10} {'score only µs':>14} {'matching µs':>12} {'score':>6}"
+        f" {'fresh/CPU-s':>11} {'fresh sc.':>9} {'µs/sample':>10} {'+ details':>10}"
+        f" {'score only µs':>14} {'matching µs':>12} {'score':>6}"
     )
     for length in options.lengths:
         sample = tool_trace(length)
         actual = sample.actual_tool_calls()
         reference = sample.reference_tool_calls or []
+        fresh = [tool_trace(length, seed=seed) for seed in range(2000)]
         for mode in (ToolCallMode.STRICT, ToolCallMode.FLEXIBLE):
             config = ToolCallAccuracyConfig(mode=mode)
             wall, cpu = rates(lambda s=sample, c=config: metric.evaluate(s, c), options.seconds)
+            cycle = itertools.cycle(fresh)
+            _, fresh_cpu = rates(
+                lambda c=config, n=cycle.__next__: metric.evaluate(n(), c), options.seconds
+            )
+            _, read = rates(
+                lambda s=sample, c=config: metric.evaluate(s, c).metadata, options.seconds / 2
+            )
             _, only = rates(
                 lambda s=sample, c=config: metric.multi_turn_score(s, c), options.seconds / 2
             )
@@ -145,7 +158,9 @@ def main() -> None:
             score = metric.evaluate(sample, config).score or 0.0
             print(
                 f"{length:>5} {mode.value:>8} {wall:>10,.0f} {cpu:>10,.0f} {cpu / scale:>8,.0f}"
-                f" {1e6 / cpu:>10,.1f} {1e6 / only:>14,.1f} {1e6 / alone:>12,.1f} {score:>6.3f}"
+                f" {fresh_cpu:>11,.0f} {fresh_cpu / scale:>9,.0f}"
+                f" {1e6 / cpu:>10,.1f} {1e6 / read:>10,.1f}"
+                f" {1e6 / only:>14,.1f} {1e6 / alone:>12,.1f} {score:>6.3f}"
             )
     fixed_costs(1)
 

@@ -30,7 +30,7 @@ def test_one_number_type_and_any_key_order_match_at_any_depth() -> None:
     assert matching.f1 == 1.0
 
 
-def test_each_call_takes_the_first_identical_reference_call_still_waiting() -> None:
+def test_each_call_takes_the_reference_call_spelled_alike_else_the_first_identical() -> None:
     actual = [ToolCall("t", {"n": 1}), ToolCall("t", {"n": 1}), ToolCall("t", {"n": True})]
     reference = [
         ToolCall("t", {"n": True}),
@@ -41,7 +41,9 @@ def test_each_call_takes_the_first_identical_reference_call_still_waiting() -> N
 
     matching = match_tool_calls(actual, reference)
 
-    assert matching.pairs == [(0, 1, 1.0), (1, 3, 1.0), (2, 0, 1.0)]
+    # 1 takes the 1 (spelled alike), the second 1 the 1.0 (identical, spelled otherwise),
+    # True the True; 2 is left.
+    assert matching.pairs == [(0, 3, 1.0), (1, 1, 1.0), (2, 0, 1.0)]
     assert [item.position for item in matching.missed] == [2]
 
 

@@ -46,7 +46,7 @@ from ragas_boot.execution.listeners import (
 from ragas_boot.execution.repeats import repeat_scope
 from ragas_boot.execution.results import CallSpend, Exclusion, StepRecord
 from ragas_boot.metrics.prompting import check_template, load_prompt
-from ragas_boot.metrics.results import MetricResult, Quorum, combine_repeats
+from ragas_boot.metrics.results import Details, MetricResult, Quorum, combine_repeats
 from ragas_boot.samples import Sample
 
 __all__ = [
@@ -61,6 +61,8 @@ log = logging.getLogger("ragas_boot.metrics")
 
 #: The spend of a metric that calls no model.
 _NO_SPEND = CallSpend.of(())
+_ONE = agreement([])
+"""The agreement of a result no judge voted on (unanimous)."""
 _NO_TOKENS = TokenUsage()
 """Zero tokens, shared (TokenUsage is frozen): the usage of a result no model was asked for."""
 
@@ -223,6 +225,10 @@ class ScoringOutcome:
     undefined_reason: str | None = None
     aggregated: bool = True
     extra_usage: TokenUsage = field(default_factory=lambda: _NO_TOKENS)
+    details: Details | None = None
+    """A judge-less metric's metadata and explanation, built when the result's are first
+    read (``metadata`` and ``explanation`` above are then left empty): the result is built
+    from the figures alone, not validated again (:meth:`MetricResult.built`)."""
 
 
 class Metric(ABC, Generic[ConfigT]):
@@ -711,6 +717,18 @@ class Metric(ABC, Generic[ConfigT]):
         error.exclusions = list(exclusions)  # type: ignore[attr-defined]
         return error
 
+    def _with_criterion(self, details: Details) -> Details:
+        """``details`` with the named criterion first in the metadata, when there is one."""
+        criterion = self._criterion
+        if not criterion:
+            return details
+
+        def with_criterion() -> tuple[dict[str, Any], str]:
+            metadata, explanation = details()
+            return {"criterion": criterion, **metadata}, explanation
+
+        return with_criterion
+
     def _aggregate(self, config: ConfigT, scores: Mapping[str, float]) -> float:
         return aggregate(
             list(scores.values()),
@@ -791,7 +809,7 @@ class Metric(ABC, Generic[ConfigT]):
                 )
             )
             raise
-        votes = agreement(list(outcome.model_scores.values()))
+        votes = agreement(list(outcome.model_scores.values())) if outcome.model_scores else _ONE
         # A metric that calls no model has no tokens to add up (the judge-less fast path).
         spend = (
             CallSpend.of(call for step in outcome.steps for call in step.calls)
@@ -803,36 +821,43 @@ class Metric(ABC, Generic[ConfigT]):
         else:
             usage = outcome.extra_usage + spend.usage
             billed = outcome.extra_usage + spend.billed_usage
-        result = MetricResult(
-            metric=self.label,
-            score=None if score is None else float(score),
-            model_scores=outcome.model_scores,
-            exclusions=outcome.exclusions,
-            steps=outcome.steps,
-            metadata=(
-                {"criterion": self._criterion, **outcome.metadata}
-                if self._criterion
-                else outcome.metadata
-            ),
-            explanation=outcome.explanation,
-            agreement=votes.share,
-            disagreement=votes.disagreement,
-            aggregation=self._aggregation(config).value if outcome.aggregated else "NONE",
-            judge_ids=judge_ids,
-            language=self._language(config),
-            mode=outcome.mode,
-            config=self._config_dump(config),
-            undefined_reason=quorum.reason
+        values: dict[str, Any] = {
+            "metric": self.label,
+            "score": None if score is None else float(score),
+            "model_scores": outcome.model_scores,
+            "exclusions": outcome.exclusions,
+            "steps": outcome.steps,
+            "agreement": votes.share,
+            "disagreement": votes.disagreement,
+            "aggregation": self._aggregation(config).value if outcome.aggregated else "NONE",
+            "judge_ids": judge_ids,
+            "language": self._language(config),
+            "mode": outcome.mode,
+            "config": self._config_dump(config),
+            "undefined_reason": quorum.reason
             if quorum is not None and not quorum.met
             else outcome.undefined_reason,
-            duration_s=time.perf_counter() - started,
-            usage=usage,
-            billed_usage=billed,
-            cost=spend.cost,
-            sample_id=sample.id,
-            lower_is_better=self.lower_is_better,
-            quorum=quorum,
-        )
+            "duration_s": time.perf_counter() - started,
+            "usage": usage,
+            "billed_usage": billed,
+            "cost": spend.cost,
+            "sample_id": sample.id,
+            "lower_is_better": self.lower_is_better,
+            "quorum": quorum,
+            "repeats": None,
+        }
+        if outcome.details is not None:
+            result = MetricResult.built(self._with_criterion(outcome.details), values)
+        else:
+            result = MetricResult(
+                **values,
+                metadata=(
+                    {"criterion": self._criterion, **outcome.metadata}
+                    if self._criterion
+                    else outcome.metadata
+                ),
+                explanation=outcome.explanation,
+            )
         if not listening:
             return result
         self._listeners.notify_after(

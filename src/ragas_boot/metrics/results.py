@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from ragas_boot.chat.judge import TokenUsage
 from ragas_boot.config.settings import QuorumFailure
@@ -14,6 +21,7 @@ from ragas_boot.execution.aggregation import WILSON_CONFIDENCE, wilson_interval
 from ragas_boot.execution.results import Exclusion, StepRecord
 
 __all__ = [
+    "Details",
     "MetricResult",
     "Quorum",
     "RepeatSummary",
@@ -65,6 +73,13 @@ class RepeatSummary(BaseModel):
     )
 
 
+Details = Callable[[], tuple[dict[str, Any], str]]
+"""Builds a result's ``metadata`` and ``explanation`` when they are first read."""
+
+_LAZY = ("metadata", "explanation")
+"""The fields a result may build when first read (see :meth:`MetricResult.built`)."""
+
+
 class MetricResult(BaseModel):
     """The full result of one metric on one sample.
 
@@ -72,9 +87,15 @@ class MetricResult(BaseModel):
     TopicAdherence PRECISION when the judges found no topics, or fewer judges answered than
     ``min-judges`` requires); ``undefined_reason`` then says why. A failure of every judge is
     an error, never a ``None`` or ``0.0`` score.
+
+    A judge-less metric's result may build its ``metadata`` and ``explanation`` only when
+    they are first read, dumped, compared or pickled (:meth:`built`): scoring many samples
+    costs what the scores cost, and the details are the same whenever they are built.
     """
 
     model_config = ConfigDict(frozen=True)
+
+    _details: Details | None = PrivateAttr(default=None)
 
     metric: str = Field(description="Metric name, e.g. AgentGoalAccuracyMetric.")
     score: float | None = Field(description="Aggregated score in [0, 1]; None when undefined.")
@@ -143,6 +164,77 @@ class MetricResult(BaseModel):
         """Judge id → the reason its final verdict gave, when the metric records one."""
         reasons = self.metadata.get("reasons")
         return dict(reasons) if isinstance(reasons, dict) else {}
+
+    @classmethod
+    def built(cls, details: Details, values: dict[str, Any]) -> MetricResult:
+        """A result from ``values`` this library built itself, not validated again: every
+        field but ``metadata`` and ``explanation``, typed as declared (a judge-less metric's
+        figures); those two come from ``details`` when first read. ``values`` becomes the
+        result's own (it is not copied).
+
+        Raises:
+            TypeError: ``values`` lacks a field or has one too many.
+        """
+        if len(values) != _BUILT_COUNT or not _BUILT_FIELDS.issuperset(values):
+            missing = sorted(_BUILT_FIELDS.difference(values))
+            unknown = sorted(set(values).difference(_BUILT_FIELDS))
+            raise TypeError(f"MetricResult.built: missing {missing}, unknown {unknown}")
+        result = cls.__new__(cls)
+        _set = object.__setattr__
+        _set(result, "__dict__", values)
+        _set(result, "__pydantic_fields_set__", set(values))
+        _set(result, "__pydantic_extra__", None)
+        _set(result, "__pydantic_private__", {"_details": details})
+        return result
+
+    def _settle(self) -> None:
+        """Build ``metadata`` and ``explanation`` if they are still pending."""
+        private = self.__pydantic_private__
+        details = private.get("_details") if private else None
+        if details is not None:
+            metadata, explanation = details()
+            # A model_copy(update=...) of a pending result keeps what it was given.
+            self.__dict__.setdefault("metadata", metadata)
+            self.__dict__.setdefault("explanation", explanation)
+            private["_details"] = None  # type: ignore[index]
+
+    if not TYPE_CHECKING:  # keep attribute typos visible to mypy
+
+        def __getattr__(self, name: str) -> Any:
+            if name in _LAZY and name not in self.__dict__:
+                self._settle()
+                return self.__dict__[name]
+            return super().__getattr__(name)
+
+    # No return annotation: pydantic then keeps the fields' own JSON schema.
+    @model_serializer(mode="wrap")
+    def _serialize(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        self._settle()
+        return handler(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._settle()
+        if isinstance(other, MetricResult):
+            other._settle()
+        return super().__eq__(other)
+
+    __hash__ = BaseModel.__hash__
+
+    def __repr_args__(self) -> Any:
+        self._settle()
+        return super().__repr_args__()
+
+    def __iter__(self) -> Any:
+        self._settle()
+        return super().__iter__()
+
+    def __getstate__(self) -> dict[Any, Any]:
+        self._settle()
+        return super().__getstate__()
+
+
+_BUILT_FIELDS = frozenset(MetricResult.model_fields).difference(_LAZY)
+_BUILT_COUNT = len(_BUILT_FIELDS)
 
 
 def meets_threshold(score: float, threshold: float, *, lower_is_better: bool = False) -> bool:

@@ -165,53 +165,63 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
     ) -> ScoringOutcome:
         started = time.perf_counter()
         matching = _matching(sample, config)
-        actual, reference = matching.actual, matching.reference
         elapsed = time.perf_counter() - started
         language = self._language(config)
-        # One pass over the matching: its dict carries the figures and the summary line the
-        # metadata and the explanation both use.
-        data = matching.as_dict()
-        precision, recall = data["precision"], data["recall"]
-        true_positives = data["true_positives"]
-        counted, required = matching.counted_count, matching.required_count
-        metadata: dict[str, Any] = {
-            "mode": config.mode.value,
-            "argument_match_threshold": config.argument_match_threshold,
-            "order": config.order.value,
-            "value_comparison": config.value_comparison.value,
-            "actual_call_count": len(actual),
-            "reference_call_count": len(reference),
-            "true_positives": true_positives,
-            "false_positives": counted - true_positives,
-            "false_negatives": required - true_positives,
-            "precision": precision,
-            "recall": recall,
-            **{key: data[key] for key in _FROM_MATCHING},
-        }
-        summary = data["summary"]
-        if language == "ru":
-            summary = matching.summary_in(_SUMMARY_RU)
-        explanation = _TEXT["ru" if language == "ru" else "en"].format(
-            summary=summary,
-            precision=precision,
-            recall=recall,
-            tp=true_positives,
-            actual=counted,
-            reference=required,
-            mode=config.mode.value,
-            order=config.order.value,
-        )
-        steps = [
-            StepRecord(name="AlignToolCalls", index=0, kind="COMPUTE", duration_s=elapsed),
-            StepRecord(name="ComputeScore", index=1, kind="COMPUTE"),
-        ]
         return ScoringOutcome(
             model_scores={},
-            steps=steps,
+            steps=[
+                StepRecord(name="AlignToolCalls", index=0, kind="COMPUTE", duration_s=elapsed),
+                _COMPUTE_SCORE,
+            ],
             exclusions=[],
-            metadata=metadata,
-            explanation=explanation,
+            metadata={},
+            explanation="",
             mode=config.mode.value,
-            score=data["f1"],
+            score=matching.f1,
             aggregated=False,
+            details=lambda: _details(matching, config, language),
         )
+
+
+_COMPUTE_SCORE = StepRecord(name="ComputeScore", index=1, kind="COMPUTE")
+"""The scoring step of every evaluation (frozen, so shared)."""
+
+
+def _details(
+    matching: ToolCallMatching, config: ToolCallAccuracyConfig, language: str
+) -> tuple[dict[str, Any], str]:
+    """The result's metadata and explanation, built when first read."""
+    # One pass over the matching: its dict carries the figures and the summary line the
+    # metadata and the explanation both use.
+    data = matching.as_dict()
+    precision, recall = data["precision"], data["recall"]
+    true_positives = data["true_positives"]
+    counted, required = matching.counted_count, matching.required_count
+    metadata: dict[str, Any] = {
+        "mode": config.mode.value,
+        "argument_match_threshold": config.argument_match_threshold,
+        "order": config.order.value,
+        "value_comparison": config.value_comparison.value,
+        "actual_call_count": len(matching.actual),
+        "reference_call_count": len(matching.reference),
+        "true_positives": true_positives,
+        "false_positives": counted - true_positives,
+        "false_negatives": required - true_positives,
+        "precision": precision,
+        "recall": recall,
+        **{key: data[key] for key in _FROM_MATCHING},
+    }
+    summary = data["summary"]
+    if language == "ru":
+        summary = matching.summary_in(_SUMMARY_RU)
+    explanation = _TEXT["ru" if language == "ru" else "en"].format(
+        summary=summary,
+        precision=precision,
+        recall=recall,
+        tp=true_positives,
+        actual=counted,
+        reference=required,
+        mode=config.mode.value,
+        order=config.order.value,
+    )
+    return metadata, explanation

@@ -48,6 +48,8 @@ from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any, NamedTuple
 
+import orjson
+
 from ragas_boot._enums import CaseInsensitiveEnum
 from ragas_boot.samples import ArgumentRule, ExpectedToolCall, ToolCall, ToolCallAlternatives
 
@@ -496,11 +498,15 @@ def match_tool_calls(
         ValueError: ``threshold`` is not a number in [0, 1], a mode is unknown, or
             ``succeeded`` does not have one entry per actual call.
     """
-    mode = ToolCallMode(mode)
-    order = CallOrder(order)
-    comparison = ValueComparison(comparison)
-    failed_calls = FailedCalls(failed_calls)
-    threshold = _checked_threshold(threshold)
+    # Members pass as they are (the hot path); names are looked up.
+    mode = mode if type(mode) is ToolCallMode else ToolCallMode(mode)
+    order = order if type(order) is CallOrder else CallOrder(order)
+    if type(comparison) is not ValueComparison:
+        comparison = ValueComparison(comparison)
+    if type(failed_calls) is not FailedCalls:
+        failed_calls = FailedCalls(failed_calls)
+    if type(threshold) is not float or not 0.0 <= threshold <= 1.0:
+        threshold = _checked_threshold(threshold)
     actual = list(actual)
     failed, recovered, unrecovered = _failures(actual, succeeded)
     excluded = recovered if failed_calls is FailedCalls.EXCLUDE_RECOVERED else []
@@ -511,16 +517,21 @@ def match_tool_calls(
     # Canonical arguments are built when a matching first needs them (see _match_one).
     actual_args: list[dict[str, Any] | None] = [None] * len(scored)
 
+    choosing = isinstance(reference, ToolCallAlternatives)
     if isinstance(reference, ToolCallAlternatives):
         alternatives = [list(calls) for calls in reference.any_of]
+        outcomes = [
+            _match_one(scored, calls, actual_args, mode, threshold, order, normalize)
+            for calls in alternatives
+        ]
+        best = max(range(len(outcomes)), key=lambda index: (outcomes[index].f1, -index))
+        outcome = outcomes[best]
     else:
         alternatives = [list(reference)]
-    outcomes = [
-        _match_one(scored, calls, actual_args, mode, threshold, order, normalize)
-        for calls in alternatives
-    ]
-    best = max(range(len(outcomes)), key=lambda index: (outcomes[index].f1, -index))
-    outcome = outcomes[best]
+        best = 0
+        outcome = _match_one(
+            scored, alternatives[0], actual_args, mode, threshold, order, normalize
+        )
     if excluded:
         outcome = outcome.renumbered(kept)
     return ToolCallMatching(
@@ -539,10 +550,8 @@ def match_tool_calls(
         comparison=comparison,
         threshold=threshold,
         optional=outcome.optional,
-        alternative=best if isinstance(reference, ToolCallAlternatives) else None,
-        alternative_scores=(
-            [item.f1 for item in outcomes] if isinstance(reference, ToolCallAlternatives) else []
-        ),
+        alternative=best if choosing else None,
+        alternative_scores=[item.f1 for item in outcomes] if choosing else [],
         failed=failed,
         recovered=recovered,
         unrecovered=unrecovered,
@@ -558,6 +567,8 @@ def _failures(
     if succeeded is None:
         return [], [], []
     succeeded = list(succeeded)
+    if len(succeeded) == len(actual) and False not in succeeded:  # none failed: the usual case
+        return [], [], []
     if len(succeeded) != len(actual):
         raise ValueError(
             f"succeeded has {len(succeeded)} entries for {len(actual)} actual calls; give one "
@@ -632,34 +643,32 @@ def _match_one(
 
     pairs: list[tuple[int, int, float]]
     if strict and plain and not normalize and order is CallOrder.ANY:
-        # The usual case: canonical forms only for the calls the raw test cannot settle and
-        # for the calls left over.
-        pairs = _identical_raw(actual, reference, cached_args)
-        matched_actual = {i for i, _, _ in pairs}
-        matched_reference = {j for _, j, _ in pairs}
-        for i, call in enumerate(actual):
-            if i not in matched_actual and cached_args[i] is None:
-                cached_args[i] = _canonical_arguments(call.arguments, False)
-        expected: list[_Expected] = [
-            _MATCHED if j in matched_reference else _Expected.of(call, False)
-            for j, call in enumerate(reference)
+        # The usual case: pairs found by their spelling, canonical forms only for the few
+        # calls it cannot settle, and what is left over compared raw first (_RawExpected).
+        pairs = _identical_spelled(actual, reference, cached_args)
+        if len(pairs) == len(actual) == len(reference):  # all matched: nothing left over
+            correct = [CorrectCall(i, j, 1.0, actual[i], reference[j]) for i, j, _ in pairs]
+            return _Outcome(correct, [], [], [], [], 1.0, 1.0, 1.0)
+        expected: Sequence[_Expected | _RawExpected] = [
+            _RawExpected(call.arguments) for call in reference
         ]
-        actual_args: list[dict[str, Any]] = cached_args  # type: ignore[assignment]
+        actual_args: list[dict[str, Any]] = [call.arguments for call in actual]
     else:
         for i, call in enumerate(actual):
             if cached_args[i] is None:
                 cached_args[i] = _canonical_arguments(call.arguments, normalize)
         actual_args = cached_args  # type: ignore[assignment]
-        expected = [_Expected.of(call, normalize) for call in reference]
+        canonical = [_Expected.of(call, normalize) for call in reference]
+        expected = canonical
         if order is CallOrder.STRICT:
-            groups = _edges_by_tool(actual, reference, actual_args, expected, strict, threshold)
+            groups = _edges_by_tool(actual, reference, actual_args, canonical, strict, threshold)
             edges = [edge for group in groups for edge in group]
             pairs = _ordered_matching(len(actual), len(reference), edges, optional)
         elif strict and plain:
-            reference_args = [item.exact for item in expected]
+            reference_args = [item.exact for item in canonical]
             pairs = _identical_calls(actual, reference, actual_args, reference_args)
         else:
-            groups = _edges_by_tool(actual, reference, actual_args, expected, strict, threshold)
+            groups = _edges_by_tool(actual, reference, actual_args, canonical, strict, threshold)
             pairs = _maximum_matching(groups, optional)
 
     correct = [
@@ -909,8 +918,68 @@ class _Expected:
         return missing, extra, different
 
 
-_MATCHED = _Expected({}, {}, False)
-"""Stands for a reference call already matched, whose expectation nobody reads."""
+class _RawExpected:
+    """A plain reference call's expectation under EXACT comparison, read off its raw
+    arguments: the same scores and differences as :class:`_Expected` without canonical
+    forms (the arguments given in place of canonical ones are not read)."""
+
+    __slots__ = ("exact",)
+
+    def __init__(self, arguments: dict[str, Any]) -> None:
+        self.exact = arguments
+
+    def score(self, raw: Mapping[str, Any], canonical: Mapping[str, Any], strict: bool) -> float:
+        """The argument score of an actual call with ``raw`` arguments."""
+        exact = self.exact
+        if strict:
+            return 1.0 if raw.keys() == exact.keys() and _equal_values(raw, exact) else 0.0
+        if not exact:
+            return 0.5 if raw else 1.0
+        hits = 0
+        for name, value in exact.items():
+            if _json_equal(raw.get(name, _ABSENT), value):
+                hits += 1
+        return hits / len(exact)
+
+    def differences(
+        self, raw: Mapping[str, Any], canonical: Mapping[str, Any]
+    ) -> tuple[list[str], list[str], list[str]]:
+        """Missing, extra and different argument names of an actual call."""
+        exact = self.exact
+        return (
+            [name for name in exact if name not in raw],
+            [name for name in raw if name not in exact],
+            [
+                name
+                for name, value in exact.items()
+                if name in raw and not _json_equal(raw[name], value)
+            ],
+        )
+
+
+def _equal_values(raw: Mapping[str, Any], exact: Mapping[str, Any]) -> bool:
+    return all(_json_equal(raw[name], value) for name, value in exact.items())
+
+
+def _json_equal(value: Any, expected: Any) -> bool:
+    """JSON equality of two values (the canonical forms' ``==``), deciding on the raw values
+    where they settle it: values JSON calls equal are equal in Python too; of Python-equal
+    values, plain strings, numbers and nulls are JSON-equal, a boolean equals only a
+    boolean, objects and arrays spelled alike are equal (see :func:`_identical_spelled`),
+    and the rest is compared canonically."""
+    if value != expected:
+        return False
+    kind, other = type(value), type(expected)
+    if kind in _AS_IS_EXACT and other in _AS_IS_EXACT:
+        return True
+    if kind is bool or other is bool:
+        return kind is other
+    try:
+        if orjson.dumps(value, None, _SORTED_KEYS) == orjson.dumps(expected, None, _SORTED_KEYS):
+            return True
+    except TypeError:  # orjson.JSONEncodeError: an integer beyond 64 bits
+        pass
+    return bool(_exact(value) == _exact(expected))
 
 
 def _rule_passes(
@@ -973,6 +1042,87 @@ def _identical_calls(
         if queue:
             pairs.append((i, queue.popleft(), 1.0))
     return pairs
+
+
+def _identical_spelled(
+    actual: Sequence[ToolCall],
+    reference: Sequence[ToolCall],
+    cached_args: list[dict[str, Any] | None],
+) -> list[tuple[int, int, float]]:
+    """STRICT, EXACT matching of plain calls, by spelling first: each actual call, in order,
+    takes the first waiting reference call of its tool spelled the same (the same JSON with
+    keys sorted, one ``orjson`` call per call, looked up in a dict); the calls left over then
+    pair by JSON equality (:func:`_identical_raw`: ``1`` and ``1.0``, ``-0.0`` and ``0``).
+
+    Equal spellings are identical calls: the spelling tells booleans from numbers and, the
+    keys being sorted, ignores key order; raw ``==`` is asked too, since NaN and ``null`` are
+    spelled alike. As "identical" is an equivalence, the number of pairs is the maximum
+    whichever identical reference call a call takes.
+    """
+    waiting: dict[tuple[str, bytes], list[int]] = {}
+    dumps, sort = orjson.dumps, _SORTED_KEYS
+    try:
+        for j, call in enumerate(reference):
+            waiting.setdefault((call.name, dumps(call.arguments, None, sort)), []).append(j)
+        spellings = [dumps(call.arguments, None, sort) for call in actual]
+    except TypeError:  # orjson.JSONEncodeError: an integer beyond 64 bits
+        return _identical_raw(actual, reference, cached_args)
+    pairs: list[tuple[int, int, float]] = []
+    for i, call in enumerate(actual):
+        queue = waiting.get((call.name, spellings[i]))
+        if queue and call.arguments == reference[queue[0]].arguments:
+            pairs.append((i, queue.pop(0), 1.0))
+    if len(pairs) == len(actual) or len(pairs) == len(reference):
+        return pairs
+    # Calls left over on both sides may still be identical, spelled otherwise: a raw-equal
+    # pair of one tool is compared canonically.
+    paired = {i for i, _, _ in pairs}
+    taken = {j for _, j, _ in pairs}
+    free: dict[str, list[int]] = {}
+    for j, call in enumerate(reference):
+        if j not in taken:
+            free.setdefault(call.name, []).append(j)
+    rest = [i for i in range(len(actual)) if i not in paired and actual[i].name in free]
+    if not rest:
+        return pairs
+    if max(map(len, free.values())) > _SCAN_UP_TO:  # many of one tool: hash them instead
+        for i in rest:
+            if cached_args[i] is None:
+                cached_args[i] = _canonical_arguments(actual[i].arguments, False)
+        kept = [j for group in free.values() for j in group]
+        kept.sort()
+        more = _identical_calls(
+            [actual[i] for i in rest],
+            [reference[j] for j in kept],
+            [cached_args[i] for i in rest],  # type: ignore[misc]
+            [_canonical_arguments(reference[j].arguments, False) for j in kept],
+        )
+        pairs.extend((rest[i], kept[j], score) for i, j, score in more)
+        pairs.sort()
+        return pairs
+    found = False
+    for i in rest:
+        call = actual[i]
+        arguments = call.arguments
+        candidates = free[call.name]
+        for position, j in enumerate(candidates):
+            expected = reference[j].arguments
+            if expected != arguments:
+                continue
+            canonical = cached_args[i]
+            if canonical is None:
+                canonical = cached_args[i] = _canonical_arguments(arguments, False)
+            if canonical == _canonical_arguments(expected, False):
+                del candidates[position]
+                pairs.append((i, j, 1.0))
+                found = True
+                break
+    if found:
+        pairs.sort()
+    return pairs
+
+
+_SORTED_KEYS = orjson.OPT_SORT_KEYS
 
 
 def _identical_raw(
@@ -1335,7 +1485,7 @@ def _leftovers(
     actual: Sequence[ToolCall],
     reference: Sequence[ToolCall],
     actual_args: Sequence[dict[str, Any]],
-    expected_calls: Sequence[_Expected],
+    expected_calls: Sequence[_Expected | _RawExpected],
     pairs: list[tuple[int, int, float]],
     optional: frozenset[int] = frozenset(),
 ) -> tuple[list[IncorrectCall], list[UnmatchedCall], list[UnmatchedCall]]:

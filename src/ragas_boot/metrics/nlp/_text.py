@@ -99,18 +99,22 @@ class NlpMetric(Metric[ConfigT]):
         computed = self.compute(response, reference, config)
         elapsed = time.perf_counter() - started
         language = self._language(config)
-        summary = computed.summary_ru if language == "ru" else computed.summary_en
-        metadata: dict[str, Any] = {
-            "library": self.library,
-            **self._settings_metadata(config),
-            **computed.details,
-        }
+
+        def details() -> tuple[dict[str, Any], str]:
+            metadata: dict[str, Any] = {
+                "library": self.library,
+                **self._settings_metadata(config),
+                **computed.details,
+            }
+            return metadata, computed.summary_ru if language == "ru" else computed.summary_en
+
         return ScoringOutcome(
             model_scores={},
             steps=[StepRecord(name=self.step_name, index=0, kind="COMPUTE", duration_s=elapsed)],
             exclusions=[],
-            metadata=metadata,
-            explanation=summary,
+            metadata={},
+            explanation="",
             score=min(1.0, max(0.0, computed.score)),
             aggregated=False,
+            details=details,
         )
