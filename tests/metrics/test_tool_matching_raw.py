@@ -71,3 +71,39 @@ def test_many_calls_of_one_tool_match_whatever_their_order(count: int) -> None:
     assert matching.true_positives == expected_tp
     assert 0 < expected_tp < count
     assert len(matching.incorrect) == count - expected_tp
+
+
+def test_nan_and_null_are_spelled_alike_but_never_match() -> None:
+    actual = [ToolCall("t", {"x": float("nan")}), ToolCall("t", {"x": None})]
+    reference = [ToolCall("t", {"x": None})]
+
+    matching = match_tool_calls(actual, reference)
+
+    assert matching.pairs == [(1, 0, 1.0)]
+    assert [item.position for item in matching.extra] == [0]
+
+
+def test_an_integer_orjson_cannot_spell_still_matches_by_value() -> None:
+    big = 2**70
+    actual = [ToolCall("t", {"n": big, "k": "a"}), ToolCall("t", {"n": big + 1})]
+    reference = [ToolCall("t", {"k": "a", "n": float(big)}), ToolCall("t", {"n": big + 2})]
+
+    matching = match_tool_calls(actual, reference)
+
+    assert matching.pairs == [(0, 0, 1.0)]
+    assert [(item.actual_index, item.different_keys) for item in matching.incorrect] == [(1, ["n"])]
+
+
+def test_calls_left_over_are_compared_by_json_equality_at_any_depth() -> None:
+    # Every value but one is JSON-equal though spelled otherwise (key order, 1.0, -0.0);
+    # the nested boolean against a number is what differs.
+    actual = [ToolCall("t", {"a": 1, "b": {"y": [0.0, "é"], "x": True}, "c": "same", "z": 1})]
+    reference = [ToolCall("t", {"c": "same", "b": {"x": 1, "y": [-0.0, "é"]}, "a": 1.0})]
+
+    matching = match_tool_calls(actual, reference)
+
+    (incorrect,) = matching.incorrect
+    assert incorrect.different_keys == ["b"]
+    assert incorrect.extra_keys == ["z"]
+    assert incorrect.missing_keys == []
+    assert incorrect.argument_score == pytest.approx(2 / 3)

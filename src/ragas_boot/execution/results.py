@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ragas_boot._trusted import trusted
 from ragas_boot.chat.judge import TokenUsage
 
 _NO_TOKENS = TokenUsage()
@@ -95,6 +96,21 @@ class StepRecord(BaseModel):
     repeat: int = Field(
         default=0, description="Which repeat of the evaluation ran it (0-based; see repeat)."
     )
+
+    @classmethod
+    def computed(cls, name: str, index: int, duration_s: float = 0.0) -> StepRecord:
+        """A step that asked no judge (a judge-less metric's), built without validation."""
+        return trusted(
+            cls,
+            {
+                "name": name,
+                "index": index,
+                "kind": "COMPUTE",
+                "calls": [],
+                "duration_s": duration_s,
+                "repeat": 0,
+            },
+        )
 
     @property
     def successes(self) -> list[JudgeCall]:

@@ -15,6 +15,7 @@ from pydantic import (
     model_serializer,
 )
 
+from ragas_boot._trusted import trusted
 from ragas_boot.chat.judge import TokenUsage
 from ragas_boot.config.settings import QuorumFailure
 from ragas_boot.execution.aggregation import WILSON_CONFIDENCE, wilson_interval
@@ -179,13 +180,7 @@ class MetricResult(BaseModel):
             missing = sorted(_BUILT_FIELDS.difference(values))
             unknown = sorted(set(values).difference(_BUILT_FIELDS))
             raise TypeError(f"MetricResult.built: missing {missing}, unknown {unknown}")
-        result = cls.__new__(cls)
-        _set = object.__setattr__
-        _set(result, "__dict__", values)
-        _set(result, "__pydantic_fields_set__", set(values))
-        _set(result, "__pydantic_extra__", None)
-        _set(result, "__pydantic_private__", {"_details": details})
-        return result
+        return trusted(cls, values, {"_details": details})
 
     def _settle(self) -> None:
         """Build ``metadata`` and ``explanation`` if they are still pending."""

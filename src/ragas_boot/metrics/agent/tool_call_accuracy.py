@@ -58,7 +58,10 @@ def _matching(sample: Sample, config: ToolCallAccuracyConfig) -> ToolCallMatchin
         threshold=config.argument_match_threshold,
         order=config.order,
         comparison=config.value_comparison,
-        succeeded=[None if result is None else not result.failed for result in results],
+        # No tool result known (the usual trace of calls alone): nothing failed.
+        succeeded=[None if result is None else not result.failed for result in results]
+        if any(results)
+        else None,
         failed_calls=config.failed_calls,
     )
 
@@ -170,7 +173,7 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
         return ScoringOutcome(
             model_scores={},
             steps=[
-                StepRecord(name="AlignToolCalls", index=0, kind="COMPUTE", duration_s=elapsed),
+                StepRecord.computed("AlignToolCalls", 0, elapsed),
                 _COMPUTE_SCORE,
             ],
             exclusions=[],
@@ -183,7 +186,7 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
         )
 
 
-_COMPUTE_SCORE = StepRecord(name="ComputeScore", index=1, kind="COMPUTE")
+_COMPUTE_SCORE = StepRecord.computed("ComputeScore", 1)
 """The scoring step of every evaluation (frozen, so shared)."""
 
 

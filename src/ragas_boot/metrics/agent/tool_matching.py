@@ -921,44 +921,46 @@ class _Expected:
 class _RawExpected:
     """A plain reference call's expectation under EXACT comparison, read off its raw
     arguments: the same scores and differences as :class:`_Expected` without canonical
-    forms (the arguments given in place of canonical ones are not read)."""
+    forms (the arguments given in place of canonical ones are not read). The comparison
+    behind the last score is kept for the differences of the same call."""
 
-    __slots__ = ("exact",)
+    __slots__ = ("_last", "exact")
 
     def __init__(self, arguments: dict[str, Any]) -> None:
         self.exact = arguments
+        self._last: tuple[Mapping[str, Any], list[str], list[str]] | None = None
+
+    def _compare(self, raw: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+        """Missing and different argument names of an actual call."""
+        last = self._last
+        if last is not None and last[0] is raw:
+            return last[1], last[2]
+        missing, different = [], []
+        for name, value in self.exact.items():
+            if name not in raw:
+                missing.append(name)
+            elif not _json_equal(raw[name], value):
+                different.append(name)
+        self._last = (raw, missing, different)
+        return missing, different
 
     def score(self, raw: Mapping[str, Any], canonical: Mapping[str, Any], strict: bool) -> float:
         """The argument score of an actual call with ``raw`` arguments."""
         exact = self.exact
-        if strict:
-            return 1.0 if raw.keys() == exact.keys() and _equal_values(raw, exact) else 0.0
-        if not exact:
+        if not exact and not strict:
             return 0.5 if raw else 1.0
-        hits = 0
-        for name, value in exact.items():
-            if _json_equal(raw.get(name, _ABSENT), value):
-                hits += 1
-        return hits / len(exact)
+        missing, different = self._compare(raw)
+        if strict:
+            return 1.0 if not missing and not different and len(raw) == len(exact) else 0.0
+        return (len(exact) - len(missing) - len(different)) / len(exact)
 
     def differences(
         self, raw: Mapping[str, Any], canonical: Mapping[str, Any]
     ) -> tuple[list[str], list[str], list[str]]:
         """Missing, extra and different argument names of an actual call."""
         exact = self.exact
-        return (
-            [name for name in exact if name not in raw],
-            [name for name in raw if name not in exact],
-            [
-                name
-                for name, value in exact.items()
-                if name in raw and not _json_equal(raw[name], value)
-            ],
-        )
-
-
-def _equal_values(raw: Mapping[str, Any], exact: Mapping[str, Any]) -> bool:
-    return all(_json_equal(raw[name], value) for name, value in exact.items())
+        missing, different = self._compare(raw)
+        return list(missing), [name for name in raw if name not in exact], list(different)
 
 
 def _json_equal(value: Any, expected: Any) -> bool:

@@ -110,7 +110,7 @@ class NlpMetric(Metric[ConfigT]):
 
         return ScoringOutcome(
             model_scores={},
-            steps=[StepRecord(name=self.step_name, index=0, kind="COMPUTE", duration_s=elapsed)],
+            steps=[StepRecord.computed(self.step_name, 0, elapsed)],
             exclusions=[],
             metadata={},
             explanation="",
