@@ -4,6 +4,12 @@ Sections: metrics; judges (a bar chart of each judge's mean score per metric, a 
 and a judge × metric table); agreement; failures; then every sample with its conversation,
 expected outcome and each metric's result per judge with reasons. Prompts and raw answers sit
 behind ``<details>`` toggles. Everything user-supplied is HTML-escaped.
+
+A spooled run (more samples than ``run.spool-after``) keeps its judge calls without prompts
+and raw answers; the report reads back from the spool and shows them for the first
+:data:`SPOOLED_DETAILED_SAMPLES` samples and the first as many samples with an evaluation that
+did not pass; for the others it shows each call's facts (status, time, tokens, cost) and says
+that the prompts and raw answers are in the JSON report. The samples section says so too.
 """
 
 from __future__ import annotations
@@ -35,7 +41,11 @@ from ragas_boot.samples import (
 if TYPE_CHECKING:
     from ragas_boot.runs.calibration import CalibrationReport
 
-__all__ = ["render_html"]
+__all__ = ["SPOOLED_DETAILED_SAMPLES", "render_html"]
+
+#: A spooled run's report shows the prompts and raw answers of the first this many samples,
+#: and of the first this many samples with an evaluation that did not pass.
+SPOOLED_DETAILED_SAMPLES = 100
 
 _PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1", "#edc948")
 
@@ -438,7 +448,7 @@ def _expected(sample: Sample) -> str:
     return "".join(parts) or '<p class="muted">Nothing expected.</p>'
 
 
-def _call_box(call: JudgeCall) -> str:
+def _call_box(call: JudgeCall, detailed: bool = True) -> str:
     status = (
         '<span class="badge pass">answered</span>'
         if call.ok
@@ -456,6 +466,11 @@ def _call_box(call: JudgeCall) -> str:
             f"from the response cache · {fmt.tokens(call.saved_usage.total_tokens)} tokens saved"
         )
     error = f'<div class="error">{_e(call.error_message)}</div>' if call.error_message else ""
+    if not detailed:  # a spooled run's sample not read back: the facts only
+        return (
+            f'<div class="call-box"><b>{_e(call.judge_id)}</b> {status} '
+            f'<span class="muted">{_e(facts)}</span>{error}</div>'
+        )
     answers = call.raw_attempts or ([call.raw_text] if call.raw_text else [])
     raw = "".join(
         f'<details class="part"><summary>Raw answer'
@@ -471,23 +486,25 @@ def _call_box(call: JudgeCall) -> str:
     )
 
 
-def _calls(steps: Sequence[StepRecord]) -> str:
+def _calls(steps: Sequence[StepRecord], detailed: bool = True) -> str:
     count = sum(len(step.calls) for step in steps)
     if not count:
         return ""
     body = "".join(
         f"<h4>{_e(step.name)} <span class='muted'>({fmt.seconds(step.duration_s)})</span></h4>"
-        + "".join(_call_box(call) for call in step.calls)
+        + "".join(_call_box(call, detailed) for call in step.calls)
         for step in steps
         if step.calls
     )
-    return (
-        f'<details class="calls"><summary>Prompts and raw answers ({count} calls)</summary>'
-        f"{body}</details>"
+    summary = (
+        f"Prompts and raw answers ({count} calls)"
+        if detailed
+        else f"Judge calls ({count}; prompts and raw answers are in the JSON report)"
     )
+    return f'<details class="calls"><summary>{summary}</summary>{body}</details>'
 
 
-def _evaluation(evaluation: Evaluation) -> str:
+def _evaluation(evaluation: Evaluation, detailed: bool = True) -> str:
     head = f"<h4>{_e(evaluation.metric)} {_badge(evaluation)}</h4>"
     result, error = evaluation.result, evaluation.error
     if result is None:
@@ -500,7 +517,7 @@ def _evaluation(evaluation: Evaluation) -> str:
             # the full message repeats every judge's error; the list below says it once each
             message = f"No judge answered at step {_e(error.step)}:"
         listed = f"<ul>{failures}</ul>" if failures else ""
-        steps = _calls(error.steps) if error else ""
+        steps = _calls(error.steps, detailed) if error else ""
         return f'<div class="evaluation">{head}<p class="error">{message}</p>{listed}{steps}</div>'
     explanation = f"<p>{_e(result.explanation)}</p>" if result.explanation else ""
     undefined = (
@@ -538,18 +555,18 @@ def _evaluation(evaluation: Evaluation) -> str:
     )
     return (
         f'<div class="evaluation">{head}{explanation}{undefined}{agreement}{judges}'
-        f"{_calls(result.steps)}</div>"
+        f"{_calls(result.steps, detailed)}</div>"
     )
 
 
-def _sample(run: SampleRun) -> str:
+def _sample(run: SampleRun, detailed: bool = True) -> str:
     badges = "".join(_badge(e) for e in run.evaluations)
     first = next(
         (m.content for m in run.sample.user_input_messages or [] if isinstance(m, HumanMessage)),
         run.sample.user_input or "",
     )
     preview = f'<span class="muted">{_e(fmt.short(first, 90))}</span>' if first else ""
-    evaluations = "".join(_evaluation(e) for e in run.evaluations)
+    evaluations = "".join(_evaluation(e, detailed) for e in run.evaluations)
     return (
         f'<details class="sample" id="{_anchor(run.sample_id)}">'
         f'<summary><span class="sid">{_e(run.sample_id)}</span>{badges} {preview}</summary>'
@@ -557,6 +574,40 @@ def _sample(run: SampleRun) -> str:
         f"<div><h4>Conversation</h4>{_conversation(run.sample)}</div>"
         f"<div>{_expected(run.sample)}</div></div>{evaluations}</div></details>"
     )
+
+
+def _detailed(run: RunResult) -> set[int]:
+    """Indexes of the samples whose prompts and raw answers a spooled run's report shows."""
+    limit = SPOOLED_DETAILED_SAMPLES
+    first = set(range(min(limit, len(run.samples))))
+    missed = [
+        index
+        for index, sample in enumerate(run.samples)
+        if any(e.status != "scored" or e.passed is False for e in sample.evaluations)
+    ]
+    return first | set(missed[:limit])
+
+
+def _samples_section(run: RunResult) -> str:
+    if not run.spooled:
+        samples = "".join(_sample(sample) for sample in run.samples)
+        note = ""
+    else:
+        # Read back one sample at a time: the full evaluations never are all in memory.
+        detailed = _detailed(run)
+        samples = "".join(
+            _sample(run.full_sample(index), True) if index in detailed else _sample(sample, False)
+            for index, sample in enumerate(run.samples)
+        )
+        note = (
+            f'<p class="muted">A large run ({len(run.samples)} samples, more than '
+            "<code>spring.ai.ragas.run.spool-after</code>): the judges' prompts and raw "
+            f"answers are shown for {len(detailed)} samples, the first "
+            f"{SPOOLED_DETAILED_SAMPLES} and the first {SPOOLED_DETAILED_SAMPLES} with an "
+            "evaluation that did not pass; the other samples show each judge call's status, "
+            "time, tokens and cost. The JSON report has every prompt and raw answer.</p>"
+        )
+    return f'<section id="samples"><h2>Samples ({len(run.samples)})</h2>{note}{samples}</section>'
 
 
 def _calibration_section(report: CalibrationReport) -> str:
@@ -581,7 +632,6 @@ def render_html(
     (``compare`` on a labelled dataset), the judges and panels against people follow the
     agreement section."""
     heading = title or f"ragas-boot report: {run.dataset.name or run.dataset.path or 'samples'}"
-    samples = "".join(_sample(sample) for sample in run.samples)
     body = (
         _header(run, heading)
         + "<main>"
@@ -592,7 +642,7 @@ def render_html(
         + (_calibration_section(calibration) if calibration is not None else "")
         + _repeats_section(run)
         + _failures_section(run)
-        + f'<section id="samples"><h2>Samples ({len(run.samples)})</h2>{samples}</section>'
+        + _samples_section(run)
         + "</main><footer>Generated by ragas-boot. Click a sample to see its conversation, "
         "each judge's verdict and reason, and the prompts and raw answers.</footer>"
     )

@@ -38,11 +38,15 @@ def generator() -> dict[str, str]:
 
 def report_document(run: RunResult, calibration: CalibrationReport | None = None) -> dict[str, Any]:
     """The report as JSON-ready data; with ``calibration`` (``compare`` on a labelled
-    dataset), a ``calibration`` key holding that report's fields."""
+    dataset), a ``calibration`` key holding that report's fields. A spooled run's samples are
+    read back from its spool, so the document is the same as without spooling."""
+    dumped = run.model_dump(mode="json")
+    if run.spooled:
+        dumped["samples"] = [run.sample_document(index) for index in range(len(run.samples))]
     document = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "generator": generator(),
-        **run.model_dump(mode="json"),
+        **dumped,
     }
     if calibration is not None:
         document["calibration"] = calibration.model_dump(mode="json")
@@ -74,7 +78,8 @@ def json_chunks(
     a large run's report) are serialised one at a time, so writing the report of a 10,000-sample
     run never holds the whole document, or its text, in memory. Each piece is whole JSON
     values (a secret inside a value never straddles two pieces), so pieces can be redacted
-    one by one."""
+    one by one. A spooled run's samples are read back from its spool one at a time: its
+    judge calls' prompts and raw answers are in the report, never all in memory."""
     document = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "generator": generator(),
@@ -97,8 +102,8 @@ def json_chunks(
         pad = "" if indent is None else "\n" + " " * (2 * indent)
         sep = ", " if indent is None else ","  # json.dumps's own item separators
         yield "["
-        for index, sample in enumerate(run.samples):
-            piece = json.dumps(sample.model_dump(mode="json"), indent=indent, ensure_ascii=False)
+        for index in range(len(run.samples)):
+            piece = json.dumps(run.sample_document(index), indent=indent, ensure_ascii=False)
             if indent is not None:
                 piece = piece.replace("\n", pad)
             yield (sep if index else "") + pad + piece

@@ -21,6 +21,11 @@ failed with the kind ``deadline`` or ``interrupted``, and ``RunResult.stopped`` 
 ``max_cost`` caps what the judges' billed tokens may cost (judges with a price): once the run
 has spent it, no judge call is sent; evaluations still running finish with what they have and
 those not started are not run, each with the status ``budget`` and what was spent.
+
+A run of more samples than ``spool_after`` (1,000 by default) spools: each finished
+evaluation is written in full to an unnamed temporary file and the result keeps a slim copy
+without the judge calls' prompts and raw answers (``runs/spool.py``), so its memory does not
+grow with them; the reports read them back (``RunResult.full_sample``).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from ragas_boot.chat.judge import JudgeModel
@@ -51,6 +57,7 @@ from ragas_boot.runs.results import (
     SampleRun,
     StopReason,
 )
+from ragas_boot.runs.spool import DEFAULT_SPOOL_AFTER, EvaluationSpool
 from ragas_boot.runs.summaries import (
     agreement_summaries,
     judge_summaries,
@@ -61,6 +68,7 @@ from ragas_boot.samples import Sample
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
+    "DEFAULT_SPOOL_AFTER",
     "ProgressCallback",
     "RunControl",
     "RunProgress",
@@ -353,6 +361,8 @@ async def aevaluate_dataset(
     evaluation_deadline_s: float | None = None,
     control: RunControl | None = None,
     max_cost: float | None = None,
+    spool_after: int | None = DEFAULT_SPOOL_AFTER,
+    spool_dir: str | Path | None = None,
 ) -> RunResult:
     """Evaluate every sample with every metric and summarise.
 
@@ -374,6 +384,11 @@ async def aevaluate_dataset(
         max_cost: spend cap (in the judges' price currency): once the billed cost of the
             run's judge calls reaches it, no call is sent and every evaluation not finished
             gets the status ``budget``; ``stopped`` is then ``"budget"``.
+        spool_after: a run of more samples than this spools (0: always; None: never): each
+            finished evaluation goes to an unnamed temporary file in full and the result
+            keeps it without the judge calls' prompts and raw answers (``spooled``; read
+            them back with ``full_sample``; the JSON report is the same either way).
+        spool_dir: the folder of the spool file (default: the system's temporary folder).
 
     Returns:
         The run: every sample × metric, scored, undefined or failed, and the summaries;
@@ -393,9 +408,52 @@ async def aevaluate_dataset(
     ):
         if value is not None and not value > 0:
             raise ValueError(f"{name} must be > 0, got {value}")
+    if spool_after is not None and spool_after < 0:
+        raise ValueError(f"spool_after must be >= 0 (or None: never), got {spool_after}")
     meter = SpendMeter(max_cost=max_cost)
     plans = _plans(metrics, configs)
     info, samples = _samples(dataset)
+    spool = (
+        EvaluationSpool(spool_dir)
+        if spool_after is not None and len(samples) > spool_after
+        else None
+    )
+    try:
+        run = await _run(
+            plans,
+            info,
+            samples,
+            spool=spool,
+            concurrency=concurrency,
+            progress=progress,
+            deadline_s=deadline_s,
+            evaluation_deadline_s=evaluation_deadline_s,
+            control=control,
+            meter=meter,
+        )
+    except BaseException:
+        if spool is not None:
+            spool.close()
+        raise
+    if spool is not None:
+        run._spool = spool
+    return run
+
+
+async def _run(
+    plans: list[_Plan],
+    info: DatasetInfo,
+    samples: list[Sample],
+    *,
+    spool: EvaluationSpool | None,
+    concurrency: int,
+    progress: ProgressCallback | None,
+    deadline_s: float | None,
+    evaluation_deadline_s: float | None,
+    control: RunControl | None,
+    meter: SpendMeter,
+) -> RunResult:
+    """The run itself (see :func:`aevaluate_dataset`), evaluations spooled when ``spool``."""
     started_at = datetime.now(UTC)
     started = time.perf_counter()
     tracker = _Tracker(len(samples), len(plans), progress)
@@ -406,7 +464,10 @@ async def aevaluate_dataset(
         if meter.exhausted and plan.judges:
             return _over_budget(plan.name, meter)
         evaluation = await _evaluate(plan, samples[pair[0]], evaluation_deadline_s)
-        return _over_budget(plan.name, meter, evaluation) if _refused(evaluation) else evaluation
+        if _refused(evaluation):
+            evaluation = _over_budget(plan.name, meter, evaluation)
+        # Spooled as it finishes: the run keeps only the slim copy of its judge calls.
+        return evaluation if spool is None else spool.put(pair, evaluation)
 
     def finished(index: int, evaluation: Evaluation) -> None:
         tracker.finished(pairs[index][0], evaluation)
@@ -414,7 +475,7 @@ async def aevaluate_dataset(
     tracker.notify()
     executors = {id(plan.metric.executor): plan.metric.executor for plan in plans if plan.judges}
     with contextlib.ExitStack() as metering:
-        if max_cost is not None:
+        if meter.max_cost is not None:
             for executor in executors.values():
                 metering.enter_context(executor.metered(meter))
         done, stopped = await bounded_run(
@@ -470,7 +531,7 @@ async def aevaluate_dataset(
         started_at=started_at,
         duration_s=time.perf_counter() - started,
         stopped=stopped,
-        max_cost=max_cost,
+        max_cost=meter.max_cost,
     )
 
 
@@ -485,6 +546,8 @@ def evaluate_dataset(
     evaluation_deadline_s: float | None = None,
     control: RunControl | None = None,
     max_cost: float | None = None,
+    spool_after: int | None = DEFAULT_SPOOL_AFTER,
+    spool_dir: str | Path | None = None,
 ) -> RunResult:
     """Sync twin of :func:`aevaluate_dataset`; the run happens on the judges' I/O loop.
 
@@ -501,6 +564,8 @@ def evaluate_dataset(
         evaluation_deadline_s=evaluation_deadline_s,
         control=control,
         max_cost=max_cost,
+        spool_after=spool_after,
+        spool_dir=spool_dir,
     )
     # The judges' I/O loop when a metric calls judges; else a short-lived loop of our own.
     portal = next((bean.portal for bean in beans if bean.needs), None)

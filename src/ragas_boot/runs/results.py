@@ -10,12 +10,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from ragas_boot.chat.judge import TokenUsage
 from ragas_boot.config.settings import QuorumFailure
 from ragas_boot.execution.results import Exclusion, StepRecord
 from ragas_boot.metrics.results import MetricResult
+from ragas_boot.runs.spool import EvaluationSpool
 from ragas_boot.samples import Sample
 
 __all__ = [
@@ -427,6 +428,60 @@ class RunResult(BaseModel):
     max_cost: float | None = Field(
         default=None, description="The run's spend cap; None when it had none."
     )
+    #: The full evaluations of a spooled run (see ``runs/spool.py``); not a field, so not in
+    #: dumps, the schema or equality.
+    _spool: EvaluationSpool | None = PrivateAttr(default=None)
+
+    @property
+    def spooled(self) -> bool:
+        """Whether the judge calls kept in ``samples`` are slim (no prompt, parsed answer or
+        raw answers): the run had more samples than ``spool-after``, and the full
+        evaluations are in its spool (read back with :meth:`full_sample`)."""
+        return self._spool is not None
+
+    def full_sample(self, index: int) -> SampleRun:
+        """The sample at ``index`` with its evaluations in full (prompts and raw answers
+        included), read back from the spool of a spooled run; ``samples[index]`` otherwise.
+
+        Raises:
+            SpoolClosedError: the spool was closed (:meth:`close_spool`).
+        """
+        run = self.samples[index]
+        spool = self._spool
+        if spool is None:
+            return run
+        evaluations = [
+            spool.evaluation((index, position)) or evaluation
+            for position, evaluation in enumerate(run.evaluations)
+        ]
+        return run.model_copy(update={"evaluations": evaluations})
+
+    def sample_document(self, index: int) -> dict[str, Any]:
+        """``full_sample(index).model_dump(mode="json")``: the sample as the JSON report shows
+        it (a spooled evaluation is taken from the spool as it was written, not re-validated).
+
+        Raises:
+            SpoolClosedError: the spool was closed (:meth:`close_spool`).
+        """
+        run = self.samples[index]
+        spool = self._spool
+        if spool is None:
+            return run.model_dump(mode="json")
+        # ``evaluations`` is SampleRun's last field: appending it keeps the dump's key order.
+        document = run.model_dump(mode="json", exclude={"evaluations"})
+        document["evaluations"] = [
+            spool.document((index, position)) or evaluation.model_dump(mode="json")
+            for position, evaluation in enumerate(run.evaluations)
+        ]
+        return document
+
+    def close_spool(self) -> None:
+        """Close the spool of a spooled run (its unnamed file is then gone); afterwards the
+        slim evaluations remain, :meth:`full_sample` and the reports' prompts do not. A
+        no-op for a run that was not spooled; the spool is closed anyway when the result is
+        garbage-collected or the process ends."""
+        if self._spool is not None:
+            self._spool.close()
 
     def metric_summary(self, metric: str) -> MetricSummary:
         """The summary of ``metric`` (bean name).

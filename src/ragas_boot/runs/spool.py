@@ -1,0 +1,158 @@
+"""The spool of a large run: each evaluation in full on disk, a slim copy in memory.
+
+A run of 10,000 samples × 3 metrics × 4 judges makes 120,000 judge calls; keeping each call's
+prompt and raw answers in the :class:`~ragas_boot.runs.RunResult` costs ~100 KiB per sample
+(~1 GiB for the run). When a run has more samples than ``spool-after``, each finished
+evaluation is written to an unnamed temporary file as one JSON text (what the JSON report
+shows for it) and the run keeps a slim copy: every field as it was, except that each judge
+call's prompt, parsed answer and raw answers are dropped (its judge, step, status, error,
+timings, tokens, cost and cache outcome stay, so every summary, gate, the history and
+calibration work as before). The JSON report of a spooled run is written from the spool, the
+same text as without it; the HTML report reads back the samples it shows in full.
+
+The file has no name on disk (``tempfile.TemporaryFile``): it disappears when the spool is
+closed (:meth:`RunResult.close_spool`), when the result is garbage-collected, or when the
+process ends, however it ends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+import weakref
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from ragas_boot.execution.results import JudgeCall, StepRecord
+
+if TYPE_CHECKING:
+    from ragas_boot.runs.results import Evaluation
+
+__all__ = ["DEFAULT_SPOOL_AFTER", "EvaluationSpool", "SpoolClosedError", "slim_evaluation"]
+
+#: Runs with more samples than this spool their judge calls (``run.spool-after``).
+DEFAULT_SPOOL_AFTER = 1000
+
+#: What a slim judge call no longer holds (its prompt, parsed answer and raw answers).
+_DROPPED: dict[str, Any] = {"prompt": "", "value": None, "raw_text": None, "raw_attempts": []}
+
+
+class SpoolClosedError(RuntimeError):
+    """The spool of a run was closed: its prompts and raw answers are no longer readable."""
+
+
+def _slim_call(call: JudgeCall) -> JudgeCall:
+    if not call.prompt and call.value is None and call.raw_text is None and not call.raw_attempts:
+        return call
+    return call.model_copy(update=_DROPPED)
+
+
+def _slim_steps(steps: list[StepRecord]) -> list[StepRecord]:
+    return [
+        step.model_copy(update={"calls": [_slim_call(call) for call in step.calls]})
+        if step.calls
+        else step
+        for step in steps
+    ]
+
+
+def slim_evaluation(evaluation: Evaluation) -> Evaluation:
+    """``evaluation`` without its judge calls' prompts, parsed answers and raw answers;
+    everything else (scores, exclusions, metadata, explanation, each call's status, error,
+    timings, tokens and cost) as it was."""
+    update: dict[str, Any] = {}
+    result, error = evaluation.result, evaluation.error
+    if result is not None and result.steps:
+        update["result"] = result.model_copy(update={"steps": _slim_steps(result.steps)})
+    if error is not None and error.steps:
+        update["error"] = error.model_copy(update={"steps": _slim_steps(error.steps)})
+    return evaluation.model_copy(update=update) if update else evaluation
+
+
+def _close(file: IO[bytes]) -> None:
+    file.close()
+
+
+class EvaluationSpool:
+    """Full evaluations, keyed by (sample index, metric index), in an unnamed temporary file.
+
+    Written from the run's loop (:meth:`put`), read from any thread (:meth:`document`, with
+    ``os.pread``: no shared file position).
+    """
+
+    def __init__(self, directory: str | Path | None = None) -> None:
+        # Closed by close() or the finalizer, not a with block: it outlives the run.
+        self._file = tempfile.TemporaryFile(  # noqa: SIM115
+            dir=directory, prefix="ragas-boot-spool-"
+        )
+        self._fd = self._file.fileno()
+        self._index: dict[tuple[int, int], tuple[int, int]] = {}
+        self._end = 0
+        self._lock = threading.Lock()
+        self._finalizer = weakref.finalize(self, _close, self._file)
+
+    @property
+    def closed(self) -> bool:
+        """Whether the spool was closed (its file is then gone)."""
+        return not self._finalizer.alive
+
+    @property
+    def size(self) -> int:
+        """Bytes written so far."""
+        return self._end
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._index
+
+    def put(self, key: tuple[int, int], evaluation: Evaluation) -> Evaluation:
+        """Write ``evaluation`` in full under ``key``; return its slim copy (to keep)."""
+        data = json.dumps(evaluation.model_dump(mode="json")).encode("ascii")
+        with self._lock:
+            self._check()
+            view = memoryview(data)
+            while view:  # os.write may write less than asked
+                view = view[os.write(self._fd, view) :]
+            self._index[key] = (self._end, len(data))
+            self._end += len(data)
+        return slim_evaluation(evaluation)
+
+    def document(self, key: tuple[int, int]) -> dict[str, Any] | None:
+        """The evaluation under ``key`` as JSON data (as ``model_dump(mode="json")`` gave
+        it); None when nothing was spooled under it.
+
+        Raises:
+            SpoolClosedError: the spool was closed.
+        """
+        self._check()
+        place = self._index.get(key)
+        if place is None:
+            return None
+        offset, length = place
+        data = os.pread(self._fd, length, offset)
+        if len(data) != length:  # a regular file gives all of it, unless truncated
+            raise OSError(f"the run's spool is truncated at byte {offset + len(data)}")
+        document: dict[str, Any] = json.loads(data)
+        return document
+
+    def evaluation(self, key: tuple[int, int]) -> Evaluation | None:
+        """The full :class:`Evaluation` under ``key``, read back; None when not spooled."""
+        from ragas_boot.runs.results import Evaluation
+
+        document = self.document(key)
+        return None if document is None else Evaluation.model_validate(document)
+
+    def close(self) -> None:
+        """Close the file (it has no name, so it is then gone); idempotent."""
+        self._finalizer()
+
+    def _check(self) -> None:
+        if self.closed:
+            raise SpoolClosedError(
+                "the run's spool was closed: its judge calls' prompts and raw answers are gone "
+                "(write the reports before RunResult.close_spool())"
+            )
