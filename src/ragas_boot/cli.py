@@ -527,6 +527,15 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
         "'budget' and the exit code is 3 (default: spring.ai.ragas.run.max-cost)",
     )
     parser.add_argument(
+        "--spool-after",
+        type=_spool_after,
+        metavar="N",
+        help="a run of more than N samples keeps its judge calls' prompts and raw answers in "
+        "an unnamed temporary file instead of memory (the JSON report is the same; the HTML "
+        "report shows them for the first and the failing samples); 0 = always, 'never' = keep "
+        "everything in memory (default: spring.ai.ragas.run.spool-after, 1000)",
+    )
+    parser.add_argument(
         "--dry-run",
         action="store_true",
         help="send nothing: print the judge calls the run would make per metric and judge, "
@@ -542,6 +551,21 @@ def _configure_run(parser: argparse.ArgumentParser, *, metric_required: bool) ->
     )
     _add_cache_dir(parser)
     _add_history_arguments(parser)
+
+
+def _spool_after(text: str) -> int | str:
+    """An argparse type: a whole number ≥ 0, or ``never``."""
+    if text.strip().lower() == "never":
+        return "never"
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number or 'never', got {text!r}"
+        ) from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
 
 
 def _add_cache_dir(parser: argparse.ArgumentParser) -> None:
@@ -846,6 +870,9 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
     if evaluation_deadline is None and settings.run.evaluation_deadline is not None:
         evaluation_deadline = settings.run.evaluation_deadline.total_seconds()
     max_cost = args.max_cost if args.max_cost is not None else settings.run.max_cost
+    spool_after: int | None = settings.run.spool_after  # --spool-after overrides it
+    if args.spool_after is not None:
+        spool_after = None if args.spool_after == "never" else int(args.spool_after)
     if args.dry_run:
         return _dry_run(args, settings, dataset, names)
     control = RunControl()
@@ -855,7 +882,8 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
         signals.append(signum)
         control.stop("interrupted")
 
-    with _stop_on_signals(stop):
+    # The spool of a large run is closed (its unnamed file gone) once the reports are written.
+    with _stop_on_signals(stop), contextlib.ExitStack() as cleanup:
         # Metrics that use no judge (ToolCallAccuracy, NLP) never build one: such a run needs
         # neither the local judge's extra nor a reachable model.
         judged = _needs_models(names) or not args.metric
@@ -880,7 +908,9 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
                     evaluation_deadline_s=evaluation_deadline,
                     control=control,
                     max_cost=max_cost,
+                    spool_after=spool_after,
                 )
+                cleanup.callback(run.close_spool)
         console = stdout()
         calibration = _calibration(run, args, view, dataset.samples)
         if view == "calibrate":

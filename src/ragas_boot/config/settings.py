@@ -1114,6 +1114,15 @@ class RunSettings(_Section):
         "billed cost reaches it no judge call is sent and what is unfinished gets the status "
         "budget (exit code 3); unset = no cap. Judges without a price cost nothing here.",
     )
+    spool_after: int | None = Field(
+        default=1000,
+        ge=0,
+        description="A run of more samples than this spools: each finished evaluation is "
+        "written in full to an unnamed temporary file and the run keeps it without the judge "
+        "calls' prompts and raw answers, so its memory does not grow with them (the JSON "
+        "report is the same; the HTML report shows them for the first and the failing "
+        "samples). 0 = always; null = never (keep everything in memory).",
+    )
 
     @field_validator("deadline", "evaluation_deadline")
     @classmethod
