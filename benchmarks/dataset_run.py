@@ -9,6 +9,10 @@ it and after the report, and the report's size.
 
     .venv/bin/python benchmarks/dataset_run.py                       # N=10,000, J=4, 200 ms
     .venv/bin/python benchmarks/dataset_run.py --n 1000 --concurrency 64
+    .venv/bin/python benchmarks/dataset_run.py --n 2000 --latency-ms 50 --spool-after never
+
+``--spool-after`` is the run's ``spool_after`` (default: the library's, 1,000 samples; ``never``
+keeps every judge call's prompt and raw answers in memory, as before the spool).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from ragas_boot import create_container, load_settings
 from ragas_boot.reporting import render_json
 from ragas_boot.reporting.json_report import json_chunks
 from ragas_boot.runs import evaluate_dataset
+from ragas_boot.runs.spool import DEFAULT_SPOOL_AFTER
 
 API_KEY = "sk-bench-not-a-real-key"
 METRICS = ("agent_goal_accuracy", "topic_adherence", "tool_call_accuracy")
@@ -79,11 +84,19 @@ def main() -> None:
         help="write the JSON report a sample at a time as the CLI does (default), or as one "
         "string (the peak RSS of the old way)",
     )
+    parser.add_argument(
+        "--spool-after",
+        default=str(DEFAULT_SPOOL_AFTER),
+        help=f"spool runs of more samples than this (default {DEFAULT_SPOOL_AFTER}); 0 = "
+        "always, 'never' = keep every judge call in memory",
+    )
     options = parser.parse_args()
+    spool_after = None if options.spool_after == "never" else int(options.spool_after)
     samples = agent_samples(options.n)
     print(
         f"dataset run: N={options.n} samples × {len(METRICS)} metrics × J={options.judges} "
-        f"judges, latency {options.latency_ms:g} ms, concurrency {options.concurrency}"
+        f"judges, latency {options.latency_ms:g} ms, concurrency {options.concurrency}, "
+        f"spool-after {options.spool_after}"
     )
     with JudgeServer(latency_ms=options.latency_ms) as server, tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -96,7 +109,9 @@ def main() -> None:
             server.reset()
             before = current_rss_mb()
             cpu, started = cpu_seconds(), time.perf_counter()
-            run = evaluate_dataset(samples, metrics, concurrency=options.concurrency)
+            run = evaluate_dataset(
+                samples, metrics, concurrency=options.concurrency, spool_after=spool_after
+            )
             wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu
             after_run = current_rss_mb()
             stats = server.stats()
@@ -107,6 +122,8 @@ def main() -> None:
                 else:  # a sample at a time, as the CLI writes it
                     file.writelines(json_chunks(run))
             size = report.stat().st_size
+            spooled = run.spooled
+            run.close_spool()
         statuses: dict[str, int] = {}
         for sample in run.samples:
             for evaluation in sample.evaluations:
@@ -116,6 +133,7 @@ def main() -> None:
     print(f"  judge calls (server)         {stats.count:,} ({stats.failed} non-200)")
     print(f"  CPU per judge call           {1000 * cpu / max(stats.count, 1):.2f} ms")
     print(f"  evaluations                  {statuses}")
+    print(f"  spooled                      {'yes' if spooled else 'no'}")
     print(f"  RSS before the run           {before:.0f} MiB")
     print(f"  RSS after the run            {after_run:.0f} MiB")
     print(f"  peak RSS (run + JSON report) {peak_rss_mb():.0f} MiB")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -20,7 +20,7 @@ def _no_tokens() -> TokenUsage:
     return _NO_TOKENS
 
 
-__all__ = ["CacheOutcome", "CallSpend", "Exclusion", "JudgeCall", "StepRecord"]
+__all__ = ["BilledCall", "CacheOutcome", "CallSpend", "Exclusion", "JudgeCall", "StepRecord"]
 
 #: What the response cache did for a call: answered it, was asked and had nothing, or was not
 #: asked (cache off, or a judge it does not cover such as temperature above 0).
@@ -160,6 +160,20 @@ class Exclusion(BaseModel):
         )
 
 
+class BilledCall(Protocol):
+    """What :meth:`CallSpend.of` reads of a call: a :class:`JudgeCall`, or the slim record a
+    spooled run keeps of one (``ragas_boot.runs.results.CallFacts``)."""
+
+    @property
+    def usage(self) -> TokenUsage: ...
+
+    @property
+    def billed_usage(self) -> TokenUsage: ...
+
+    @property
+    def cost(self) -> float | None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class CallSpend:
     """What some judge calls used and cost, summed (see :meth:`of`).
@@ -177,7 +191,7 @@ class CallSpend:
     unpriced_tokens: int
 
     @classmethod
-    def of(cls, calls: Iterable[JudgeCall]) -> CallSpend:
+    def of(cls, calls: Iterable[BilledCall]) -> CallSpend:
         """The sum over ``calls``."""
         usage = TokenUsage()
         billed = TokenUsage()

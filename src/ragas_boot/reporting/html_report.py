@@ -8,8 +8,9 @@ behind ``<details>`` toggles. Everything user-supplied is HTML-escaped.
 A spooled run (more samples than ``run.spool-after``) keeps its judge calls without prompts
 and raw answers; the report reads back from the spool and shows them for the first
 :data:`SPOOLED_DETAILED_SAMPLES` samples and the first as many samples with an evaluation that
-did not pass; for the others it shows each call's facts (status, time, tokens, cost) and says
-that the prompts and raw answers are in the JSON report. The samples section says so too.
+did not pass (``detailed_samples``); the others show their verdicts, reasons and the count of
+their judge calls, and say that the prompts and raw answers are in the JSON report. The
+samples section says so too.
 """
 
 from __future__ import annotations
@@ -448,7 +449,7 @@ def _expected(sample: Sample) -> str:
     return "".join(parts) or '<p class="muted">Nothing expected.</p>'
 
 
-def _call_box(call: JudgeCall, detailed: bool = True) -> str:
+def _call_box(call: JudgeCall) -> str:
     status = (
         '<span class="badge pass">answered</span>'
         if call.ok
@@ -466,11 +467,6 @@ def _call_box(call: JudgeCall, detailed: bool = True) -> str:
             f"from the response cache · {fmt.tokens(call.saved_usage.total_tokens)} tokens saved"
         )
     error = f'<div class="error">{_e(call.error_message)}</div>' if call.error_message else ""
-    if not detailed:  # a spooled run's sample not read back: the facts only
-        return (
-            f'<div class="call-box"><b>{_e(call.judge_id)}</b> {status} '
-            f'<span class="muted">{_e(facts)}</span>{error}</div>'
-        )
     answers = call.raw_attempts or ([call.raw_text] if call.raw_text else [])
     raw = "".join(
         f'<details class="part"><summary>Raw answer'
@@ -486,22 +482,33 @@ def _call_box(call: JudgeCall, detailed: bool = True) -> str:
     )
 
 
-def _calls(steps: Sequence[StepRecord], detailed: bool = True) -> str:
+def _calls(steps: Sequence[StepRecord]) -> str:
     count = sum(len(step.calls) for step in steps)
     if not count:
         return ""
     body = "".join(
         f"<h4>{_e(step.name)} <span class='muted'>({fmt.seconds(step.duration_s)})</span></h4>"
-        + "".join(_call_box(call, detailed) for call in step.calls)
+        + "".join(_call_box(call) for call in step.calls)
         for step in steps
         if step.calls
     )
-    summary = (
-        f"Prompts and raw answers ({count} calls)"
-        if detailed
-        else f"Judge calls ({count}; prompts and raw answers are in the JSON report)"
+    return (
+        f'<details class="calls"><summary>Prompts and raw answers ({count} calls)</summary>'
+        f"{body}</details>"
     )
-    return f'<details class="calls"><summary>{summary}</summary>{body}</details>'
+
+
+def _call_facts(evaluation: Evaluation) -> str:
+    """A spooled evaluation not read back: its judge calls counted, not shown."""
+    calls = evaluation.judge_calls()
+    if not calls:
+        return ""
+    failed = sum(not call.ok for call in calls)
+    tokens = sum(call.billed_usage.total_tokens for call in calls)
+    return (
+        f'<p class="muted">{len(calls)} judge calls ({failed} failed, {fmt.tokens(tokens)} '
+        "tokens billed): their prompts and raw answers are in the JSON report.</p>"
+    )
 
 
 def _evaluation(evaluation: Evaluation, detailed: bool = True) -> str:
@@ -517,7 +524,7 @@ def _evaluation(evaluation: Evaluation, detailed: bool = True) -> str:
             # the full message repeats every judge's error; the list below says it once each
             message = f"No judge answered at step {_e(error.step)}:"
         listed = f"<ul>{failures}</ul>" if failures else ""
-        steps = _calls(error.steps, detailed) if error else ""
+        steps = (_calls(error.steps) if error else "") if detailed else _call_facts(evaluation)
         return f'<div class="evaluation">{head}<p class="error">{message}</p>{listed}{steps}</div>'
     explanation = f"<p>{_e(result.explanation)}</p>" if result.explanation else ""
     undefined = (
@@ -555,7 +562,7 @@ def _evaluation(evaluation: Evaluation, detailed: bool = True) -> str:
     )
     return (
         f'<div class="evaluation">{head}{explanation}{undefined}{agreement}{judges}'
-        f"{_calls(result.steps, detailed)}</div>"
+        f"{_calls(result.steps) if detailed else _call_facts(evaluation)}</div>"
     )
 
 
@@ -576,10 +583,10 @@ def _sample(run: SampleRun, detailed: bool = True) -> str:
     )
 
 
-def _detailed(run: RunResult) -> set[int]:
+def _detailed(run: RunResult, limit: int) -> set[int]:
     """Indexes of the samples whose prompts and raw answers a spooled run's report shows."""
-    limit = SPOOLED_DETAILED_SAMPLES
     first = set(range(min(limit, len(run.samples))))
+    # Not passing: failed, undefined, under budget, or scored under the threshold.
     missed = [
         index
         for index, sample in enumerate(run.samples)
@@ -588,13 +595,13 @@ def _detailed(run: RunResult) -> set[int]:
     return first | set(missed[:limit])
 
 
-def _samples_section(run: RunResult) -> str:
+def _samples_section(run: RunResult, limit: int) -> str:
     if not run.spooled:
         samples = "".join(_sample(sample) for sample in run.samples)
         note = ""
     else:
         # Read back one sample at a time: the full evaluations never are all in memory.
-        detailed = _detailed(run)
+        detailed = _detailed(run, limit)
         samples = "".join(
             _sample(run.full_sample(index), True) if index in detailed else _sample(sample, False)
             for index, sample in enumerate(run.samples)
@@ -603,9 +610,9 @@ def _samples_section(run: RunResult) -> str:
             f'<p class="muted">A large run ({len(run.samples)} samples, more than '
             "<code>spring.ai.ragas.run.spool-after</code>): the judges' prompts and raw "
             f"answers are shown for {len(detailed)} samples, the first "
-            f"{SPOOLED_DETAILED_SAMPLES} and the first {SPOOLED_DETAILED_SAMPLES} with an "
-            "evaluation that did not pass; the other samples show each judge call's status, "
-            "time, tokens and cost. The JSON report has every prompt and raw answer.</p>"
+            f"{limit} and the first {limit} with an "
+            "evaluation that did not pass; the other samples show their verdicts, reasons and the "
+            "count of judge calls. The JSON report has every prompt and raw answer.</p>"
         )
     return f'<section id="samples"><h2>Samples ({len(run.samples)})</h2>{note}{samples}</section>'
 
@@ -626,11 +633,13 @@ def render_html(
     title: str | None = None,
     baseline: RunDiff | None = None,
     calibration: CalibrationReport | None = None,
+    detailed_samples: int = SPOOLED_DETAILED_SAMPLES,
 ) -> str:
     """The report as one HTML document (no script, no external resource); with ``baseline``
     (``evaluate --baseline``), the diff against that run comes first; with ``calibration``
     (``compare`` on a labelled dataset), the judges and panels against people follow the
-    agreement section."""
+    agreement section. Of a spooled run, the prompts and raw answers of ``detailed_samples``
+    samples and as many that did not pass are read back and shown (the module docstring)."""
     heading = title or f"ragas-boot report: {run.dataset.name or run.dataset.path or 'samples'}"
     body = (
         _header(run, heading)
@@ -642,7 +651,7 @@ def render_html(
         + (_calibration_section(calibration) if calibration is not None else "")
         + _repeats_section(run)
         + _failures_section(run)
-        + _samples_section(run)
+        + _samples_section(run, detailed_samples)
         + "</main><footer>Generated by ragas-boot. Click a sample to see its conversation, "
         "each judge's verdict and reason, and the prompts and raw answers.</footer>"
     )

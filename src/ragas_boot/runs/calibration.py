@@ -526,8 +526,7 @@ def _costs(run: RunResult) -> tuple[dict[tuple[str, str], float], CostUnit]:
         (evaluation.metric, call)
         for sample in run.samples
         for evaluation in sample.evaluations
-        for step in evaluation.steps
-        for call in step.calls
+        for call in evaluation.judge_calls()
     ]
     priced = bool(calls) and all(_call_cost(call) is not None for _, call in calls)
     unit: CostUnit = "cost" if priced else "tokens"

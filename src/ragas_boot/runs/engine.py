@@ -324,9 +324,9 @@ class _Tracker:
     def finished(self, sample_index: int, evaluation: Evaluation) -> None:
         self.done += 1
         self.failed += evaluation.status == "failed"
-        for step in evaluation.steps:
-            self.calls += len(step.calls)
-            self.failed_calls += len(step.failures)
+        for call in evaluation.judge_calls():  # a spooled evaluation keeps their facts
+            self.calls += 1
+            self.failed_calls += not call.ok
         self._left[sample_index] -= 1
         self.samples_done += self._left[sample_index] == 0
         self.notify()

@@ -7,6 +7,8 @@ judge (and judge × metric) and the judges' agreement are computed once, when th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
@@ -14,13 +16,14 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from ragas_boot.chat.judge import TokenUsage
 from ragas_boot.config.settings import QuorumFailure
-from ragas_boot.execution.results import Exclusion, StepRecord
+from ragas_boot.execution.results import CacheOutcome, Exclusion, JudgeCall, StepRecord
 from ragas_boot.metrics.results import MetricResult
 from ragas_boot.runs.spool import EvaluationSpool
 from ragas_boot.samples import Sample
 
 __all__ = [
     "AgreementSummary",
+    "CallFacts",
     "DatasetInfo",
     "Evaluation",
     "EvaluationError",
@@ -36,6 +39,7 @@ __all__ = [
     "RunResult",
     "RunTotals",
     "SampleRun",
+    "SpooledEvaluation",
     "StopReason",
 ]
 
@@ -125,6 +129,41 @@ class EvaluationError(BaseModel):
     )
 
 
+@dataclass(frozen=True, slots=True)
+class CallFacts:
+    """What a spooled run keeps of a judge call: what the summaries count (status, time,
+    tokens, cost, cache), not its prompt or answers. Its fields are :class:`JudgeCall`'s."""
+
+    judge_id: str
+    step: str
+    ok: bool
+    error_kind: str | None
+    latency_s: float
+    usage: TokenUsage
+    billed_usage: TokenUsage
+    cost: float | None
+    cache: CacheOutcome
+    saved_usage: TokenUsage
+    saved_cost: float | None
+
+    @classmethod
+    def of(cls, call: JudgeCall) -> CallFacts:
+        """The facts of ``call``."""
+        return cls(
+            judge_id=call.judge_id,
+            step=call.step,
+            ok=call.ok,
+            error_kind=call.error_kind,
+            latency_s=call.latency_s,
+            usage=call.usage,
+            billed_usage=call.billed_usage,
+            cost=call.cost,
+            cache=call.cache,
+            saved_usage=call.saved_usage,
+            saved_cost=call.saved_cost,
+        )
+
+
 class Evaluation(BaseModel):
     """One metric on one sample: a result, or the error that prevented one."""
 
@@ -173,6 +212,23 @@ class Evaluation(BaseModel):
         if self.result is not None:
             return self.result.steps
         return self.error.steps if self.error is not None else []
+
+    def judge_calls(self) -> Sequence[JudgeCall | CallFacts]:
+        """Every judge call of the evaluation, in step order: the calls of :attr:`steps`, or
+        the :class:`CallFacts` a spooled run keeps of them."""
+        return [call for step in self.steps for call in step.calls]
+
+
+class SpooledEvaluation(Evaluation):
+    """An evaluation of a spooled run as the run keeps it: every field as it was, except that
+    ``result.steps`` and ``error.steps`` are empty (the full evaluation is in the run's
+    spool: ``RunResult.full_sample``); :meth:`judge_calls` gives the facts of each call."""
+
+    _calls: tuple[CallFacts, ...] = PrivateAttr(default=())
+
+    def judge_calls(self) -> Sequence[JudgeCall | CallFacts]:
+        """The :class:`CallFacts` of every judge call, in step order."""
+        return self._calls
 
 
 class SampleRun(BaseModel):

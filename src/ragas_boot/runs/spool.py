@@ -1,14 +1,16 @@
 """The spool of a large run: each evaluation in full on disk, a slim copy in memory.
 
-A run of 10,000 samples × 3 metrics × 4 judges makes 120,000 judge calls; keeping each call's
-prompt and raw answers in the :class:`~ragas_boot.runs.RunResult` costs ~100 KiB per sample
-(~1 GiB for the run). When a run has more samples than ``spool-after``, each finished
-evaluation is written to an unnamed temporary file as one JSON text (what the JSON report
-shows for it) and the run keeps a slim copy: every field as it was, except that each judge
-call's prompt, parsed answer and raw answers are dropped (its judge, step, status, error,
-timings, tokens, cost and cache outcome stay, so every summary, gate, the history and
-calibration work as before). The JSON report of a spooled run is written from the spool, the
-same text as without it; the HTML report reads back the samples it shows in full.
+A run of 10,000 samples × 3 metrics × 4 judges makes 120,000 judge calls; keeping each
+call's record in the :class:`~ragas_boot.runs.RunResult` costs ~100 KiB per sample (~1 GiB
+for the run): the prompts and raw answers are about a quarter of it, the pydantic objects of
+the steps and calls most of the rest. When a run has more samples than ``spool-after``, each
+finished evaluation is written to an unnamed temporary file as one JSON text (what the JSON
+report shows for it) and the run keeps a slim copy, a
+:class:`~ragas_boot.runs.results.SpooledEvaluation`: every field as it was except the
+steps, and for each judge call a small record of its judge, step, status, time, tokens, cost
+and cache outcome (what the summaries, gates, the history and calibration count). The JSON
+report of a spooled run is written from the spool, the same text as without it; the HTML
+report reads back the samples it shows in full.
 
 The file has no name on disk (``tempfile.TemporaryFile``): it disappears when the spool is
 closed (:meth:`RunResult.close_spool`), when the result is garbage-collected, or when the
@@ -25,50 +27,42 @@ import weakref
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from ragas_boot.execution.results import JudgeCall, StepRecord
-
 if TYPE_CHECKING:
-    from ragas_boot.runs.results import Evaluation
+    from ragas_boot.runs.results import Evaluation, SpooledEvaluation
 
 __all__ = ["DEFAULT_SPOOL_AFTER", "EvaluationSpool", "SpoolClosedError", "slim_evaluation"]
 
 #: Runs with more samples than this spool their judge calls (``run.spool-after``).
 DEFAULT_SPOOL_AFTER = 1000
 
-#: What a slim judge call no longer holds (its prompt, parsed answer and raw answers).
-_DROPPED: dict[str, Any] = {"prompt": "", "value": None, "raw_text": None, "raw_attempts": []}
-
 
 class SpoolClosedError(RuntimeError):
     """The spool of a run was closed: its prompts and raw answers are no longer readable."""
 
 
-def _slim_call(call: JudgeCall) -> JudgeCall:
-    if not call.prompt and call.value is None and call.raw_text is None and not call.raw_attempts:
-        return call
-    return call.model_copy(update=_DROPPED)
+def slim_evaluation(
+    evaluation: Evaluation, configs: dict[str, dict[str, Any]] | None = None
+) -> SpooledEvaluation:
+    """``evaluation`` as a spooled run keeps it: no steps (so no prompts, parsed or raw
+    answers), each judge call's facts instead (:class:`~ragas_boot.runs.results.CallFacts`:
+    judge, step, status, time, tokens, cost, cache); every other field as it was. ``configs``
+    shares equal effective configs between the results of a run (pass the same dict)."""
+    from ragas_boot.runs.results import CallFacts, SpooledEvaluation
 
-
-def _slim_steps(steps: list[StepRecord]) -> list[StepRecord]:
-    return [
-        step.model_copy(update={"calls": [_slim_call(call) for call in step.calls]})
-        if step.calls
-        else step
-        for step in steps
-    ]
-
-
-def slim_evaluation(evaluation: Evaluation) -> Evaluation:
-    """``evaluation`` without its judge calls' prompts, parsed answers and raw answers;
-    everything else (scores, exclusions, metadata, explanation, each call's status, error,
-    timings, tokens and cost) as it was."""
-    update: dict[str, Any] = {}
+    calls = tuple(CallFacts.of(call) for step in evaluation.steps for call in step.calls)
+    fields = {name: getattr(evaluation, name) for name in type(evaluation).model_fields}
     result, error = evaluation.result, evaluation.error
-    if result is not None and result.steps:
-        update["result"] = result.model_copy(update={"steps": _slim_steps(result.steps)})
+    if result is not None:
+        update: dict[str, Any] = {"steps": []}
+        if configs is not None:
+            key = json.dumps(result.config, sort_keys=True, default=str)
+            update["config"] = configs.setdefault(key, result.config)
+        fields["result"] = result.model_copy(update=update)
     if error is not None and error.steps:
-        update["error"] = error.model_copy(update={"steps": _slim_steps(error.steps)})
-    return evaluation.model_copy(update=update) if update else evaluation
+        fields["error"] = error.model_copy(update={"steps": []})
+    slim = SpooledEvaluation(**fields)
+    slim._calls = calls
+    return slim
 
 
 def _close(file: IO[bytes]) -> None:
@@ -92,6 +86,7 @@ class EvaluationSpool:
         self._end = 0
         self._lock = threading.Lock()
         self._finalizer = weakref.finalize(self, _close, self._file)
+        self._configs: dict[str, dict[str, Any]] = {}
 
     @property
     def closed(self) -> bool:
@@ -109,7 +104,7 @@ class EvaluationSpool:
     def __contains__(self, key: object) -> bool:
         return key in self._index
 
-    def put(self, key: tuple[int, int], evaluation: Evaluation) -> Evaluation:
+    def put(self, key: tuple[int, int], evaluation: Evaluation) -> SpooledEvaluation:
         """Write ``evaluation`` in full under ``key``; return its slim copy (to keep)."""
         data = json.dumps(evaluation.model_dump(mode="json")).encode("ascii")
         with self._lock:
@@ -119,7 +114,7 @@ class EvaluationSpool:
                 view = view[os.write(self._fd, view) :]
             self._index[key] = (self._end, len(data))
             self._end += len(data)
-        return slim_evaluation(evaluation)
+        return slim_evaluation(evaluation, self._configs)
 
     def document(self, key: tuple[int, int]) -> dict[str, Any] | None:
         """The evaluation under ``key`` as JSON data (as ``model_dump(mode="json")`` gave

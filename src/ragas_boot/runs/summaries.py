@@ -34,7 +34,7 @@ def metric_summaries(
         evaluations = [run.evaluation(info.name) for run in samples]
         scores = [e.score for e in evaluations if e.status == "scored" and e.score is not None]
         passed = sum(1 for e in evaluations if e.passed and e.status == "scored")
-        spend = CallSpend.of(call for e in evaluations for step in e.steps for call in step.calls)
+        spend = CallSpend.of(call for e in evaluations for call in e.judge_calls())
         summaries.append(
             MetricSummary(
                 metric=info.name,
@@ -81,9 +81,7 @@ class _Tally:
     saved_cost: float | None = None
 
     def add_evaluation(self, evaluation: Evaluation, judge_id: str, info: MetricInfo) -> None:
-        calls = [
-            call for step in evaluation.steps for call in step.calls if call.judge_id == judge_id
-        ]
+        calls = [call for call in evaluation.judge_calls() if call.judge_id == judge_id]
         result = evaluation.result
         asked = judge_id in result.judge_ids if result is not None else bool(calls)
         if not asked:
@@ -223,7 +221,7 @@ def agreement_summaries(
 def run_totals(samples: Sequence[SampleRun]) -> RunTotals:
     """Counts over every evaluation and judge call of the run."""
     evaluations = [evaluation for run in samples for evaluation in run.evaluations]
-    calls = [call for e in evaluations for step in e.steps for call in step.calls]
+    calls = [call for e in evaluations for call in e.judge_calls()]
     spend = CallSpend.of(calls)
     saved = TokenUsage()
     saved_cost: float | None = None
