@@ -8,6 +8,7 @@ down for the whole run: scores, disagreements, exclusions and failures all appea
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,40 @@ def run(secret: str) -> RunResult:
                 ],
                 concurrency=6,
             )
+
+
+@pytest.fixture(scope="session")
+def spooled_run(secret: str) -> Iterator[RunResult]:
+    """The same run, spooled (spool-after 0): slim evaluations, the full ones on disk."""
+    dataset = load_dataset(EXAMPLE / "dataset.yaml")
+    with FakeOpenAIServer() as server:
+        _script_judges(server, dataset)
+        server.fail_always(DOWN, Reply.error(503, "model overloaded"))
+        settings = load_settings(
+            EXAMPLE / "application.yaml",
+            profiles=["offline"],
+            environ={"JUDGE_BASE_URL": server.base_url, "OPENROUTER_API_KEY": secret},
+        )
+        with create_container(settings) as container:
+            run = evaluate_dataset(
+                Dataset(name="report-test", samples=[*dataset.samples[:8], HOSTILE]),
+                [
+                    container.agent_goal_accuracy(),
+                    container.topic_adherence(),
+                    container.tool_call_accuracy(),
+                ],
+                concurrency=6,
+                spool_after=0,
+            )
+    yield run
+    run.close_spool()
+
+
+@pytest.fixture(scope="session")
+def unspooled(spooled_run: RunResult) -> RunResult:
+    """``spooled_run`` with every evaluation read back in full: the run as it is unspooled."""
+    full = spooled_run.model_copy(
+        update={"samples": [spooled_run.full_sample(i) for i in range(len(spooled_run.samples))]}
+    )
+    full._spool = None
+    return full
