@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -97,3 +98,58 @@ def test_global_flags_are_accepted_after_the_subcommand(
     result = run_cli("evaluate", dataset_file, "--metric", "tool_call_accuracy", "--config",
                      config_file, flag)  # fmt: skip
     assert result.code == 0, result.err
+
+
+def _unnamed_temporary_files() -> int:
+    """Files this process holds open that have no name left (a run's spool is one)."""
+    count = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        count += target.endswith("(deleted)")
+    return count
+
+
+def test_spool_after_writes_the_same_reports_from_the_spool_and_closes_it(
+    run_cli, judges, config_file, dataset_file, tmp_path
+):
+    before = _unnamed_temporary_files()
+    documents, pages = {}, {}
+    for spool_after in ("0", "never"):
+        html, report = tmp_path / f"{spool_after}.html", tmp_path / f"{spool_after}.json"
+        result = run_cli(
+            "evaluate", dataset_file, *METRICS, "--config", config_file,
+            "--spool-after", spool_after, "--out", html, "--out", report,
+        )  # fmt: skip
+        assert result.code == 0, result.err
+        documents[spool_after] = json.loads(report.read_text(encoding="utf-8"))
+        pages[spool_after] = html.read_text(encoding="utf-8")
+    assert _unnamed_temporary_files() == before  # the spool is gone with the run
+
+    def prompts(document):
+        return sorted(
+            call["prompt"]
+            for sample in document["samples"]
+            for evaluation in sample["evaluations"]
+            for step in evaluation["result"]["steps"]
+            for call in step["calls"]
+        )
+
+    assert len(prompts(documents["0"])) == 9
+    assert prompts(documents["0"]) == prompts(documents["never"])
+    assert documents["0"]["totals"] == documents["never"]["totals"]
+    assert "more than <code>spring.ai.ragas.run.spool-after</code>" in pages["0"]
+    assert "spool-after" not in pages["never"]
+    assert pages["0"].count("<summary>Prompt</summary>") == 9
+    assert pages["never"].count("<summary>Prompt</summary>") == 9
+
+
+def test_spool_after_is_checked(run_cli, judges, config_file, dataset_file):
+    result = run_cli("evaluate", dataset_file, "--config", config_file, "--spool-after", "-1")
+    assert result.code == 2
+    assert "--spool-after" in result.err and "must be at least 0, got -1" in result.err
+    result = run_cli("evaluate", dataset_file, "--config", config_file, "--spool-after", "lots")
+    assert result.code == 2
+    assert "expected a whole number or 'never', got 'lots'" in result.err

@@ -255,3 +255,26 @@ def test_keys_of_other_spring_sections_are_ignored_silently(write_yaml, caplog):
 
     assert settings.source.unsupported_keys == []
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("-1", "greater than or equal to 0"), ("lots", "valid integer"), ("2.5", "valid integer")],
+)
+def test_a_bad_spool_after_names_the_key(write_yaml, value, expected):
+    error = load_error(write_yaml(f"spring.ai.ragas.run.spool-after: {value}\n"))
+
+    assert error.key == "spring.ai.ragas.run.spool-after"
+    assert expected in str(error) and f"got {value}" in str(error).replace("'", "")
+
+
+@pytest.mark.parametrize(("value", "expected"), [("0", 0), ("5000", 5000), ("null", None)])
+def test_spool_after_takes_a_count_or_null_for_never(write_yaml, value, expected):
+    settings = load_settings(write_yaml(f"spring.ai.ragas.run.spool-after: {value}\n"), environ={})
+    assert settings.run.spool_after == expected
+
+
+def test_spool_after_defaults_to_1000(write_yaml):
+    assert (
+        load_settings(write_yaml("spring.ai.ragas.run: {}\n"), environ={}).run.spool_after == 1000
+    )
