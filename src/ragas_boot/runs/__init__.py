@@ -4,6 +4,7 @@ calibration against people's labels."""
 from ragas_boot.runs.calibration import CalibrationReport, calibrate
 from ragas_boot.runs.engine import (
     DEFAULT_CONCURRENCY,
+    DEFAULT_SPOOL_AFTER,
     ProgressCallback,
     RunControl,
     RunProgress,
@@ -12,6 +13,7 @@ from ragas_boot.runs.engine import (
 )
 from ragas_boot.runs.results import (
     AgreementSummary,
+    CallFacts,
     DatasetInfo,
     Evaluation,
     EvaluationError,
@@ -26,14 +28,18 @@ from ragas_boot.runs.results import (
     RunResult,
     RunTotals,
     SampleRun,
+    SpooledEvaluation,
     StopReason,
 )
+from ragas_boot.runs.spool import SpoolClosedError
 from ragas_boot.runs.statistics import cohen_kappa, fleiss_kappa, percentile
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
+    "DEFAULT_SPOOL_AFTER",
     "AgreementSummary",
     "CalibrationReport",
+    "CallFacts",
     "DatasetInfo",
     "Evaluation",
     "EvaluationError",
@@ -51,6 +57,8 @@ __all__ = [
     "RunResult",
     "RunTotals",
     "SampleRun",
+    "SpoolClosedError",
+    "SpooledEvaluation",
     "StopReason",
     "aevaluate_dataset",
     "calibrate",
