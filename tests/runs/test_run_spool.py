@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import resource
+import signal
 from pathlib import Path
 
 import pytest
@@ -261,3 +263,36 @@ async def test_a_run_that_ends_in_an_error_leaves_no_spool(metrics, spool_dir):
 def test_a_negative_spool_after_is_refused(metrics):
     with pytest.raises(ValueError, match="spool_after must be >= 0"):
         evaluate_dataset(SAMPLES, metrics, spool_after=-1)
+
+
+@pytest.fixture
+def file_size_limit():
+    """Caps the size of files this process writes (RLIMIT_FSIZE, restored after the test):
+    a write past it fails with EFBIG, as on a full disk (SIGXFSZ ignored meanwhile)."""
+    previous_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    previous = resource.getrlimit(resource.RLIMIT_FSIZE)
+
+    def limit(size: int) -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, previous[1]))
+
+    yield limit
+    resource.setrlimit(resource.RLIMIT_FSIZE, previous)
+    signal.signal(signal.SIGXFSZ, previous_handler)
+
+
+def test_a_spool_that_cannot_be_written_keeps_the_rest_in_memory(
+    metrics, spool_dir, file_size_limit, caplog
+):
+    file_size_limit(40_000)  # room for a few evaluations, not for ten
+    run = evaluate_dataset(SAMPLES, metrics, spool_after=0, spool_dir=spool_dir, concurrency=1)
+    file_size_limit(resource.RLIM_INFINITY)
+    evaluations = [e for sample in run.samples for e in sample.evaluations]
+    spooled = [e for e in evaluations if isinstance(e, SpooledEvaluation)]
+    whole = [e for e in evaluations if not isinstance(e, SpooledEvaluation)]
+    assert spooled and whole and len(evaluations) == 10
+    assert all(call.prompt for e in whole for call in e.judge_calls())
+    warnings = [r for r in caplog.records if "cannot write the run's spool" in r.getMessage()]
+    assert len(warnings) == 1
+    full = _unspooled(run)
+    assert "".join(json_chunks(run)) == render_json(full)
+    run.close_spool()

@@ -458,6 +458,7 @@ async def _run(
     started = time.perf_counter()
     tracker = _Tracker(len(samples), len(plans), progress)
     pairs = [(s, m) for s in range(len(samples)) for m in range(len(plans))]
+    unspooled: list[tuple[int, int]] = []  # evaluations the spool could not take
 
     async def evaluate(pair: tuple[int, int]) -> Evaluation:
         plan = plans[pair[1]]
@@ -466,8 +467,18 @@ async def _run(
         evaluation = await _evaluate(plan, samples[pair[0]], evaluation_deadline_s)
         if _refused(evaluation):
             evaluation = _over_budget(plan.name, meter, evaluation)
+        if spool is None:
+            return evaluation
         # Spooled as it finishes: the run keeps only the slim copy of its judge calls.
-        return evaluation if spool is None else spool.put(pair, evaluation)
+        try:
+            return spool.put(pair, evaluation)
+        except OSError as error:  # disk full: keep this one whole rather than lose the run
+            if not unspooled:
+                log.warning(
+                    "cannot write the run's spool (%s); evaluations are kept in memory", error
+                )
+            unspooled.append(pair)
+            return evaluation
 
     def finished(index: int, evaluation: Evaluation) -> None:
         tracker.finished(pairs[index][0], evaluation)

@@ -105,15 +105,21 @@ class EvaluationSpool:
         return key in self._index
 
     def put(self, key: tuple[int, int], evaluation: Evaluation) -> SpooledEvaluation:
-        """Write ``evaluation`` in full under ``key``; return its slim copy (to keep)."""
+        """Write ``evaluation`` in full under ``key``; return its slim copy (to keep).
+
+        Raises:
+            OSError: the file could not be written (disk full, file size limit); nothing is
+                recorded under ``key`` and the next put writes where this one began.
+        """
         data = json.dumps(evaluation.model_dump(mode="json")).encode("ascii")
         with self._lock:
             self._check()
-            view = memoryview(data)
-            while view:  # os.write may write less than asked
-                view = view[os.write(self._fd, view) :]
+            offset, view = self._end, memoryview(data)
+            while view:  # a write may write less than asked; pwrite keeps offsets exact
+                written = os.pwrite(self._fd, view, offset)
+                offset, view = offset + written, view[written:]
             self._index[key] = (self._end, len(data))
-            self._end += len(data)
+            self._end = offset
         return slim_evaluation(evaluation, self._configs)
 
     def document(self, key: tuple[int, int]) -> dict[str, Any] | None:
