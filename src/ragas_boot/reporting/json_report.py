@@ -40,9 +40,16 @@ def report_document(run: RunResult, calibration: CalibrationReport | None = None
     """The report as JSON-ready data; with ``calibration`` (``compare`` on a labelled
     dataset), a ``calibration`` key holding that report's fields. A spooled run's samples are
     read back from its spool, so the document is the same as without spooling."""
-    dumped = run.model_dump(mode="json")
-    if run.spooled:
-        dumped["samples"] = [run.sample_document(index) for index in range(len(run.samples))]
+    if run.spooled:  # the samples from the spool, in their place among the fields
+        rest = run.model_dump(mode="json", exclude={"samples"})
+        samples = [run.sample_document(index) for index in range(len(run.samples))]
+        dumped = {
+            key: samples if key == "samples" else rest[key]
+            for key in RunResult.model_fields
+            if key in rest or key == "samples"
+        }
+    else:
+        dumped = run.model_dump(mode="json")
     document = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "generator": generator(),

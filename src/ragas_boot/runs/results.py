@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
@@ -18,8 +18,10 @@ from ragas_boot.chat.judge import TokenUsage
 from ragas_boot.config.settings import QuorumFailure
 from ragas_boot.execution.results import CacheOutcome, Exclusion, JudgeCall, StepRecord
 from ragas_boot.metrics.results import MetricResult
-from ragas_boot.runs.spool import EvaluationSpool
 from ragas_boot.samples import Sample
+
+if TYPE_CHECKING:  # runs/spool.py builds on this module
+    from ragas_boot.runs.spool import EvaluationSpool
 
 __all__ = [
     "AgreementSummary",

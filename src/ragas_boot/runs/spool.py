@@ -25,10 +25,14 @@ import tempfile
 import threading
 import weakref
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
-if TYPE_CHECKING:
-    from ragas_boot.runs.results import Evaluation, SpooledEvaluation
+from ragas_boot.metrics.results import MetricResult
+from ragas_boot.runs.results import CallFacts, Evaluation, SpooledEvaluation
+
+#: The fields-set of every slim result and evaluation: all their fields (each is given).
+_RESULT_FIELDS = set(MetricResult.model_fields)
+_EVALUATION_FIELDS = set(Evaluation.model_fields)
 
 __all__ = ["DEFAULT_SPOOL_AFTER", "EvaluationSpool", "SpoolClosedError", "slim_evaluation"]
 
@@ -47,20 +51,21 @@ def slim_evaluation(
     answers), each judge call's facts instead (:class:`~ragas_boot.runs.results.CallFacts`:
     judge, step, status, time, tokens, cost, cache); every other field as it was. ``configs``
     shares equal effective configs between the results of a run (pass the same dict)."""
-    from ragas_boot.runs.results import CallFacts, SpooledEvaluation
-
     calls = tuple(CallFacts.of(call) for step in evaluation.steps for call in step.calls)
-    fields = {name: getattr(evaluation, name) for name in type(evaluation).model_fields}
+    fields = {name: getattr(evaluation, name) for name in Evaluation.model_fields}
     result, error = evaluation.result, evaluation.error
     if result is not None:
-        update: dict[str, Any] = {"steps": []}
+        kept = {name: getattr(result, name) for name in MetricResult.model_fields}
+        kept["steps"] = []
         if configs is not None:
             key = json.dumps(result.config, sort_keys=True, default=str)
-            update["config"] = configs.setdefault(key, result.config)
-        fields["result"] = result.model_copy(update=update)
+            kept["config"] = configs.setdefault(key, result.config)
+        # Every field given, from a validated result: nothing to validate again. One shared
+        # (never mutated: the models are frozen) fields-set instead of a ~1 KiB copy each.
+        fields["result"] = MetricResult.model_construct(_fields_set=_RESULT_FIELDS, **kept)
     if error is not None and error.steps:
         fields["error"] = error.model_copy(update={"steps": []})
-    slim = SpooledEvaluation(**fields)
+    slim = SpooledEvaluation.model_construct(_fields_set=_EVALUATION_FIELDS, **fields)
     slim._calls = calls
     return slim
 
@@ -142,8 +147,6 @@ class EvaluationSpool:
 
     def evaluation(self, key: tuple[int, int]) -> Evaluation | None:
         """The full :class:`Evaluation` under ``key``, read back; None when not spooled."""
-        from ragas_boot.runs.results import Evaluation
-
         document = self.document(key)
         return None if document is None else Evaluation.model_validate(document)
 
