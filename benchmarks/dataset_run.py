@@ -3,9 +3,9 @@
 Runs ``evaluate_dataset`` on N deterministic agent conversations with AgentGoalAccuracy (one
 LLM step), TopicAdherence (two dependent steps) and ToolCallAccuracy (no LLM), every judge
 answering after a fixed latency (the server runs in a child process, so this process's CPU
-and memory are the client's alone), then writes the JSON report to a file. Prints the wall
-and CPU time of the run, the judge calls, the peak RSS of this process before the run, after
-it and after the report, and the report's size.
+and memory are the client's alone), then writes the JSON report (and, with ``--html``, the
+HTML report) to a file. Prints the wall and CPU time of the run, the judge calls, the RSS of
+this process before the run, after it and its peak with the reports written, and their sizes.
 
     .venv/bin/python benchmarks/dataset_run.py                       # N=10,000, J=4, 200 ms
     .venv/bin/python benchmarks/dataset_run.py --n 1000 --concurrency 64
@@ -26,7 +26,7 @@ from pathlib import Path
 from _workload import JudgeServer, agent_samples, cpu_seconds
 
 from ragas_boot import create_container, load_settings
-from ragas_boot.reporting import render_json
+from ragas_boot.reporting import render_html, render_json
 from ragas_boot.reporting.json_report import json_chunks
 from ragas_boot.runs import evaluate_dataset
 from ragas_boot.runs.spool import DEFAULT_SPOOL_AFTER
@@ -90,6 +90,12 @@ def main() -> None:
         help=f"spool runs of more samples than this (default {DEFAULT_SPOOL_AFTER}); 0 = "
         "always, 'never' = keep every judge call in memory",
     )
+    parser.add_argument(
+        "--html",
+        action="store_true",
+        help="also write the HTML report (one string, as the CLI writes it), after the JSON "
+        "one: its size, and the peak RSS with it",
+    )
     options = parser.parse_args()
     spool_after = None if options.spool_after == "never" else int(options.spool_after)
     samples = agent_samples(options.n)
@@ -122,6 +128,12 @@ def main() -> None:
                 else:  # a sample at a time, as the CLI writes it
                     file.writelines(json_chunks(run))
             size = report.stat().st_size
+            peak_json = peak_rss_mb()
+            html_size = None
+            if options.html:
+                page = folder / "report.html"
+                page.write_text(render_html(run), encoding="utf-8")
+                html_size = page.stat().st_size
             spooled = run.spooled
             run.close_spool()
         statuses: dict[str, int] = {}
@@ -136,8 +148,11 @@ def main() -> None:
     print(f"  spooled                      {'yes' if spooled else 'no'}")
     print(f"  RSS before the run           {before:.0f} MiB")
     print(f"  RSS after the run            {after_run:.0f} MiB")
-    print(f"  peak RSS (run + JSON report) {peak_rss_mb():.0f} MiB")
+    print(f"  peak RSS (run + JSON report) {peak_json:.0f} MiB")
     print(f"  JSON report                  {size / 2**20:.1f} MiB")
+    if html_size is not None:
+        print(f"  peak RSS with the HTML too   {peak_rss_mb():.0f} MiB")
+        print(f"  HTML report                  {html_size / 2**20:.1f} MiB")
     print(f"  RSS per sample kept          {1024 * (after_run - before) / options.n:.1f} KiB")
 
 
