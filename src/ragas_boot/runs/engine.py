@@ -24,8 +24,8 @@ those not started are not run, each with the status ``budget`` and what was spen
 
 A run of more samples than ``spool_after`` (1,000 by default) spools: each finished
 evaluation is written in full to an unnamed temporary file and the result keeps a slim copy
-without the judge calls' prompts and raw answers (``runs/spool.py``), so its memory does not
-grow with them; the reports read them back (``RunResult.full_sample``).
+(``runs/spool.py``: no steps, so no prompts or answers, and each judge call's facts), about
+half the memory per sample; the reports read the full ones back (``RunResult.full_sample``).
 """
 
 from __future__ import annotations
@@ -386,8 +386,10 @@ async def aevaluate_dataset(
             gets the status ``budget``; ``stopped`` is then ``"budget"``.
         spool_after: a run of more samples than this spools (0: always; None: never): each
             finished evaluation goes to an unnamed temporary file in full and the result
-            keeps it without the judge calls' prompts and raw answers (``spooled``; read
-            them back with ``full_sample``; the JSON report is the same either way).
+            keeps a :class:`~ragas_boot.runs.results.SpooledEvaluation` (no steps, each judge
+            call's facts; ``spooled``; read a sample back in full with ``full_sample``; the
+            JSON report is the same either way). A spool that cannot be written (disk full)
+            keeps the evaluations it could not take whole, with one warning.
         spool_dir: the folder of the spool file (default: the system's temporary folder).
 
     Returns:
@@ -458,9 +460,10 @@ async def _run(
     started = time.perf_counter()
     tracker = _Tracker(len(samples), len(plans), progress)
     pairs = [(s, m) for s in range(len(samples)) for m in range(len(plans))]
-    unspooled: list[tuple[int, int]] = []  # evaluations the spool could not take
+    unspooled = 0  # evaluations the spool could not take (kept whole)
 
     async def evaluate(pair: tuple[int, int]) -> Evaluation:
+        nonlocal unspooled
         plan = plans[pair[1]]
         if meter.exhausted and plan.judges:
             return _over_budget(plan.name, meter)
@@ -477,7 +480,7 @@ async def _run(
                 log.warning(
                     "cannot write the run's spool (%s); evaluations are kept in memory", error
                 )
-            unspooled.append(pair)
+            unspooled += 1
             return evaluation
 
     def finished(index: int, evaluation: Evaluation) -> None:

@@ -500,6 +500,8 @@ class RunResult(BaseModel):
     def full_sample(self, index: int) -> SampleRun:
         """The sample at ``index`` with its evaluations in full (prompts and raw answers
         included), read back from the spool of a spooled run; ``samples[index]`` otherwise.
+        Read back from JSON, each call's parsed answer (``JudgeCall.value``) is JSON data,
+        not the answer's model.
 
         Raises:
             SpoolClosedError: the spool was closed (:meth:`close_spool`).
