@@ -5,8 +5,8 @@ and a judge × metric table); agreement; failures; then every sample with its co
 expected outcome and each metric's result per judge with reasons. Prompts and raw answers sit
 behind ``<details>`` toggles. Everything user-supplied is HTML-escaped.
 
-A spooled run (more samples than ``run.spool-after``) keeps its judge calls without prompts
-and raw answers; the report reads back from the spool and shows them for the first
+A spooled run (more samples than ``run.spool-after``) keeps no steps, so no prompts or raw
+answers; the report reads them back from the spool and shows them for the first
 :data:`SPOOLED_DETAILED_SAMPLES` samples and the first as many samples with an evaluation that
 did not pass (``detailed_samples``); the others show their verdicts, reasons and the count of
 their judge calls, and say that the prompts and raw answers are in the JSON report. The
@@ -609,10 +609,10 @@ def _samples_section(run: RunResult, limit: int) -> str:
         note = (
             f'<p class="muted">A large run ({len(run.samples)} samples, more than '
             "<code>spring.ai.ragas.run.spool-after</code>): the judges' prompts and raw "
-            f"answers are shown for {len(detailed)} samples, the first "
-            f"{limit} and the first {limit} with an "
-            "evaluation that did not pass; the other samples show their verdicts, reasons and the "
-            "count of judge calls. The JSON report has every prompt and raw answer.</p>"
+            f"answers are shown for {len(detailed)} samples, the first {limit} and the first "
+            f"{limit} with an evaluation that did not pass; the other samples show their "
+            "verdicts, reasons and the count of judge calls. The JSON report has every prompt "
+            "and raw answer.</p>"
         )
     return f'<section id="samples"><h2>Samples ({len(run.samples)})</h2>{note}{samples}</section>'
 
