@@ -26,7 +26,8 @@ from pathlib import Path
 from _workload import JudgeServer, agent_samples, cpu_seconds
 
 from ragas_boot import create_container, load_settings
-from ragas_boot.reporting import render_html, render_json
+from ragas_boot.reporting import render_json
+from ragas_boot.reporting.html_report import html_chunks
 from ragas_boot.reporting.json_report import json_chunks
 from ragas_boot.runs import evaluate_dataset
 from ragas_boot.runs.spool import DEFAULT_SPOOL_AFTER
@@ -93,8 +94,8 @@ def main() -> None:
     parser.add_argument(
         "--html",
         action="store_true",
-        help="also write the HTML report (one string, as the CLI writes it), after the JSON "
-        "one: its size, and the peak RSS with it",
+        help="also write the HTML report (a sample at a time, as the CLI writes it), after "
+        "the JSON one: its size, and the peak RSS with it",
     )
     options = parser.parse_args()
     spool_after = None if options.spool_after == "never" else int(options.spool_after)
@@ -132,7 +133,8 @@ def main() -> None:
             html_size = None
             if options.html:
                 page = folder / "report.html"
-                page.write_text(render_html(run), encoding="utf-8")
+                with page.open("w", encoding="utf-8") as file:  # a sample at a time, as the CLI
+                    file.writelines(html_chunks(run))
                 html_size = page.stat().st_size
             spooled = run.spooled
             run.close_spool()

@@ -848,8 +848,9 @@ def _stop_on_signals(on_signal: Callable[[int], None]) -> Iterator[None]:
 def _run_dataset(args: argparse.Namespace, view: str) -> int:
     from ragas_boot.container import create_container
     from ragas_boot.datasets import load_dataset
-    from ragas_boot.reporting import console_renderables, render_html
+    from ragas_boot.reporting import console_renderables
     from ragas_boot.reporting.gates import run_gate_lines
+    from ragas_boot.reporting.html_report import html_chunks
     from ragas_boot.reporting.json_report import json_chunks
     from ragas_boot.runs import RunControl, evaluate_dataset
 
@@ -938,8 +939,10 @@ def _run_dataset(args: argparse.Namespace, view: str) -> int:
                 if view == "calibrate" and calibration is not None:
                     _write_atomically(path, _redact(_calibration_text(calibration, kind)))
                 elif kind == "html":  # compare on labels: the people's section too
-                    html = render_html(run, title=title, baseline=diff, calibration=calibration)
-                    _write_atomically(path, _redact(html))
+                    # A sample at a time, as the JSON report: whole elements, so no secret
+                    # straddles two pieces.
+                    pages = html_chunks(run, title=title, baseline=diff, calibration=calibration)
+                    _write_atomically(path, (_redact(page) for page in pages))
                 else:
                     # Streamed a sample at a time: a large run's report is never one string.
                     # Each piece is whole JSON values, so no secret straddles two pieces.

@@ -80,3 +80,14 @@ def test_calibration_is_the_same(spooled_run, unspooled):
 
 def test_the_gate_is_the_same(spooled_run, unspooled):
     assert spooled_run.gate(0.9, min_pass_rate=1.0) == unspooled.gate(0.9, min_pass_rate=1.0)
+
+
+def test_the_html_in_pieces_is_the_same_text_a_sample_a_piece(spooled_run, unspooled):
+    from ragas_boot.reporting.html_report import html_chunks
+
+    for run in (spooled_run, unspooled):
+        pieces = list(html_chunks(run))
+        assert "".join(pieces) == render_html(run)
+        # the summary, the section's heading, one piece per sample, its end, the footer
+        assert len(pieces) == len(run.samples) + 4
+        assert all(piece.startswith('<details class="sample"') for piece in pieces[2:-2])
