@@ -1247,7 +1247,7 @@ def _config_check(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from ragas_boot.config.urls import mask_url
+    from ragas_boot.config.urls import append_path, mask_url
     from ragas_boot.container import create_container
     from ragas_boot.metrics.registry import METRICS, criterion_beans
     from ragas_boot.reporting._format import plain
@@ -1265,7 +1265,7 @@ def _config_check(args: argparse.Namespace) -> int:
             table.add_column(column, overflow="fold")
         for judge in judges:
             spec = judge.spec
-            endpoint = mask_url(spec.base_url.rstrip("/") + spec.completions_path)
+            endpoint = mask_url(append_path(spec.base_url, spec.completions_path))
             table.add_row(
                 plain(judge.id),
                 plain(judge.provider),
