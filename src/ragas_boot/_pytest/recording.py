@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 __all__ = [
     "EvaluationRecord",
     "ExclusionRecord",
+    "QuorumRecord",
+    "RepeatCollector",
+    "RepeatRecord",
     "ScoreCheck",
     "ScoreRecorder",
     "active_recorder",
@@ -62,6 +65,87 @@ class ExclusionRecord:
     message: str
 
 
+@dataclass(frozen=True, slots=True)
+class RepeatRecord:
+    """How an evaluation's repeats (``repeat: N``) came out: ``MetricResult.repeats`` as
+    plain data (it crosses from pytest-xdist workers and goes into the JSON report)."""
+
+    runs: int
+    scores: tuple[float | None, ...]
+    scored: int
+    passed: int
+    failed: int
+    pass_rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    unstable: bool
+
+    @classmethod
+    def from_summary(cls, summary: Any) -> RepeatRecord:
+        """From a :class:`~ragas_boot.metrics.results.RepeatSummary`."""
+        return cls(
+            runs=summary.runs,
+            scores=tuple(summary.scores),
+            scored=summary.scored,
+            passed=summary.passed,
+            failed=summary.failed,
+            pass_rate=summary.pass_rate,
+            ci_low=summary.ci_low,
+            ci_high=summary.ci_high,
+            unstable=summary.unstable,
+        )
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RepeatRecord:
+        """From :meth:`to_json`."""
+        return cls(**{**data, "scores": tuple(data["scores"])})
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "runs": self.runs,
+            "scores": list(self.scores),
+            "scored": self.scored,
+            "passed": self.passed,
+            "failed": self.failed,
+            "pass_rate": self.pass_rate,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "unstable": self.unstable,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class QuorumRecord:
+    """An evaluation's quorum check (``min-judges``): ``MetricResult.quorum`` as plain data."""
+
+    required: int
+    answered: int
+    asked: int
+    met: bool
+
+    @classmethod
+    def from_quorum(cls, quorum: Any) -> QuorumRecord:
+        """From a :class:`~ragas_boot.metrics.results.Quorum`."""
+        return cls(
+            required=quorum.required, answered=quorum.answered, asked=quorum.asked, met=quorum.met
+        )
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> QuorumRecord:
+        """From :meth:`to_json`."""
+        return cls(**data)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "required": self.required,
+            "answered": self.answered,
+            "asked": self.asked,
+            "met": self.met,
+        }
+
+
 @dataclass(slots=True)
 class EvaluationRecord:
     """One evaluation of one metric, as the recorder saw it.
@@ -80,6 +164,9 @@ class EvaluationRecord:
         result: the :class:`MetricResult`, when the evaluation produced one.
         checks: thresholds checked on it by ``assert_score``.
         calls: every judge call it made (tokens answered and billed, cost), failed ones too.
+        repeats: how its repeats came out (pass rate, interval, stability), when the metric
+            ran ``repeat: N`` (N > 1); the record then stands for all N.
+        quorum: its quorum check, when ``min-judges`` is set.
     """
 
     test: str | None
@@ -95,6 +182,8 @@ class EvaluationRecord:
     result: MetricResult | None = field(default=None, repr=False)
     checks: list[ScoreCheck] = field(default_factory=list)
     calls: list[JudgeCall] = field(default_factory=list, repr=False)
+    repeats: RepeatRecord | None = None
+    quorum: QuorumRecord | None = None
 
     @classmethod
     def from_result(cls, result: MetricResult, *, test: str | None) -> EvaluationRecord:
@@ -111,6 +200,8 @@ class EvaluationRecord:
             duration_s=result.duration_s,
             result=result,
             calls=[call for step in result.steps for call in step.calls],
+            repeats=None if result.repeats is None else RepeatRecord.from_summary(result.repeats),
+            quorum=None if result.quorum is None else QuorumRecord.from_quorum(result.quorum),
         )
 
     @classmethod
@@ -153,6 +244,8 @@ class EvaluationRecord:
             duration_s=data["duration_s"],
             error=data["error"],
             checks=[ScoreCheck(**item) for item in data["checks"]],
+            repeats=RepeatRecord.from_json(data["repeats"]) if data.get("repeats") else None,
+            quorum=QuorumRecord.from_json(data["quorum"]) if data.get("quorum") else None,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -173,6 +266,8 @@ class EvaluationRecord:
                 {"at_least": c.at_least, "at_most": c.at_most, "passed": c.passed}
                 for c in self.checks
             ],
+            "repeats": None if self.repeats is None else self.repeats.to_json(),
+            "quorum": None if self.quorum is None else self.quorum.to_json(),
         }
 
 
@@ -183,6 +278,52 @@ def _exclusions(items: Any) -> list[ExclusionRecord]:
         )
         for item in items
     ]
+
+
+class RepeatCollector:
+    """Gathers the per-repeat events of a metric run with ``repeat: N`` (N > 1).
+
+    A metric sends one event per repeat (each an ordinary evaluation) and combines them only
+    in what it returns; the plugin's table and Allure pages show the repeats as one
+    evaluation with its pass rate, so they collect the N results here and combine them the
+    way the metric does (:func:`~ragas_boot.metrics.results.combine_repeats`).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: dict[tuple[Any, ...], list[Any]] = {}
+
+    @staticmethod
+    def runs(event: EvaluationFinished) -> int:
+        """How many repeats the event's evaluation is one of (1: no repeats)."""
+        runs = getattr(event.config, "repeat", 1)
+        return runs if isinstance(runs, int) and runs > 1 else 1
+
+    def add(self, key: tuple[Any, ...], event: EvaluationFinished) -> list[Any] | None:
+        """Keep one repeat's result (``None`` for a repeat that failed); every repeat's, in
+        order, once the last one arrived, else ``None``."""
+        from ragas_boot.execution.repeats import current_repeat
+
+        runs = self.runs(event)
+        index = current_repeat()  # the listener runs inside the metric's repeat scope
+        with self._lock:
+            results = [] if index == 0 else self._pending.get(key, [])
+            results.append(event.result)
+            if len(results) < runs and index < runs - 1:
+                self._pending[key] = results
+                return None
+            self._pending.pop(key, None)
+        return results
+
+    @staticmethod
+    def combine(results: list[Any], event: EvaluationFinished) -> Any:
+        """The combined result of the repeats (as the metric returns it); ``None`` when
+        every repeat failed."""
+        if all(result is None for result in results):
+            return None
+        from ragas_boot.metrics.results import combine_repeats
+
+        return combine_repeats(results, getattr(event.config, "threshold", 0.5))
 
 
 class ScoreRecorder:
@@ -200,6 +341,7 @@ class ScoreRecorder:
         self._current_test = current_test
         self._lock = threading.Lock()
         self._records: list[EvaluationRecord] = []
+        self._repeats = RepeatCollector()
 
     def __repr__(self) -> str:
         return f"ScoreRecorder(records={len(self._records)})"
@@ -214,8 +356,17 @@ class ScoreRecorder:
         """Nothing to do before an evaluation."""
 
     def after_evaluation(self, event: EvaluationFinished) -> None:
-        """Keep the finished evaluation."""
-        self._add(EvaluationRecord.from_event(event, test=self._current_test()))
+        """Keep the finished evaluation; the repeats of ``repeat: N`` as one, once all ran."""
+        test = self._current_test()
+        if self._repeats.runs(event) > 1:
+            results = self._repeats.add((test, event.metric, id(event.sample)), event)
+            if results is None:
+                return
+            combined = self._repeats.combine(results, event)
+            if combined is not None:
+                self._add(EvaluationRecord.from_result(combined, test=test))
+                return
+        self._add(EvaluationRecord.from_event(event, test=test))
 
     def extend(self, records: Iterable[EvaluationRecord]) -> None:
         """Keep records made elsewhere (a pytest-xdist worker's, on the controller)."""
@@ -232,7 +383,8 @@ class ScoreRecorder:
     ) -> EvaluationRecord | None:
         """The record of ``result``, or of the current test's latest evaluation scoring it.
 
-        A :class:`MetricResult` is found by identity; a bare score (what
+        A :class:`MetricResult` is found by identity (the repeats of ``repeat: N``, combined
+        here as the metric combines them, by equality); a bare score (what
         ``multi_turn_score`` returns) by equality among the current test's evaluations,
         latest first, optionally of one ``metric`` only.
         """
@@ -240,7 +392,12 @@ class ScoreRecorder:
         with self._lock:
             for record in reversed(self._records):
                 if not isinstance(result, int | float):
-                    if record.result is result:
+                    if record.result is result or (
+                        result.repeats is not None
+                        and record.test == test
+                        and record.result is not None
+                        and record.result == result
+                    ):
                         return record
                     continue
                 if record.test != test or record.score != result:
