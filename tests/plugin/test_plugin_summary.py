@@ -261,3 +261,30 @@ def test_a_quorum_missed_in_a_repeat_is_shown(write_tests, project, openai_serve
             "quorum: judges answered/asked against min-judges; MISSED: no score",
         ]
     )
+
+
+def test_repeats_that_all_failed_are_each_an_error_evaluation(write_tests, project, openai_server):
+    with (project.path / "application.yaml").open("a", encoding="utf-8") as file:
+        file.write("\nspring.ai.ragas.metrics.agent-goal-accuracy.repeat: 2\n")
+    openai_server.fail_always(None, Reply.error(401, "no key"))
+    write_tests(
+        "test_down",
+        """
+        import pytest
+        from ragas_boot import AllJudgesFailedError
+
+        def test_down(agent_goal_accuracy):
+            with pytest.raises(AllJudgesFailedError):
+                agent_goal_accuracy.evaluate(SAMPLE)
+        """,
+    )
+
+    result = project.runpytest()
+
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "test_down.py::test_down * AgentGoalAccuracy * error * excl * excl",
+            "1 scored test x metric row(s), 2 evaluation(s), 0 failed check(s)",
+        ]
+    )

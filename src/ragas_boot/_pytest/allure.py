@@ -78,8 +78,8 @@ class AllureAttacher:
         self._add(page_name(event), render_page(event, self._settings))
         if self._repeats.runs(event) > 1:
             key = (self._state.current_test, event.metric, id(event.sample))
-            results = self._repeats.add(key, event)
-            combined = None if results is None else self._repeats.combine(results, event)
+            events = self._repeats.add(key, event)
+            combined = None if events is None else self._repeats.combine(events)
             if combined is not None:
                 threshold = getattr(event.config, "threshold", 0.5)
                 self._add(repeats_page_name(combined), render_repeats_page(combined, threshold))

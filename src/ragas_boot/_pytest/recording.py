@@ -291,7 +291,7 @@ class RepeatCollector:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._pending: dict[tuple[Any, ...], list[Any]] = {}
+        self._pending: dict[tuple[Any, ...], list[EvaluationFinished]] = {}
 
     @staticmethod
     def runs(event: EvaluationFinished) -> int:
@@ -299,31 +299,34 @@ class RepeatCollector:
         runs = getattr(event.config, "repeat", 1)
         return runs if isinstance(runs, int) and runs > 1 else 1
 
-    def add(self, key: tuple[Any, ...], event: EvaluationFinished) -> list[Any] | None:
-        """Keep one repeat's result (``None`` for a repeat that failed); every repeat's, in
-        order, once the last one arrived, else ``None``."""
+    def add(
+        self, key: tuple[Any, ...], event: EvaluationFinished
+    ) -> list[EvaluationFinished] | None:
+        """Keep one repeat's event; every repeat's, in order, once the last one arrived,
+        else ``None``."""
         from ragas_boot.execution.repeats import current_repeat
 
         runs = self.runs(event)
         index = current_repeat()  # the listener runs inside the metric's repeat scope
         with self._lock:
-            results = [] if index == 0 else self._pending.get(key, [])
-            results.append(event.result)
-            if len(results) < runs and index < runs - 1:
-                self._pending[key] = results
+            events = [] if index == 0 else self._pending.get(key, [])
+            events.append(event)
+            if len(events) < runs and index < runs - 1:
+                self._pending[key] = events
                 return None
             self._pending.pop(key, None)
-        return results
+        return events
 
     @staticmethod
-    def combine(results: list[Any], event: EvaluationFinished) -> Any:
+    def combine(events: list[EvaluationFinished]) -> Any:
         """The combined result of the repeats (as the metric returns it); ``None`` when
-        every repeat failed."""
+        every repeat failed (the metric then raises the first repeat's error)."""
+        results = [event.result for event in events]
         if all(result is None for result in results):
             return None
         from ragas_boot.metrics.results import combine_repeats
 
-        return combine_repeats(results, getattr(event.config, "threshold", 0.5))
+        return combine_repeats(results, getattr(events[-1].config, "threshold", 0.5))
 
 
 class ScoreRecorder:
@@ -358,15 +361,18 @@ class ScoreRecorder:
     def after_evaluation(self, event: EvaluationFinished) -> None:
         """Keep the finished evaluation; the repeats of ``repeat: N`` as one, once all ran."""
         test = self._current_test()
-        if self._repeats.runs(event) > 1:
-            results = self._repeats.add((test, event.metric, id(event.sample)), event)
-            if results is None:
-                return
-            combined = self._repeats.combine(results, event)
-            if combined is not None:
-                self._add(EvaluationRecord.from_result(combined, test=test))
-                return
-        self._add(EvaluationRecord.from_event(event, test=test))
+        if self._repeats.runs(event) == 1:
+            self._add(EvaluationRecord.from_event(event, test=test))
+            return
+        events = self._repeats.add((test, event.metric, id(event.sample)), event)
+        if events is None:
+            return
+        combined = self._repeats.combine(events)
+        if combined is not None:
+            self._add(EvaluationRecord.from_result(combined, test=test))
+            return
+        for failed in events:  # every repeat failed: each is an error row, as without repeats
+            self._add(EvaluationRecord.from_event(failed, test=test))
 
     def extend(self, records: Iterable[EvaluationRecord]) -> None:
         """Keep records made elsewhere (a pytest-xdist worker's, on the controller)."""
