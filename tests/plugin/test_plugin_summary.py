@@ -129,21 +129,22 @@ def test_the_report_path_may_come_from_the_ini_file(plain, write_ini):
     assert "ragas-boot scores" not in result.stdout.str()
 
 
+#: A test whose judges all fail (the server answers every call with an error).
+DOWN = """
+import pytest
+from ragas_boot import AllJudgesFailedError
+
+def test_down(agent_goal_accuracy):
+    with pytest.raises(AllJudgesFailedError):
+        agent_goal_accuracy.evaluate(SAMPLE)
+"""
+
+
 def test_an_evaluation_every_judge_failed_shows_as_an_error_row(
     write_tests, project, openai_server
 ):
     openai_server.fail_always(None, Reply.error(401, "no key"))
-    write_tests(
-        "test_down",
-        """
-        import pytest
-        from ragas_boot import AllJudgesFailedError
-
-        def test_down(agent_goal_accuracy):
-            with pytest.raises(AllJudgesFailedError):
-                agent_goal_accuracy.evaluate(SAMPLE)
-        """,
-    )
+    write_tests("test_down", DOWN)
 
     result = project.runpytest()
 
@@ -267,17 +268,7 @@ def test_repeats_that_all_failed_are_each_an_error_evaluation(write_tests, proje
     with (project.path / "application.yaml").open("a", encoding="utf-8") as file:
         file.write("\nspring.ai.ragas.metrics.agent-goal-accuracy.repeat: 2\n")
     openai_server.fail_always(None, Reply.error(401, "no key"))
-    write_tests(
-        "test_down",
-        """
-        import pytest
-        from ragas_boot import AllJudgesFailedError
-
-        def test_down(agent_goal_accuracy):
-            with pytest.raises(AllJudgesFailedError):
-                agent_goal_accuracy.evaluate(SAMPLE)
-        """,
-    )
+    write_tests("test_down", DOWN)
 
     result = project.runpytest()
 

@@ -11,6 +11,7 @@ without loading the engine.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -83,17 +84,7 @@ class RepeatRecord:
     @classmethod
     def from_summary(cls, summary: Any) -> RepeatRecord:
         """From a :class:`~ragas_boot.metrics.results.RepeatSummary`."""
-        return cls(
-            runs=summary.runs,
-            scores=tuple(summary.scores),
-            scored=summary.scored,
-            passed=summary.passed,
-            failed=summary.failed,
-            pass_rate=summary.pass_rate,
-            ci_low=summary.ci_low,
-            ci_high=summary.ci_high,
-            unstable=summary.unstable,
-        )
+        return cls.from_json({name: getattr(summary, name) for name in cls.__dataclass_fields__})
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RepeatRecord:
@@ -102,17 +93,7 @@ class RepeatRecord:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
-        return {
-            "runs": self.runs,
-            "scores": list(self.scores),
-            "scored": self.scored,
-            "passed": self.passed,
-            "failed": self.failed,
-            "pass_rate": self.pass_rate,
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-            "unstable": self.unstable,
-        }
+        return {**dataclasses.asdict(self), "scores": list(self.scores)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,9 +108,7 @@ class QuorumRecord:
     @classmethod
     def from_quorum(cls, quorum: Any) -> QuorumRecord:
         """From a :class:`~ragas_boot.metrics.results.Quorum`."""
-        return cls(
-            required=quorum.required, answered=quorum.answered, asked=quorum.asked, met=quorum.met
-        )
+        return cls(**{name: getattr(quorum, name) for name in cls.__dataclass_fields__})
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> QuorumRecord:
@@ -138,12 +117,7 @@ class QuorumRecord:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
-        return {
-            "required": self.required,
-            "answered": self.answered,
-            "asked": self.asked,
-            "met": self.met,
-        }
+        return dataclasses.asdict(self)
 
 
 @dataclass(slots=True)
