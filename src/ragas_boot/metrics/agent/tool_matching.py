@@ -1502,19 +1502,24 @@ def _pair_leftovers(
             missing, extra_keys, different = expected_calls[j].differences(
                 actual[i].arguments, actual_args[i]
             )
+            # In IncorrectCall's field order (tuple.__new__: see _correct).
             incorrect.append(
-                IncorrectCall(
-                    actual_index=i,
-                    reference_index=j,
-                    argument_score=-negative_score,
-                    actual=actual[i],
-                    reference=reference[j],
-                    missing_keys=missing,
-                    extra_keys=extra_keys,
-                    different_keys=different,
+                tuple.__new__(
+                    IncorrectCall,
+                    (
+                        i,
+                        j,
+                        -negative_score,
+                        actual[i],
+                        reference[j],
+                        missing,
+                        extra_keys,
+                        different,
+                    ),
                 )
             )
-        incorrect.sort(key=lambda call: call.reference_index)
+        if len(incorrect) > 1:
+            incorrect.sort(key=lambda call: call.reference_index)
         free_actual = [i for i in free_actual if i not in taken_actual]
         free_reference = [j for j in free_reference if j not in taken_reference]
     missed = [UnmatchedCall(j, reference[j]) for j in free_reference]
