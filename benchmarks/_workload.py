@@ -83,8 +83,9 @@ def agent_samples(count: int, *, seed: int = 7) -> list[Sample]:
     return samples
 
 
-def tool_trace(length: int, *, seed: int = 11) -> Sample:
-    """A sample whose agent made ``length`` tool calls; the reference differs in a few."""
+def tool_trace(length: int, *, seed: int = 11, wrong_every: int = 5) -> Sample:
+    """A sample whose agent made ``length`` tool calls; the reference differs in every
+    ``wrong_every``-th (one argument; 0: in none)."""
     rng = random.Random(seed)
     actual = []
     for index in range(length):
@@ -99,7 +100,7 @@ def tool_trace(length: int, *, seed: int = 11) -> Sample:
     # Reference calls are objects of their own, as when both lists are read from a dataset.
     reference = [
         ToolCall(call.name, {**call.arguments, "days": call.arguments["days"] + 1})
-        if index % 5 == 4
+        if wrong_every and index % wrong_every == wrong_every - 1
         else ToolCall(call.name, call.arguments)
         for index, call in enumerate(actual)
     ]

@@ -2,7 +2,8 @@
 evaluation (ToolCallAccuracy and the NLP metrics).
 
 Each trace is an agent's tool calls (string, number and nested-object arguments) against a
-shuffled reference that differs in every fifth call, so the matching has work to do.
+shuffled reference that differs in every fifth call (``--wrong-every``), so the matching has
+work to do.
 ``evaluate`` is the whole bean call (config, matching, the frozen MetricResult; the result's
 metadata and explanation are built when first read, and ``+ details`` is ``evaluate`` plus
 reading them); ``matching`` is :func:`match_tool_calls` alone. ``fresh`` cycles through
@@ -121,6 +122,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lengths", type=int, nargs="+", default=[1, 10, 50, 100, 200])
     parser.add_argument("--seconds", type=float, default=1.0, help="per measurement")
+    parser.add_argument(
+        "--wrong-every",
+        type=int,
+        default=5,
+        help="the reference differs in every N-th call (default 5: 2 of 10 wrong; 0: none)",
+    )
     options = parser.parse_args()
     metric = ToolCallAccuracyMetric()
     here, scale = reference_scale()
@@ -134,10 +141,13 @@ def main() -> None:
         f" {'score only µs':>14} {'matching µs':>12} {'score':>6}"
     )
     for length in options.lengths:
-        sample = tool_trace(length)
+        sample = tool_trace(length, wrong_every=options.wrong_every)
         actual = sample.actual_tool_calls()
         reference = sample.reference_tool_calls or []
-        fresh = [tool_trace(length, seed=seed) for seed in range(2000)]
+        fresh = [
+            tool_trace(length, seed=seed, wrong_every=options.wrong_every)
+            for seed in range(2000)
+        ]
         for mode in (ToolCallMode.STRICT, ToolCallMode.FLEXIBLE):
             config = ToolCallAccuracyConfig(mode=mode)
             wall, cpu = rates(lambda s=sample, c=config: metric.evaluate(s, c), options.seconds)

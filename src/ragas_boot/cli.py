@@ -1032,7 +1032,7 @@ def _store(args: argparse.Namespace, settings: RagasSettings | None, snapshot: S
             _message(f"Run recorded: {snapshot.id} ({history.label})", "dim")
     except MissingExtraError as error:
         if section is None or section.url is None:  # on by default: a note, not a failure
-            _message(f"note: run not recorded: {error}", "dim")
+            _history_note(section, error)
             return True
         _message(f"ragas-boot: error: run not recorded: {error}", "bold red")
         return False
@@ -1040,6 +1040,38 @@ def _store(args: argparse.Namespace, settings: RagasSettings | None, snapshot: S
         _message(f"ragas-boot: error: run not recorded: {error}", "bold red")
         return False
     return True
+
+
+#: Marker file in the history's home: the note that runs are not recorded was shown there.
+_HISTORY_NOTE_MARKER = "history-not-recorded-note"
+
+
+def _history_note(section: Any, error: Exception) -> None:
+    """Say that runs are not recorded without the ``[history]`` extra: on every run when the
+    configuration asks for the history (``history.enabled: true`` written out), else once per
+    home folder (a marker file there), so that a default history never nags; ``ragas-boot
+    runs list`` still explains, and ``history.enabled: false`` says it is off on purpose."""
+    from ragas_boot.runs.history import history_home
+
+    asked = section is not None and "enabled" in section.model_fields_set
+    if not asked:
+        marker = history_home() / _HISTORY_NOTE_MARKER
+        if marker.exists():
+            return
+        with contextlib.suppress(OSError):  # a read-only home: the note then shows each time
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text(
+                "ragas-boot told once here that runs are not recorded without the [history] "
+                "extra; delete this file to be told again.\n",
+                encoding="utf-8",
+            )
+    tail = (
+        ""
+        if asked
+        else " (said once in this home folder; `ragas-boot runs list` explains again, "
+        "spring.ai.ragas.history.enabled: false turns recording off)"
+    )
+    _message(f"note: run not recorded: {error}{tail}", "dim")
 
 
 def _print_diff(
@@ -1280,7 +1312,7 @@ def _config_check(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from ragas_boot.config.urls import mask_url
+    from ragas_boot.config.urls import append_path, mask_url
     from ragas_boot.container import create_container
     from ragas_boot.metrics.registry import METRICS, criterion_beans
     from ragas_boot.reporting._format import plain
@@ -1298,7 +1330,7 @@ def _config_check(args: argparse.Namespace) -> int:
             table.add_column(column, overflow="fold")
         for judge in judges:
             spec = judge.spec
-            endpoint = mask_url(spec.base_url.rstrip("/") + spec.completions_path)
+            endpoint = mask_url(append_path(spec.base_url, spec.completions_path))
             table.add_row(
                 plain(judge.id),
                 plain(judge.provider),

@@ -160,6 +160,22 @@ def test_429_and_5xx_are_retried_by_our_policy_not_by_the_client(tmp_path, gigac
     assert statuses[:3] == [429, 503, 200]
 
 
+def test_a_5xx_whose_body_reports_usage_is_billed(tmp_path, gigachat):
+    gigachat.script(
+        "GigaChat-2-Max", Reply.error(500, usage={"prompt_tokens": 70, "completion_tokens": 5})
+    )
+    gigachat.respond("GigaChat-2-Max", ACHIEVED)
+
+    _, result = evaluate(config(tmp_path, gigachat))
+
+    assert result.score == 1.0
+    [call] = [call for step in result.steps for call in step.calls]
+    assert [r.status for r in gigachat.chat_requests()] == [500, 200]
+    # the retried 500 billed 75 tokens beside the answer's own
+    assert call.billed_usage.total_tokens == call.usage.total_tokens + 75
+    assert call.billed_usage.input_tokens == call.usage.input_tokens + 70
+
+
 def test_a_judge_that_keeps_failing_is_excluded_with_its_status(tmp_path, gigachat):
     gigachat.respond("GigaChat-2-Max", Reply.error(500))
     gigachat.respond("GigaChat-2-Pro", ACHIEVED)

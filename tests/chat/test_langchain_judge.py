@@ -190,6 +190,25 @@ async def test_the_clients_own_retries_are_off_so_a_500_is_one_request(anthropic
 
 
 @pytest.mark.asyncio
+async def test_a_5xx_body_with_usage_is_billed_where_the_client_keeps_the_body(
+    anthropic_server, ollama_server
+):
+    usage = {"prompt_tokens": 70, "completion_tokens": 5}
+    anthropic_server.script("judge-model", Reply.error(500, usage=usage))
+    ollama_server.script("judge-model", Reply.error(500, usage=usage))
+
+    with pytest.raises(JudgeHTTPError) as from_anthropic:
+        await ask(LangChainJudge(spec=spec_for(ANTHROPIC, anthropic_server.base_url)))
+    with pytest.raises(JudgeHTTPError) as from_ollama:
+        await ask(LangChainJudge(spec=spec_for(OLLAMA, ollama_server.base_url)))
+
+    billed = from_anthropic.value.usage
+    assert (billed.input_tokens, billed.output_tokens, billed.total_tokens) == (70, 5, 75)
+    # Ollama's client keeps only the error's message: nothing to bill (documented).
+    assert from_ollama.value.status_code == 500 and from_ollama.value.usage is None
+
+
+@pytest.mark.asyncio
 async def test_a_429_carries_its_retry_after(anthropic_server, ollama_server):
     anthropic_server.script("judge-model", Reply.error(429, retry_after=7))
     ollama_server.script("judge-model", Reply.error(429))

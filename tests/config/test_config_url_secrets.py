@@ -52,6 +52,15 @@ def test_url_credentials_are_found_and_masked():
     assert url_secrets("http://localhost:8080/v1") == []
 
 
+def test_azures_api_version_is_no_secret_but_a_key_beside_it_is():
+    url = f"https://x.openai.azure.com/openai/deployments/d?api-version=2024-06-01&key={QUERY_KEY}"
+
+    assert url_secrets(url) == [QUERY_KEY]
+    assert mask_url(url) == (
+        "https://x.openai.azure.com/openai/deployments/d?api-version=2024-06-01&key=****"
+    )
+
+
 def test_judges_show_their_endpoint_with_credentials_masked(write_yaml):
     path = write_yaml(provider_yaml(BASE))
 

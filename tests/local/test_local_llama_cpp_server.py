@@ -43,7 +43,9 @@ def _ready(port: int) -> bool:
 @pytest.fixture(scope="module")
 def stock_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``python -m llama_cpp.server`` on the bundled model, on a free port of 127.0.0.1."""
-    pytest.importorskip("llama_cpp.server.app", reason="needs llama-cpp-python[server]")
+    pytest.importorskip(
+        "llama_cpp.server.app", reason="needs llama-cpp-python[server] (the dev extra)"
+    )
     port = _free_port()
     log = tmp_path_factory.mktemp("llama-cpp-server") / "server.log"
     with log.open("wb") as output:

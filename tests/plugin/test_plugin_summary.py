@@ -129,21 +129,22 @@ def test_the_report_path_may_come_from_the_ini_file(plain, write_ini):
     assert "ragas-boot scores" not in result.stdout.str()
 
 
+#: A test whose judges all fail (the server answers every call with an error).
+DOWN = """
+import pytest
+from ragas_boot import AllJudgesFailedError
+
+def test_down(agent_goal_accuracy):
+    with pytest.raises(AllJudgesFailedError):
+        agent_goal_accuracy.evaluate(SAMPLE)
+"""
+
+
 def test_an_evaluation_every_judge_failed_shows_as_an_error_row(
     write_tests, project, openai_server
 ):
     openai_server.fail_always(None, Reply.error(401, "no key"))
-    write_tests(
-        "test_down",
-        """
-        import pytest
-        from ragas_boot import AllJudgesFailedError
-
-        def test_down(agent_goal_accuracy):
-            with pytest.raises(AllJudgesFailedError):
-                agent_goal_accuracy.evaluate(SAMPLE)
-        """,
-    )
+    write_tests("test_down", DOWN)
 
     result = project.runpytest()
 
@@ -184,5 +185,97 @@ def test_the_summary_shows_billed_tokens_and_cost_per_metric_and_judge(
             f"judge spend: 370 tokens billed (220 answered) · ${cost:.4f} + 110 unpriced tokens",
             f"  by metric: AgentGoalAccuracy 370 billed ${cost:.4f}",
             f"  by judge: judge-a 260 billed ${cost:.4f}; judge-b 110 billed",
+        ]
+    )
+
+
+def test_repeats_show_their_pass_rate_interval_and_stability_as_one_evaluation(
+    write_tests, project, openai_server
+):
+    with (project.path / "application.yaml").open("a", encoding="utf-8") as file:
+        file.write("\nspring.ai.ragas.metrics.agent-goal-accuracy.repeat: 3\n")
+    # Repeat scores 1.0, 0.5 and 0.0 against the threshold 0.5: two pass, one does not.
+    achieved = {"goal_achieved": True, "reason": "done"}
+    missed = {"goal_achieved": False, "reason": "no"}
+    openai_server.script("judge-a", achieved, achieved, missed)
+    openai_server.script("judge-b", achieved, missed, missed)
+    write_tests(
+        "test_repeats",
+        """
+        from ragas_boot.testing import assert_score
+
+        def test_repeated(agent_goal_accuracy):
+            assert_score(agent_goal_accuracy.evaluate(SAMPLE), at_least=0.5)
+        """,
+    )
+
+    result = project.runpytest("--ragas-report", "scores.json")
+
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "test * metric * score * check * repeats * judge-a * judge-b",
+            "test_repeats.py::test_repeated * AgentGoalAccuracy * 0.500 * ok >= 0.5 * "
+            "2/3 66.7% [[]20.8%, 93.9%] unstable * 0.67 * 0.33",
+            "repeats: repeats passed/scored, pass rate, 95% Wilson interval; unstable: *",
+            # the three repeats are one evaluation (not three, nor four with assert_score's)
+            "1 scored test x metric row(s), 1 evaluation(s), 0 failed check(s)",
+        ]
+    )
+    assert "quorum" not in result.stdout.str().split("ragas-boot scores")[1]
+    report = json.loads((project.path / "scores.json").read_text(encoding="utf-8"))
+    [row] = report["rows"]
+    [evaluation] = row["evaluations"]
+    assert evaluation["repeats"]["scores"] == [1.0, 0.5, 0.0]
+    assert (evaluation["repeats"]["passed"], evaluation["repeats"]["unstable"]) == (2, True)
+    assert evaluation["checks"] == [{"at_least": 0.5, "at_most": None, "passed": True}]
+
+
+def test_a_quorum_missed_in_a_repeat_is_shown(write_tests, project, openai_server):
+    with (project.path / "application.yaml").open("a", encoding="utf-8") as file:
+        file.write(
+            "\nspring.ai.ragas.metrics.agent-goal-accuracy.repeat: 2\n"
+            "spring.ai.ragas.metrics.agent-goal-accuracy.min-judges: 2\n"
+        )
+    openai_server.respond("judge-a", {"goal_achieved": True, "reason": "done"})
+    # judge-b: achieved on the first repeat, then its key is revoked (excluded): the second
+    # repeat has one judge of the two required, so no quorum and no score.
+    openai_server.script(
+        "judge-b", {"goal_achieved": True, "reason": "done"}, Reply.error(401, "key revoked")
+    )
+    write_tests(
+        "test_unstable",
+        """
+        def test_unstable(agent_goal_accuracy):
+            agent_goal_accuracy.evaluate(SAMPLE)
+        """,
+    )
+
+    result = project.runpytest()
+
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "test * metric * score * check * repeats * quorum * judge-a * judge-b",
+            "test_unstable.py::test_unstable * AgentGoalAccuracy * 1.000 * * "
+            "1/1 100.0% [[]20.7%, 100.0%] * 1/2 MISSED (min 2) * 1.00 * 1.00[*]",
+            "quorum: judges answered/asked against min-judges; MISSED: no score",
+        ]
+    )
+
+
+def test_repeats_that_all_failed_are_each_an_error_evaluation(write_tests, project, openai_server):
+    with (project.path / "application.yaml").open("a", encoding="utf-8") as file:
+        file.write("\nspring.ai.ragas.metrics.agent-goal-accuracy.repeat: 2\n")
+    openai_server.fail_always(None, Reply.error(401, "no key"))
+    write_tests("test_down", DOWN)
+
+    result = project.runpytest()
+
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "test_down.py::test_down * AgentGoalAccuracy * error * excl * excl",
+            "1 scored test x metric row(s), 2 evaluation(s), 0 failed check(s)",
         ]
     )

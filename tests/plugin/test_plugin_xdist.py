@@ -63,3 +63,32 @@ def test_every_row_of_every_worker_reaches_the_summary_and_the_report(
         assert scores[f"test_{module}.py::test_goal", "AgentGoalAccuracyMetric"] == 0.5
     assert report["config"]["files"] == [str(project.path / "application.yaml")]
     assert report["config"]["profiles"] == ["default"]
+
+
+def test_repeats_and_quorum_cross_from_the_workers(write_tests, project, goal_verdicts):
+    with (project.path / "application.yaml").open("a", encoding="utf-8") as file:
+        file.write(
+            "\nspring.ai.ragas.metrics.agent-goal-accuracy.repeat: 2\n"
+            "spring.ai.ragas.metrics.agent-goal-accuracy.min-judges: 2\n"
+        )
+    goal_verdicts(a=True, b=False)
+    write_tests("test_one", MODULE)
+    write_tests("test_two", MODULE)
+
+    result = project.runpytest("-n", "2", "--ragas-report", "scores.json")
+
+    result.assert_outcomes(passed=6, failed=2)
+    for module in ("one", "two"):
+        result.stdout.fnmatch_lines(
+            [
+                f"test_{module}.py::test_goal * AgentGoalAccuracy * 0.500 * FAIL >= 0.9 * "
+                "2/2 100.0% [[]34.2%, 100.0%] * 2/2 ok (min 2) *"
+            ]
+        )
+    report = json.loads((project.path / "scores.json").read_text(encoding="utf-8"))
+    goals = [row for row in report["rows"] if row["metric"] == "AgentGoalAccuracyMetric"]
+    assert len(goals) == 2
+    for row in goals:
+        [evaluation] = row["evaluations"]
+        assert evaluation["repeats"]["scores"] == [0.5, 0.5]
+        assert evaluation["quorum"] == {"required": 2, "answered": 2, "asked": 2, "met": True}

@@ -9,13 +9,21 @@ from datetime import UTC, datetime
 
 import pytest
 
+from ragas_boot._pytest.recording import QuorumRecord, RepeatRecord
 from ragas_boot.config.settings import AllureSettings
+from ragas_boot.execution.aggregation import wilson_interval
 from ragas_boot.execution.listeners import EvaluationFinished
 from ragas_boot.execution.results import Exclusion, JudgeCall
+from ragas_boot.metrics.results import MetricResult, Quorum, combine_repeats
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting import render_html as render_run_html
 from ragas_boot.reporting._style import STYLESHEET
-from ragas_boot.reporting.allure_page import page_name, render_page
+from ragas_boot.reporting.allure_page import (
+    page_name,
+    render_page,
+    render_repeats_page,
+    repeats_page_name,
+)
 from ragas_boot.reporting.pytest_table import summary_lines
 from ragas_boot.reporting.suite_report import render_console, render_html, render_json
 from ragas_boot.runs import RunResult
@@ -113,6 +121,63 @@ class _Row:
     errors: list[str] = field(default_factory=list)
     evaluations: list[object] = field(default_factory=lambda: [object()])
     calls: list[JudgeCall] = field(default_factory=list)
+    repeats: list[RepeatRecord] = field(default_factory=list)
+    quorums: list[QuorumRecord] = field(default_factory=list)
+
+
+def _repeats(passed: int, scored: int, *, unstable: bool) -> RepeatRecord:
+    return RepeatRecord(
+        runs=scored,
+        scores=(),
+        scored=scored,
+        passed=passed,
+        failed=0,
+        pass_rate=passed / scored,
+        ci_low=0.1,
+        ci_high=0.9,
+        unstable=unstable,
+    )
+
+
+def test_the_pytest_table_pools_the_repeats_and_counts_missed_quorums_of_a_row() -> None:
+    rows = [
+        _Row(
+            "t.py::one",
+            "AgentGoalAccuracyMetric",
+            0.5,
+            repeats=[_repeats(2, 3, unstable=True)],
+            quorums=[QuorumRecord(required=2, answered=2, asked=2, met=True)],
+        ),
+        _Row(
+            "t.py::two",
+            "AgentGoalAccuracyMetric",
+            0.5,
+            evaluations=[object(), object()],
+            repeats=[_repeats(3, 3, unstable=False), _repeats(1, 3, unstable=True)],
+            quorums=[
+                QuorumRecord(required=2, answered=2, asked=3, met=True),
+                QuorumRecord(required=2, answered=1, asked=3, met=False),
+            ],
+        ),
+        _Row("t.py::plain", "ToolCallAccuracyMetric", 1.0),
+    ]
+
+    lines = summary_lines(rows)
+
+    assert lines[0].split() == ["test", "metric", "score", "check", "repeats", "quorum"]
+    assert "2/3 66.7% [10.0%, 90.0%] unstable" in lines[1]
+    assert "2/2 ok (min 2)" in lines[1]
+    # pooled: 4 of 6 repeats passed, Wilson interval of 4/6, one evaluation unstable
+    low, high = wilson_interval(4, 6)
+    assert f"4/6 66.7% {fmt.interval(low, high)} 1 unstable" in lines[2]
+    assert "MISSED 1 of 2 (min 2)" in lines[2]
+    assert lines[3].split() == [
+        "t.py::plain",
+        "ToolCallAccuracy",
+        "1.000",
+        fmt.MISSING,
+        fmt.MISSING,
+    ]
 
 
 def test_the_pytest_table_marks_missing_scores_and_unasked_judges() -> None:
@@ -181,3 +246,23 @@ def test_a_computed_metric_page_says_so() -> None:
     page = render_page(_event(judge_ids=[], score=1.0))
 
     assert "Computed without judges." in page
+
+
+def test_the_allure_repeats_page_shows_pass_rate_stability_and_each_repeat() -> None:
+    missed = Quorum(required=2, answered=1, asked=2, met=False, on_failure="FAIL")
+    combined = combine_repeats(
+        [
+            MetricResult(metric="AgentGoalAccuracyMetric", score=1.0),
+            MetricResult(metric="AgentGoalAccuracyMetric", score=0.0),
+            MetricResult(metric="AgentGoalAccuracyMetric", score=None, quorum=missed),
+        ],
+        0.5,
+    )
+
+    page = render_repeats_page(combined, 0.5)
+
+    assert repeats_page_name(combined) == "AgentGoalAccuracyMetric = 0.500 (3 repeats)"
+    assert "<td>1/2</td><td>50.0%</td>" in page
+    assert "unstable" in page and "not reproducible" in page
+    assert "Quorum: 1 of 2 judges answered, min-judges 2" in page
+    assert re.findall(r"<td>(pass|fail|no score)</td>", page) == ["pass", "fail", "no score"]

@@ -10,7 +10,7 @@ from pydantic import BaseModel, SecretStr
 
 from ragas_boot import ConfigError, Sample, create_container, load_settings
 from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge, ProviderLimits
-from ragas_boot.config.settings import BackoffSettings, PriceSettings, RetrySettings
+from ragas_boot.config.settings import BackoffSettings, PriceSettings, RetrySettings, Transport
 from ragas_boot.execution import MultiModelExecutor
 from ragas_boot.runs import evaluate_dataset
 from ragas_boot.samples import AIMessage, HumanMessage
@@ -41,7 +41,9 @@ def _usage(prompt: int, completion: int) -> dict[str, int]:
     return {"prompt_tokens": prompt, "completion_tokens": completion}
 
 
-def _judge(server, model: str, price: PriceSettings | None = None) -> OpenAICompatibleJudge:
+def _judge(
+    server, model: str, price: PriceSettings | None = None, transport: str = "direct"
+) -> OpenAICompatibleJudge:
     return OpenAICompatibleJudge(
         spec=JudgeSpec(
             id=model,
@@ -51,6 +53,7 @@ def _judge(server, model: str, price: PriceSettings | None = None) -> OpenAIComp
             api_key=SecretStr(SECRET_KEY),
             limits=ProviderLimits(provider="p"),
             price=price,
+            transport=Transport(transport),
         )
     )
 
@@ -63,11 +66,14 @@ FAST = RetrySettings(
 )
 
 
-@pytest.fixture
-def executor(openai_server):
+@pytest.fixture(params=["direct", "langchain"])
+def executor(openai_server, request):
+    """An executor whose judge runs on each transport: both bill alike."""
     price = PriceSettings(input_per_million=1, output_per_million=2)
     made = MultiModelExecutor(
-        judges=[_judge(openai_server, "judge-a", price)], retry=FAST, output_retries=1
+        judges=[_judge(openai_server, "judge-a", price, request.param)],
+        retry=FAST,
+        output_retries=1,
     )
     yield made
     made.close()

@@ -5,7 +5,8 @@ Active only when allure-pytest is installed and reporting (``--alluredir``), and
 allure. Allure keeps its "current step" per thread, while judge metrics finish on the
 container's I/O thread, so a page is attached on the test's own thread: at once when the
 evaluation ran there (computed metrics), else when the Allure step that was open at the time
-closes, or at the end of the test phase.
+closes, or at the end of the test phase. A metric run with ``repeat: N`` attaches a page per
+repeat and, after the last, one of the repeats (pass rate, interval, stability).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from ragas_boot._pytest.recording import RepeatCollector
 
 if TYPE_CHECKING:
     from ragas_boot._pytest.state import RagasPluginState
@@ -58,16 +61,31 @@ class AllureAttacher:
         self._lock = threading.Lock()
         self._pending: list[tuple[str | None, str, str]] = []
         self._steps: list[str] = []
+        self._repeats = RepeatCollector()
 
     def before_evaluation(self, event: EvaluationStarted) -> None:
         """Nothing to do before an evaluation."""
 
     def after_evaluation(self, event: EvaluationFinished) -> None:
         """Attach the page now on the test's thread, else keep it for that thread."""
-        from ragas_boot.reporting.allure_page import page_name, render_page
+        from ragas_boot.reporting.allure_page import (
+            page_name,
+            render_page,
+            render_repeats_page,
+            repeats_page_name,
+        )
 
-        page = render_page(event, self._settings)
-        name = page_name(event)
+        self._add(page_name(event), render_page(event, self._settings))
+        if self._repeats.runs(event) > 1:
+            key = (self._state.current_test, event.metric, id(event.sample))
+            events = self._repeats.add(key, event)
+            combined = None if events is None else self._repeats.combine(events)
+            if combined is not None:
+                threshold = getattr(event.config, "threshold", 0.5)
+                self._add(repeats_page_name(combined), render_repeats_page(combined, threshold))
+
+    def _add(self, name: str, page: str) -> None:
+        """Attach now on the test's thread, else keep it for that thread."""
         if self._on_test_thread():
             self._attach(page, name)
             return

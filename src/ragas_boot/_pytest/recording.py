@@ -11,6 +11,7 @@ without loading the engine.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
 __all__ = [
     "EvaluationRecord",
     "ExclusionRecord",
+    "QuorumRecord",
+    "RepeatCollector",
+    "RepeatRecord",
     "ScoreCheck",
     "ScoreRecorder",
     "active_recorder",
@@ -62,6 +66,60 @@ class ExclusionRecord:
     message: str
 
 
+@dataclass(frozen=True, slots=True)
+class RepeatRecord:
+    """How an evaluation's repeats (``repeat: N``) came out: ``MetricResult.repeats`` as
+    plain data (it crosses from pytest-xdist workers and goes into the JSON report)."""
+
+    runs: int
+    scores: tuple[float | None, ...]
+    scored: int
+    passed: int
+    failed: int
+    pass_rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    unstable: bool
+
+    @classmethod
+    def from_summary(cls, summary: Any) -> RepeatRecord:
+        """From a :class:`~ragas_boot.metrics.results.RepeatSummary`."""
+        return cls.from_json({name: getattr(summary, name) for name in cls.__dataclass_fields__})
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RepeatRecord:
+        """From :meth:`to_json`."""
+        return cls(**{**data, "scores": tuple(data["scores"])})
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {**dataclasses.asdict(self), "scores": list(self.scores)}
+
+
+@dataclass(frozen=True, slots=True)
+class QuorumRecord:
+    """An evaluation's quorum check (``min-judges``): ``MetricResult.quorum`` as plain data."""
+
+    required: int
+    answered: int
+    asked: int
+    met: bool
+
+    @classmethod
+    def from_quorum(cls, quorum: Any) -> QuorumRecord:
+        """From a :class:`~ragas_boot.metrics.results.Quorum`."""
+        return cls(**{name: getattr(quorum, name) for name in cls.__dataclass_fields__})
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> QuorumRecord:
+        """From :meth:`to_json`."""
+        return cls(**data)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return dataclasses.asdict(self)
+
+
 @dataclass(slots=True)
 class EvaluationRecord:
     """One evaluation of one metric, as the recorder saw it.
@@ -80,6 +138,9 @@ class EvaluationRecord:
         result: the :class:`MetricResult`, when the evaluation produced one.
         checks: thresholds checked on it by ``assert_score``.
         calls: every judge call it made (tokens answered and billed, cost), failed ones too.
+        repeats: how its repeats came out (pass rate, interval, stability), when the metric
+            ran ``repeat: N`` (N > 1); the record then stands for all N.
+        quorum: its quorum check, when ``min-judges`` is set.
     """
 
     test: str | None
@@ -95,6 +156,8 @@ class EvaluationRecord:
     result: MetricResult | None = field(default=None, repr=False)
     checks: list[ScoreCheck] = field(default_factory=list)
     calls: list[JudgeCall] = field(default_factory=list, repr=False)
+    repeats: RepeatRecord | None = None
+    quorum: QuorumRecord | None = None
 
     @classmethod
     def from_result(cls, result: MetricResult, *, test: str | None) -> EvaluationRecord:
@@ -111,6 +174,8 @@ class EvaluationRecord:
             duration_s=result.duration_s,
             result=result,
             calls=[call for step in result.steps for call in step.calls],
+            repeats=None if result.repeats is None else RepeatRecord.from_summary(result.repeats),
+            quorum=None if result.quorum is None else QuorumRecord.from_quorum(result.quorum),
         )
 
     @classmethod
@@ -153,6 +218,8 @@ class EvaluationRecord:
             duration_s=data["duration_s"],
             error=data["error"],
             checks=[ScoreCheck(**item) for item in data["checks"]],
+            repeats=RepeatRecord.from_json(data["repeats"]) if data.get("repeats") else None,
+            quorum=QuorumRecord.from_json(data["quorum"]) if data.get("quorum") else None,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -173,6 +240,8 @@ class EvaluationRecord:
                 {"at_least": c.at_least, "at_most": c.at_most, "passed": c.passed}
                 for c in self.checks
             ],
+            "repeats": None if self.repeats is None else self.repeats.to_json(),
+            "quorum": None if self.quorum is None else self.quorum.to_json(),
         }
 
 
@@ -183,6 +252,55 @@ def _exclusions(items: Any) -> list[ExclusionRecord]:
         )
         for item in items
     ]
+
+
+class RepeatCollector:
+    """Gathers the per-repeat events of a metric run with ``repeat: N`` (N > 1).
+
+    A metric sends one event per repeat (each an ordinary evaluation) and combines them only
+    in what it returns; the plugin's table and Allure pages show the repeats as one
+    evaluation with its pass rate, so they collect the N results here and combine them the
+    way the metric does (:func:`~ragas_boot.metrics.results.combine_repeats`).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: dict[tuple[Any, ...], list[EvaluationFinished]] = {}
+
+    @staticmethod
+    def runs(event: EvaluationFinished) -> int:
+        """How many repeats the event's evaluation is one of (1: no repeats)."""
+        runs = getattr(event.config, "repeat", 1)
+        return runs if isinstance(runs, int) and runs > 1 else 1
+
+    def add(
+        self, key: tuple[Any, ...], event: EvaluationFinished
+    ) -> list[EvaluationFinished] | None:
+        """Keep one repeat's event; every repeat's, in order, once the last one arrived,
+        else ``None``."""
+        from ragas_boot.execution.repeats import current_repeat
+
+        runs = self.runs(event)
+        index = current_repeat()  # the listener runs inside the metric's repeat scope
+        with self._lock:
+            events = [] if index == 0 else self._pending.get(key, [])
+            events.append(event)
+            if len(events) < runs and index < runs - 1:
+                self._pending[key] = events
+                return None
+            self._pending.pop(key, None)
+        return events
+
+    @staticmethod
+    def combine(events: list[EvaluationFinished]) -> Any:
+        """The combined result of the repeats (as the metric returns it); ``None`` when
+        every repeat failed (the metric then raises the first repeat's error)."""
+        results = [event.result for event in events]
+        if all(result is None for result in results):
+            return None
+        from ragas_boot.metrics.results import combine_repeats
+
+        return combine_repeats(results, getattr(events[-1].config, "threshold", 0.5))
 
 
 class ScoreRecorder:
@@ -200,6 +318,7 @@ class ScoreRecorder:
         self._current_test = current_test
         self._lock = threading.Lock()
         self._records: list[EvaluationRecord] = []
+        self._repeats = RepeatCollector()
 
     def __repr__(self) -> str:
         return f"ScoreRecorder(records={len(self._records)})"
@@ -214,8 +333,20 @@ class ScoreRecorder:
         """Nothing to do before an evaluation."""
 
     def after_evaluation(self, event: EvaluationFinished) -> None:
-        """Keep the finished evaluation."""
-        self._add(EvaluationRecord.from_event(event, test=self._current_test()))
+        """Keep the finished evaluation; the repeats of ``repeat: N`` as one, once all ran."""
+        test = self._current_test()
+        if self._repeats.runs(event) == 1:
+            self._add(EvaluationRecord.from_event(event, test=test))
+            return
+        events = self._repeats.add((test, event.metric, id(event.sample)), event)
+        if events is None:
+            return
+        combined = self._repeats.combine(events)
+        if combined is not None:
+            self._add(EvaluationRecord.from_result(combined, test=test))
+            return
+        for failed in events:  # every repeat failed: each is an error row, as without repeats
+            self._add(EvaluationRecord.from_event(failed, test=test))
 
     def extend(self, records: Iterable[EvaluationRecord]) -> None:
         """Keep records made elsewhere (a pytest-xdist worker's, on the controller)."""
@@ -232,7 +363,8 @@ class ScoreRecorder:
     ) -> EvaluationRecord | None:
         """The record of ``result``, or of the current test's latest evaluation scoring it.
 
-        A :class:`MetricResult` is found by identity; a bare score (what
+        A :class:`MetricResult` is found by identity (the repeats of ``repeat: N``, combined
+        here as the metric combines them, by equality); a bare score (what
         ``multi_turn_score`` returns) by equality among the current test's evaluations,
         latest first, optionally of one ``metric`` only.
         """
@@ -240,7 +372,12 @@ class ScoreRecorder:
         with self._lock:
             for record in reversed(self._records):
                 if not isinstance(result, int | float):
-                    if record.result is result:
+                    if record.result is result or (
+                        result.repeats is not None
+                        and record.test == test
+                        and record.result is not None
+                        and record.result == result
+                    ):
                         return record
                     continue
                 if record.test != test or record.score != result:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragas_boot._pytest.recording import EvaluationRecord, ScoreCheck
+from ragas_boot._pytest.recording import EvaluationRecord, QuorumRecord, RepeatRecord, ScoreCheck
 from ragas_boot.execution.results import JudgeCall
 
 __all__ = ["REPORT_FORMAT", "ScoreRow", "score_rows", "write_report"]
@@ -65,6 +65,16 @@ class ScoreRow:
     def calls(self) -> list[JudgeCall]:
         """Every judge call of the row's evaluations (tokens and cost)."""
         return [call for evaluation in self.evaluations for call in evaluation.calls]
+
+    @property
+    def repeats(self) -> list[RepeatRecord]:
+        """The repeats of the row's evaluations that ran ``repeat: N``."""
+        return [e.repeats for e in self.evaluations if e.repeats is not None]
+
+    @property
+    def quorums(self) -> list[QuorumRecord]:
+        """The quorum checks of the row's evaluations (``min-judges`` set)."""
+        return [e.quorum for e in self.evaluations if e.quorum is not None]
 
     def to_json(self) -> dict[str, Any]:
         """The row as a JSON-ready dict."""

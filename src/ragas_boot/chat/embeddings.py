@@ -43,9 +43,10 @@ from ragas_boot.chat.openai_judge import (
     call_failure,
     close_loop_clients,
     connection_limits,
+    mask_client_logs,
 )
 from ragas_boot.config.settings import LocalEmbeddingModelSettings, RagasSettings
-from ragas_boot.config.urls import mask_url
+from ragas_boot.config.urls import append_path, mask_url, split_query
 from ragas_boot.errors import ConfigError, JudgeOutputError, MissingExtraError
 
 if TYPE_CHECKING:
@@ -251,7 +252,7 @@ class OpenAICompatibleEmbeddingModel(_SpecModel):
     @property
     def endpoint(self) -> str:
         """The URL embeddings are posted to (credentials in it masked)."""
-        return mask_url(self._api_base + _EMBEDDINGS_SUFFIX)
+        return mask_url(append_path(self._api_base, _EMBEDDINGS_SUFFIX))
 
     def _client(self) -> OpenAIEmbeddings:
         loop = asyncio.get_running_loop()
@@ -263,12 +264,16 @@ class OpenAICompatibleEmbeddingModel(_SpecModel):
 
             spec = self._spec
             timeout = spec.limits.call_timeout.total_seconds() or None
+            mask_client_logs()
             http = DefaultAioHttpClient(
                 timeout=timeout, limits=connection_limits(spec.limits.max_concurrency)
             )
+            # As for chat judges: the query goes apart as default_query (see LoopBoundChatModel).
+            api_base, query = split_query(self._api_base)
             model = openai_embeddings_class()(
                 model=spec.model,
-                openai_api_base=self._api_base,
+                openai_api_base=api_base,
+                default_query=query or None,
                 openai_api_key=spec.api_key,
                 dimensions=spec.dimensions,
                 max_retries=0,

@@ -37,6 +37,7 @@ from pydantic import BaseModel, SecretStr, ValidationError
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, TokenUsage
 from ragas_boot.chat.openai_judge import (
     _retry_after_seconds,
+    body_usage,
     scrub_secret,
     translate_error,
     usage_of,
@@ -245,6 +246,24 @@ def _headers_of(error: BaseException) -> Any:
     return headers
 
 
+def _error_body(error: BaseException) -> object:
+    """The JSON body an HTTP error of a chat client carries, if it can be read: ``body``
+    (anthropic, openai), ``content`` bytes (gigachat), or the ``response`` itself."""
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        return body
+    content = getattr(error, "content", None)
+    if not isinstance(content, bytes | str):
+        response = getattr(error, "response", None)
+        content = getattr(response, "content", None)
+    if isinstance(content, bytes | str) and content:
+        try:
+            return json.loads(content)
+        except ValueError:  # not JSON (UnicodeDecodeError too): nothing to bill
+            return None
+    return None
+
+
 def translate_client_error(error: BaseException, *, spec: JudgeSpec) -> BaseException:
     """Any chat client's error as the judge error the retry policy understands.
 
@@ -266,12 +285,16 @@ def translate_client_error(error: BaseException, *, spec: JudgeSpec) -> BaseExce
             retry_after = None
             if headers is not None and hasattr(headers, "get"):
                 retry_after = _retry_after_seconds(headers.get("retry-after"))
-            return JudgeHTTPError(
+            translated = JudgeHTTPError(
                 scrub_secrets(f"HTTP {status}: {_error_text(cause)}", spec),
                 judge_id=spec.id,
                 status_code=status,
                 retry_after=retry_after,
             )
+            # As on the OpenAI-compatible transports: a provider that bills a failed
+            # completion says so in the error body, and that is billed.
+            translated.usage = body_usage(_error_body(cause))
+            return translated
         name = type(cause).__name__
         if isinstance(cause, TimeoutError) or "Timeout" in name:
             return JudgeTimeoutError(

@@ -11,12 +11,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import email.utils
+import functools
 import json
 import logging
 import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, SecretStr
 
@@ -28,7 +30,7 @@ from ragas_boot.chat.structured import (
     schema_name,
 )
 from ragas_boot.config.settings import StructuredOutputMode, Transport
-from ragas_boot.config.urls import mask_url
+from ragas_boot.config.urls import URL_MASK, append_path, mask_url, split_query, url_secrets
 from ragas_boot.errors import (
     JudgeConnectionError,
     JudgeError,
@@ -56,6 +58,7 @@ __all__ = [
     "close_loop_clients",
     "connection_limits",
     "cut_answer",
+    "mask_client_logs",
     "scrub_secret",
     "translate_error",
     "usage_of",
@@ -83,21 +86,24 @@ def api_base_url(
     Spring AI's ``base-url`` has no ``/v1`` (``https://openrouter.ai/api``); the OpenAI client
     appends ``/chat/completions`` (``suffix``; ``/embeddings`` for embedding calls) to its own
     base, so the ``/v1`` moves over from the path. A ``base-url`` that already ends in ``/v1``
-    is taken as it is.
+    is taken as it is. A query string (Azure's ``?api-version=``, a gateway's ``?key=``) stays
+    at the end of the result: join paths to it with :func:`~ragas_boot.config.urls.append_path`.
 
     Raises:
         ValueError: ``completions_path`` does not end in ``suffix`` (the message names ``key``).
     """
-    base = base_url.rstrip("/")
+    parts = urlsplit(base_url)
+    base = urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")).rstrip("/")
+    query = f"?{parts.query}" if parts.query else ""
     if not completions_path.endswith(suffix):
         raise ValueError(f"{key} must end with {suffix}, got '{completions_path}'")
     prefix = completions_path[: -len(suffix)]
     if prefix and base.endswith(prefix):
         if base not in _logged_v1_bases:
             _logged_v1_bases.add(base)
-            log.info("base-url %s already ends with %s; using it as is", base, prefix)
-        return base
-    return base + prefix
+            log.info("base-url %s already ends with %s; using it as is", mask_url(base), prefix)
+        return base + query
+    return base + prefix + query
 
 
 def _retry_after_seconds(value: str | None) -> float | None:
@@ -223,6 +229,24 @@ def answer_size_hook(spec: JudgeSpec) -> Callable[[Any], Awaitable[None]]:
     return hook
 
 
+class _MaskUrlCredentials(logging.Filter):
+    """httpx logs every request's full URL at INFO: a ``?key=`` of a base-url is masked there."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and record.args:
+            record.args = tuple(
+                mask_url(str(arg)) if type(arg).__name__ == "URL" else arg for arg in record.args
+            )
+        return True
+
+
+@functools.cache
+def mask_client_logs() -> None:
+    """Mask URL credentials in the request lines the openai client's httpx logs (once)."""
+    for name in ("httpx", "httpx2"):
+        logging.getLogger(name).addFilter(_MaskUrlCredentials())
+
+
 def connection_limits(max_concurrency: int) -> Any:
     from openai import DEFAULT_CONNECTION_LIMITS
 
@@ -268,12 +292,19 @@ class _CallSpec(Protocol):
     @property
     def limits(self) -> ProviderLimits: ...
 
+    @property
+    def base_url(self) -> str: ...
+
 
 def scrub_secret(text: str, spec: _CallSpec) -> str:
-    """``text`` with the spec's API key masked (providers sometimes echo it back)."""
+    """``text`` with the spec's API key and the credentials in its base URL masked (providers
+    sometimes echo them back: a key, a URL with its ``?key=``)."""
     secret = spec.api_key.get_secret_value()
     if secret and len(secret) >= 4:
         text = text.replace(secret, "**********")
+    for credential in url_secrets(spec.base_url):
+        if len(credential) >= 4:
+            text = text.replace(credential, URL_MASK)
     return text
 
 
@@ -375,14 +406,19 @@ class LoopBoundChatModel:
 
         spec = self._spec
         timeout = spec.limits.call_timeout.total_seconds() or None
+        mask_client_logs()
         http = DefaultAioHttpClient(
             timeout=timeout,
             limits=connection_limits(spec.limits.max_concurrency),
             event_hooks={"response": [answer_size_hook(spec)]},
         )
+        # The openai client appends its paths to base_url's raw path, query and all, so the
+        # query goes apart as default_query (sent with every request).
+        base_url, query = split_query(self._api_base)
         llm = chat_openai_class()(
             model=spec.model,
-            base_url=self._api_base,
+            base_url=base_url,
+            default_query=query or None,
             api_key=spec.api_key,
             temperature=spec.temperature,
             max_tokens=spec.max_tokens,
@@ -501,7 +537,7 @@ class OpenAICompatibleJudge:
     @property
     def endpoint(self) -> str:
         """The URL chat completions are posted to (credentials in it masked)."""
-        return mask_url(self._api_base + _CHAT_SUFFIX)
+        return mask_url(append_path(self._api_base, _CHAT_SUFFIX))
 
     def prepare(self) -> None:
         """Create this loop's HTTP client now (importing langchain-openai on first use of the

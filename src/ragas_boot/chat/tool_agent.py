@@ -34,6 +34,7 @@ from ragas_boot.chat.openai_judge import (
     usage_of,
 )
 from ragas_boot.config.settings import RetrySettings
+from ragas_boot.config.urls import mask_url
 from ragas_boot.samples import AIMessage, HumanMessage, Message, ToolCall, ToolMessage
 
 if TYPE_CHECKING:
@@ -261,7 +262,7 @@ class OpenAIToolAgent:
     def __repr__(self) -> str:
         return (
             f"OpenAIToolAgent(id={self.id!r}, model={self._spec.model!r}, "
-            f"url={self._api_base!r}, tools={list(self._tools)!r})"
+            f"url={mask_url(self._api_base)!r}, tools={list(self._tools)!r})"
         )
 
     @property

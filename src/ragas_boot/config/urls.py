@@ -3,22 +3,50 @@
 A ``base-url`` copied from a provider's console may carry credentials
 (``https://user:pass@host``, ``https://host/v1?key=...``); they are secrets like ``api-key``:
 :func:`mask_url` hides them wherever a URL is shown, :func:`url_secrets` lists them for the
-output redaction.
+output redaction. Query parameters known to hold no secret (Azure's ``api-version``) are shown
+as they are. A base URL's query is kept on every request: :func:`append_path` puts a path
+before it, :func:`split_query` hands it to a client that takes its query apart.
 """
 
 from __future__ import annotations
 
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
-__all__ = ["URL_MASK", "check_base_url", "mask_url", "url_secrets"]
+__all__ = ["URL_MASK", "append_path", "check_base_url", "mask_url", "split_query", "url_secrets"]
 
 #: What a credential in a URL is replaced with.
 URL_MASK = "****"
 
+#: Query parameters that never hold a credential: shown in clear, not redacted from output (a
+#: version date such as ``2024-06-01`` would otherwise be masked wherever it appears).
+_PUBLIC_QUERY_NAMES = frozenset({"api-version", "api_version"})
+
+
+def _secret_param(name: str) -> bool:
+    return name.lower() not in _PUBLIC_QUERY_NAMES
+
+
+def split_query(url: str) -> tuple[str, dict[str, str]]:
+    """``url`` without its query (and fragment), and the query's parameters (the last of a
+    repeated name wins), for clients that take a base URL and query parameters apart."""
+    parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query, keep_blank_values=True))
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")), query
+
+
+def append_path(url: str, path: str) -> str:
+    """``url`` with ``path`` appended to its path; its query stays at the end
+    (``https://h/d?api-version=1`` + ``/chat/completions`` is
+    ``https://h/d/chat/completions?api-version=1``)."""
+    parts = urlsplit(url)
+    return urlunsplit(
+        (parts.scheme, parts.netloc, parts.path.rstrip("/") + path, parts.query, parts.fragment)
+    )
+
 
 def url_secrets(url: str) -> list[str]:
     """The credentials in ``url``: the user-info's password (or a lone user name, often a
-    token) and every query parameter's value."""
+    token) and every query parameter's value but those known to be public (``api-version``)."""
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -28,12 +56,17 @@ def url_secrets(url: str) -> list[str]:
         found.append(parts.password)
     elif parts.username:
         found.append(parts.username)
-    found.extend(value for _, value in parse_qsl(parts.query, keep_blank_values=False) if value)
+    found.extend(
+        value
+        for name, value in parse_qsl(parts.query, keep_blank_values=False)
+        if value and _secret_param(name)
+    )
     return found
 
 
 def mask_url(url: str) -> str:
-    """``url`` with its user-info password (or lone user name) and query values masked."""
+    """``url`` with its user-info password (or lone user name) and query values masked (but
+    those of public parameters such as ``api-version``)."""
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -46,7 +79,8 @@ def mask_url(url: str) -> str:
         user = userinfo.split(":", 1)[0] if parts.password else URL_MASK
         netloc = f"{user}:{URL_MASK}@{host}" if parts.password else f"{user}@{host}"
     query = "&".join(
-        f"{quote(name, safe='')}={URL_MASK if value else ''}"
+        f"{quote(name, safe='')}="
+        + (URL_MASK if value and _secret_param(name) else quote(value, safe=""))
         for name, value in parse_qsl(parts.query, keep_blank_values=True)
     )
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))

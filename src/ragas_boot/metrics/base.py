@@ -342,7 +342,7 @@ class Metric(ABC, Generic[ConfigT]):
     @property
     def uses_judges(self) -> bool:
         """Whether the metric calls judges; one that does not runs on the caller's thread."""
-        return Need.JUDGES in self.needs
+        return self._uses_judges
 
     def __init__(
         self,
@@ -356,6 +356,9 @@ class Metric(ABC, Generic[ConfigT]):
     ) -> None:
         self._executor = executor
         self._embeddings = embeddings
+        # Read per evaluation: membership of an Enum in a frozenset hashes it in Python.
+        self._uses_judges = Need.JUDGES in self.needs
+        self._uses_embeddings = Need.EMBEDDINGS in self.needs
         self._criterion: str | None = None
         self._defaults: ConfigT = defaults or self.config_type()  # type: ignore[assignment]
         self._settings = settings or MetricsSettings()
@@ -765,7 +768,7 @@ class Metric(ABC, Generic[ConfigT]):
         if not isinstance(sample, Sample):
             raise TypeError(f"{self.name} scores a Sample, got {type(sample).__name__}")
         config = self.check_sample(sample, config)
-        if Need.EMBEDDINGS in self.needs:
+        if self._uses_embeddings:
             self.embeddings  # noqa: B018 - a missing embedding model fails before any call
         judges = self._select(config)
         judge_ids = [judge.id for judge in judges]
@@ -784,7 +787,7 @@ class Metric(ABC, Generic[ConfigT]):
         outcome: ScoringOutcome | None = None
         try:
             outcome = await self._score(sample, config, judges)
-            quorum = self._quorum(config, judge_ids, outcome.exclusions)
+            quorum = self._quorum(config, judge_ids, outcome.exclusions) if judge_ids else None
             score = outcome.score
             if quorum is not None and not quorum.met:
                 # Too few judges answered to trust what they said: no score, and the reason.

@@ -1,14 +1,17 @@
 """The Allure attachment of one evaluation: a self-contained HTML page.
 
-Score, each judge's score and reason, exclusions, the explanation, a timeline of the judge
-calls and, per step, prompts and raw answers; the plugin's ``AllureAttacher`` attaches it to
-the test's Allure step.
+Score, the quorum check (``min-judges``), each judge's score and reason, exclusions, the
+explanation, a timeline of the judge calls and, per step, prompts and raw answers; the
+plugin's ``AllureAttacher`` attaches it to the test's Allure step. A metric run with
+``repeat: N`` gets one such page per repeat (named ``repeat i/N``) and, after the last one,
+a page of the repeats (:func:`render_repeats_page`): pass rate, 95% Wilson interval,
+stability and each repeat's score.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting._html import escape
@@ -18,13 +21,44 @@ if TYPE_CHECKING:
     from ragas_boot.config.settings import AllureSettings
     from ragas_boot.execution.listeners import EvaluationFinished
     from ragas_boot.execution.results import StepRecord
+    from ragas_boot.metrics.results import MetricResult
 
-__all__ = ["page_name", "render_page"]
+__all__ = ["page_name", "render_page", "render_repeats_page", "repeats_page_name"]
+
+
+def _repeat_of(event: EvaluationFinished) -> tuple[int, int] | None:
+    """``(index, runs)`` of a repeat of ``repeat: N`` (0-based index), else None."""
+    runs = getattr(event.config, "repeat", 1)
+    if not isinstance(runs, int) or runs <= 1:
+        return None
+    index = event.steps[0].repeat if event.steps else 0
+    return index, runs
 
 
 def page_name(event: EvaluationFinished) -> str:
-    """The attachment's name: ``AgentGoalAccuracyMetric = 0.500``."""
-    return f"{event.metric} = {_score(event.score)}"
+    """The attachment's name: ``AgentGoalAccuracyMetric = 0.500``; a repeat's adds
+    ``(repeat 2/3)``."""
+    name = f"{event.metric} = {_score(event.score)}"
+    repeat = _repeat_of(event)
+    return name if repeat is None else f"{name} (repeat {repeat[0] + 1}/{repeat[1]})"
+
+
+def repeats_page_name(result: MetricResult) -> str:
+    """The repeats page's name: ``AgentGoalAccuracyMetric = 0.500 (3 repeats)``."""
+    runs = result.repeats.runs if result.repeats is not None else 1
+    return f"{result.metric} = {_score(result.score)} ({runs} repeats)"
+
+
+def _quorum_html(quorum: Any) -> str:
+    """The quorum line: met, or missed (the score is then undefined)."""
+    if quorum is None:
+        return ""
+    verdict = "met" if quorum.met else "MISSED: no score"
+    css = "good" if quorum.met else "poor"
+    return (
+        f"<p>Quorum: {quorum.answered} of {quorum.asked} judges answered, min-judges "
+        f"{quorum.required} - <span class='badge {css}'>{escape(verdict)}</span></p>"
+    )
 
 
 def _cut(text: str, limit: int) -> str:
@@ -103,10 +137,16 @@ def render_page(event: EvaluationFinished, settings: AllureSettings | None = Non
         f"<h1>{esc(event.metric)} <span class='badge {_score_class(event.score)}'>"
         f"{_score(event.score)}</span></h1>",
         f"<div class='meta'>{event.duration_s * 1000:.0f} ms"
+        + (
+            f" · repeat {repeat[0] + 1} of {repeat[1]}"
+            if (repeat := _repeat_of(event)) is not None
+            else ""
+        )
         + (f" · mode {esc(str(mode))}" if mode else "")
         + (f" · aggregation {esc(result.aggregation)}" if result is not None else "")
         + "</div>",
     ]
+    out.append(_quorum_html(getattr(result, "quorum", None)))
     if event.error:
         out.append(f"<h2>Error</h2><pre>{esc(event.error)}</pre>")
     if explanation:
@@ -146,4 +186,51 @@ def render_page(event: EvaluationFinished, settings: AllureSettings | None = Non
                 out.append(f"<div>Answer</div><pre>{esc(answer)}</pre>")
             out.append("</details>")
     out.append("</main></body></html>")
+    return "\n".join(out)
+
+
+def render_repeats_page(result: MetricResult, threshold: float) -> str:
+    """A self-contained HTML page of the repeats of one evaluation (``repeat: N``): the
+    mean score, pass rate with its 95% Wilson interval, stability, the first missed quorum
+    and each repeat's score against ``threshold``."""
+    from ragas_boot.metrics.results import meets_threshold
+
+    repeats = result.repeats
+    esc = escape
+    out = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>",
+        f"<title>{esc(result.metric)}</title>{style_tag()}</head><body><main>",
+        f"<h1>{esc(result.metric)} <span class='badge {_score_class(result.score)}'>"
+        f"{_score(result.score)}</span></h1>",
+    ]
+    if repeats is None:
+        out.append("<p class='meta'>Scored once.</p></main></body></html>")
+        return "\n".join(out)
+    stability = "unstable" if repeats.unstable else "stable"
+    out += [
+        f"<div class='meta'>mean of {repeats.runs} repeats · threshold {threshold:g}"
+        f" · {result.duration_s * 1000:.0f} ms</div>",
+        "<h2>Repeats</h2><table><tr><th>runs</th><th>passed</th><th>pass rate</th>"
+        "<th>95% CI</th><th>stability</th></tr>",
+        f"<tr><td>{repeats.runs}</td><td>{repeats.passed}/{repeats.scored}</td>"
+        f"<td>{fmt.percent(repeats.pass_rate)}</td>"
+        f"<td>{fmt.interval(repeats.ci_low, repeats.ci_high)}</td>"
+        f"<td><span class='badge {'fair' if repeats.unstable else 'good'}'>{stability}"
+        "</span></td></tr></table>",
+    ]
+    if repeats.unstable:
+        out.append(
+            "<p>Unstable: the repeats fall on both sides of the threshold, so the judges' "
+            "verdict on this sample is not reproducible.</p>"
+        )
+    out.append(_quorum_html(result.quorum))
+    out.append("<table><tr><th>repeat</th><th>score</th><th>verdict</th></tr>")
+    for index, value in enumerate(repeats.scores):
+        if value is None:
+            verdict = "no score"
+        else:
+            passes = meets_threshold(value, threshold, lower_is_better=result.lower_is_better)
+            verdict = "pass" if passes else "fail"
+        out.append(f"<tr><td>{index + 1}</td><td>{_score(value)}</td><td>{verdict}</td></tr>")
+    out.append("</table></main></body></html>")
     return "\n".join(out)

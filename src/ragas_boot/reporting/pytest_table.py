@@ -9,10 +9,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from ragas_boot.execution.aggregation import wilson_interval
 from ragas_boot.execution.results import CallSpend, JudgeCall
 from ragas_boot.reporting import _format as fmt
 
-__all__ = ["ScoreCheckView", "ScoreRowView", "spend_lines", "summary_lines"]
+__all__ = [
+    "QuorumView",
+    "RepeatsView",
+    "ScoreCheckView",
+    "ScoreRowView",
+    "spend_lines",
+    "summary_lines",
+]
 
 
 class ScoreCheckView(Protocol):
@@ -25,6 +33,69 @@ class ScoreCheckView(Protocol):
 
     def label(self) -> str:
         """``>= 0.8``, ``<= 0.6`` or ``0.2..0.8``."""
+        ...
+
+
+class RepeatsView(Protocol):
+    """How one evaluation's repeats (``repeat: N``) came out."""
+
+    @property
+    def runs(self) -> int:
+        """Repeats run."""
+        ...
+
+    @property
+    def scored(self) -> int:
+        """Repeats with a score."""
+        ...
+
+    @property
+    def passed(self) -> int:
+        """Repeats whose score met the metric's threshold."""
+        ...
+
+    @property
+    def pass_rate(self) -> float | None:
+        """passed / scored."""
+        ...
+
+    @property
+    def ci_low(self) -> float | None:
+        """Lower end of the 95% Wilson interval of the pass rate."""
+        ...
+
+    @property
+    def ci_high(self) -> float | None:
+        """Upper end of that interval."""
+        ...
+
+    @property
+    def unstable(self) -> bool:
+        """Whether the repeats fell on both sides of the threshold."""
+        ...
+
+
+class QuorumView(Protocol):
+    """One evaluation's quorum check (``min-judges``)."""
+
+    @property
+    def required(self) -> int:
+        """min-judges."""
+        ...
+
+    @property
+    def answered(self) -> int:
+        """Judges that answered."""
+        ...
+
+    @property
+    def asked(self) -> int:
+        """Judges asked."""
+        ...
+
+    @property
+    def met(self) -> bool:
+        """answered >= required."""
         ...
 
 
@@ -76,6 +147,16 @@ class ScoreRowView(Protocol):
         """Every judge call of the row (tokens answered and billed, cost)."""
         ...
 
+    @property
+    def repeats(self) -> Sequence[RepeatsView]:
+        """The repeats of the row's evaluations that ran ``repeat: N``."""
+        ...
+
+    @property
+    def quorums(self) -> Sequence[QuorumView]:
+        """The quorum checks of the row's evaluations (``min-judges`` set)."""
+        ...
+
 
 def _short_names(judges: Sequence[str]) -> dict[str, str]:
     """Judge id → column header: the part after the last '/', unless that is ambiguous."""
@@ -100,6 +181,45 @@ def _score_cell(row: ScoreRowView) -> str:
         text = fmt.score(score)
         return text if len(row.evaluations) == 1 else f"{text} (x{len(row.evaluations)})"
     return "error" if row.errors else fmt.MISSING
+
+
+def _repeats_cell(row: ScoreRowView) -> str:
+    """``2/3 66.7% [20.8%, 93.9%] unstable``: repeats passed of those scored, the pass rate
+    and its 95% Wilson interval; over several evaluations, their repeats pooled."""
+    repeats = row.repeats
+    if not repeats:
+        return fmt.MISSING
+    if len(repeats) == 1:
+        only = repeats[0]
+        passed, scored, rate = only.passed, only.scored, only.pass_rate
+        low, high = only.ci_low, only.ci_high
+    else:
+        passed = sum(item.passed for item in repeats)
+        scored = sum(item.scored for item in repeats)
+        rate = passed / scored if scored else None
+        low, high = wilson_interval(passed, scored) if scored else (None, None)
+    text = f"{passed}/{scored} {fmt.percent(rate)} {fmt.interval(low, high)}"
+    unstable = sum(item.unstable for item in repeats)
+    if unstable:
+        text += " unstable" if len(repeats) == 1 else f" {unstable} unstable"
+    return text
+
+
+def _quorum_cell(row: ScoreRowView) -> str:
+    """``3/4 ok (min 3)``, ``2/4 MISSED (min 3)``; over several evaluations ``ok x2 (min 3)``
+    or ``MISSED 1 of 2 (min 3)``."""
+    quorums = row.quorums
+    if not quorums:
+        return fmt.MISSING
+    required = ", ".join(dict.fromkeys(str(item.required) for item in quorums))
+    if len(quorums) == 1:
+        only = quorums[0]
+        verdict = "ok" if only.met else "MISSED"
+        return f"{only.answered}/{only.asked} {verdict} (min {required})"
+    missed = sum(not item.met for item in quorums)
+    if missed:
+        return f"MISSED {missed} of {len(quorums)} (min {required})"
+    return f"ok x{len(quorums)} (min {required})"
 
 
 def _spend_text(spend: CallSpend) -> str:
@@ -145,6 +265,8 @@ def summary_lines(rows: Sequence[ScoreRowView]) -> list[str]:
     A judge column shows that judge's score, ``excl`` when it was excluded and the missing
     mark ``—`` when the metric did not ask it (a computed metric asks no judge); the score
     column shows ``error`` when the row's evaluations failed and ``—`` when none has a score.
+    A ``repeats`` column (pass rate of the repeats, its 95% Wilson interval, ``unstable``)
+    appears when a metric ran ``repeat: N``, a ``quorum`` column when one had ``min-judges``.
     """
     judges: list[str] = []
     for row in rows:
@@ -152,7 +274,17 @@ def summary_lines(rows: Sequence[ScoreRowView]) -> list[str]:
             if judge not in judges:
                 judges.append(judge)
     names = _short_names(judges)
-    header = ["test", "metric", "score", "check", *(names[judge] for judge in judges)]
+    with_repeats = any(row.repeats for row in rows)
+    with_quorum = any(row.quorums for row in rows)
+    header = [
+        "test",
+        "metric",
+        "score",
+        "check",
+        *(["repeats"] if with_repeats else []),
+        *(["quorum"] if with_quorum else []),
+        *(names[judge] for judge in judges),
+    ]
     table = [header]
     for row in rows:
         scores = row.model_scores
@@ -162,6 +294,8 @@ def summary_lines(rows: Sequence[ScoreRowView]) -> list[str]:
             row.metric.removesuffix("Metric"),
             _score_cell(row),
             _check_cell(row),
+            *([_repeats_cell(row)] if with_repeats else []),
+            *([_quorum_cell(row)] if with_quorum else []),
         ]
         for judge in judges:
             if judge in scores:
@@ -179,6 +313,13 @@ def summary_lines(rows: Sequence[ScoreRowView]) -> list[str]:
         notes.append("judges: " + ", ".join(f"{names[j]} = {j}" for j in judges))
     if any(judge in row.excluded and judge in row.model_scores for row in rows for judge in judges):
         notes.append("*: excluded from some of the row's evaluations")
+    if with_repeats:
+        notes.append(
+            "repeats: repeats passed/scored, pass rate, 95% Wilson interval; unstable: "
+            "the repeats fell on both sides of the threshold"
+        )
+    if with_quorum:
+        notes.append("quorum: judges answered/asked against min-judges; MISSED: no score")
     failed = sum(1 for row in rows if row.checks and not all(c.passed for c in row.checks))
     notes.append(
         f"{len(rows)} scored test x metric row(s), "

@@ -78,6 +78,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Final, Literal, Self, TypeAlias
+from urllib.parse import parse_qsl
 
 from ragas_boot.chat.wire import (
     HOST,
@@ -129,6 +130,7 @@ DEFAULT_EMBEDDING_DIMENSIONS: Final = 64
 """Size of the default vectors of an embedding request that asks for no ``dimensions``."""
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_CHAT_PATH: Final = "/v1/chat/completions"
 
 
 def hashed_vector(text: str, dimensions: int = DEFAULT_EMBEDDING_DIMENSIONS) -> list[float]:
@@ -182,6 +184,9 @@ class ChatRequest:
         received_at: ``time.monotonic()`` when the request was read.
         wall_time: ``time.time()`` when the request was read.
         index: the request's number on this server, from 0 (since start or ``reset()``).
+        path: the request path, without query string.
+        query: the query string's parameters (the last of a repeated name wins); empty
+            without one.
     """
 
     chat: ChatCompletionRequest
@@ -190,6 +195,8 @@ class ChatRequest:
     received_at: float
     wall_time: float
     index: int
+    path: str = _CHAT_PATH
+    query: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def model(self) -> str:
@@ -449,6 +456,8 @@ class RecordedEmbeddingRequest:
         fault: the injected fault that hit it, if any.
         received_at: ``time.monotonic()`` when it was read.
         answered_at: ``time.monotonic()`` when it was answered or dropped.
+        query: the query string's parameters (the last of a repeated name wins); empty
+            without one.
     """
 
     request: EmbeddingsRequest
@@ -457,6 +466,7 @@ class RecordedEmbeddingRequest:
     fault: FaultName | None
     received_at: float
     answered_at: float | None
+    query: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def model(self) -> str:
@@ -649,7 +659,7 @@ class FakeOpenAIServer:
         self._embedding_entries: list[RecordedEmbeddingRequest] = []
         self._shell = LoopbackServer(
             {
-                "/v1/chat/completions": {"POST": chat_route(self._answer_chat)},
+                _CHAT_PATH: {"POST": chat_route(self._answer_chat)},
                 "/v1/embeddings": {"POST": embeddings_route(self._answer_embeddings)},
                 "/v1/models": {
                     "GET": models_route(self._model_names, created=0, owned_by="ragas-boot")
@@ -1015,6 +1025,7 @@ class FakeOpenAIServer:
                     fault=fault,
                     received_at=http.received_at,
                     answered_at=None,
+                    query=dict(parse_qsl(http.query, keep_blank_values=True)),
                 )
             )
         response: Response | None = None
@@ -1103,6 +1114,8 @@ class FakeOpenAIServer:
                 received_at=http.received_at,
                 wall_time=http.wall_time,
                 index=self._next_index,
+                path=http.path,
+                query=dict(parse_qsl(http.query, keep_blank_values=True)),
             )
             self._next_index += 1
             entry = _Entry(request)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
 
 from ragas_boot.chat.wire.framing import ChunkedBodyError, read_chunked
+from ragas_boot.config.urls import mask_url
 
 if TYPE_CHECKING:
     import ssl
@@ -85,7 +86,9 @@ class HttpClient:
     """Kept-alive connections to one origin, for one event loop.
 
     Args:
-        base_url: ``http(s)://host[:port][/prefix]``; request paths are appended to it.
+        base_url: ``http(s)://host[:port][/prefix][?query]``; request paths are appended to its
+            path, and its query (Azure's ``api-version``, a gateway's ``key``) goes on every
+            request.
         headers: headers sent with every request (``Authorization``, extra ones).
         max_idle: idle connections kept for reuse.
     """
@@ -93,11 +96,12 @@ class HttpClient:
     def __init__(self, base_url: str, *, headers: Mapping[str, str], max_idle: int) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"an absolute http(s) URL is needed, got '{base_url}'")
+            raise ValueError(f"an absolute http(s) URL is needed, got '{mask_url(base_url)}'")
         self._tls = parts.scheme == "https"
         self._host = parts.hostname
         self._port = parts.port or (443 if self._tls else 80)
         self._prefix = parts.path.rstrip("/")
+        self._query = f"?{parts.query}" if parts.query else ""
         default_port = self._port == (443 if self._tls else 80)
         host = f"[{self._host}]" if ":" in self._host else self._host
         authority = host if default_port else f"{host}:{self._port}"
@@ -135,7 +139,7 @@ class HttpClient:
         return None
 
     async def post(self, path: str, body: bytes, *, max_body: int, keep_head: int) -> HttpResponse:
-        """Post ``body`` (JSON) to ``prefix + path`` and read the whole response.
+        """Post ``body`` (JSON) to ``prefix + path + query`` and read the whole response.
 
         Args:
             path: the request path after the base URL's own path.
@@ -152,7 +156,7 @@ class HttpClient:
         try:
             request = b"".join(
                 (
-                    f"POST {self._prefix}{path} HTTP/1.1\r\n".encode("latin-1"),
+                    f"POST {self._prefix}{path}{self._query} HTTP/1.1\r\n".encode("latin-1"),
                     self._headers,
                     b"Content-Type: application/json\r\nContent-Length: ",
                     str(len(body)).encode("ascii"),

@@ -65,6 +65,7 @@ class HttpRequest:
     Attributes:
         method: ``GET``, ``POST``, ...
         path: the path without query string or trailing slash.
+        query: the query string as sent, without ``?`` (empty without one).
         headers: the headers, names in lower case.
         body: the raw body.
         received_at: ``time.monotonic()`` when the request was read.
@@ -80,6 +81,7 @@ class HttpRequest:
     received_at: float
     wall_time: float
     client_gone: Callable[[], bool] = field(repr=False)
+    query: str = field(default="", repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +98,9 @@ class Response:
         return cls(status, dumps(value), headers)
 
 
-def parse_head(head: bytes) -> tuple[str, str, bool, dict[str, str]]:
-    """Method, path (no query, no trailing slash), keep-alive and headers (lower-case names).
+def parse_head(head: bytes) -> tuple[str, str, str, bool, dict[str, str]]:
+    """Method, path (no query, no trailing slash), query (without ``?``), keep-alive and
+    headers (lower-case names).
 
     Raises:
         WireError: a malformed request line or header.
@@ -120,10 +123,10 @@ def parse_head(head: bytes) -> tuple[str, str, bool, dict[str, str]]:
     connection = headers.get("connection", "").lower()
     # HTTP/1.1 keeps connections alive unless told not to; HTTP/1.0 only when asked.
     keep_alive = "keep-alive" in connection if version == "HTTP/1.0" else "close" not in connection
-    path = target.partition("?")[0]
+    path, _, query = target.partition("?")
     if len(path) > 1:
         path = path.rstrip("/")
-    return method, path, keep_alive, headers
+    return method, path, query, keep_alive, headers
 
 
 async def read_body(reader: asyncio.StreamReader, method: str, headers: dict[str, str]) -> bytes:

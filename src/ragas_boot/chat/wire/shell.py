@@ -232,7 +232,7 @@ class LoopbackServer:
                 return
             received_at, wall_time = time.monotonic(), time.time()
             try:
-                method, path, keep_alive, headers = parse_head(head)
+                method, path, query, keep_alive, headers = parse_head(head)
                 if "100-continue" in headers.get("expect", "").lower():
                     writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
                 body = await read_body(reader, method, headers)
@@ -242,6 +242,7 @@ class LoopbackServer:
             request = HttpRequest(
                 method=method,
                 path=path,
+                query=query,
                 headers=headers,
                 body=body,
                 received_at=received_at,

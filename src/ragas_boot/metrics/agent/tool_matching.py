@@ -39,7 +39,6 @@ retry that worked costs no precision; by default (``COUNT``) they count like any
 
 from __future__ import annotations
 
-import marshal
 import math
 import re
 from collections import deque
@@ -641,35 +640,28 @@ def _match_one(
     strict = mode is ToolCallMode.STRICT
     plain = not optional and not ruled
 
-    pairs: list[tuple[int, int, float]]
     if strict and plain and not normalize and order is CallOrder.ANY:
-        # The usual case: pairs found by their spelling, canonical forms only for the few
-        # calls it cannot settle, and what is left over compared raw first (_RawExpected).
-        pairs = _identical_spelled(actual, reference, cached_args)
-        if len(pairs) == len(actual) == len(reference):  # all matched: nothing left over
-            correct = [CorrectCall(i, j, 1.0, actual[i], reference[j]) for i, j, _ in pairs]
-            return _Outcome(correct, [], [], [], [], 1.0, 1.0, 1.0)
-        expected: Sequence[_Expected | _RawExpected] = [
-            _RawExpected(call.arguments) for call in reference
-        ]
-        actual_args: list[dict[str, Any]] = [call.arguments for call in actual]
+        # The usual case, in a few passes over the calls (None: an argument orjson cannot
+        # write, matched canonically below).
+        fast = _match_plain(actual, reference, cached_args)
+        if fast is not None:
+            return fast
+    pairs: list[tuple[int, int, float]]
+    for i, call in enumerate(actual):
+        if cached_args[i] is None:
+            cached_args[i] = _canonical_arguments(call.arguments, normalize)
+    actual_args: list[dict[str, Any]] = cached_args  # type: ignore[assignment]
+    expected = [_Expected.of(call, normalize) for call in reference]
+    if order is CallOrder.STRICT:
+        groups = _edges_by_tool(actual, reference, actual_args, expected, strict, threshold)
+        edges = [edge for group in groups for edge in group]
+        pairs = _ordered_matching(len(actual), len(reference), edges, optional)
+    elif strict and plain:
+        reference_args = [item.exact for item in expected]
+        pairs = _identical_calls(actual, reference, actual_args, reference_args)
     else:
-        for i, call in enumerate(actual):
-            if cached_args[i] is None:
-                cached_args[i] = _canonical_arguments(call.arguments, normalize)
-        actual_args = cached_args  # type: ignore[assignment]
-        canonical = [_Expected.of(call, normalize) for call in reference]
-        expected = canonical
-        if order is CallOrder.STRICT:
-            groups = _edges_by_tool(actual, reference, actual_args, canonical, strict, threshold)
-            edges = [edge for group in groups for edge in group]
-            pairs = _ordered_matching(len(actual), len(reference), edges, optional)
-        elif strict and plain:
-            reference_args = [item.exact for item in canonical]
-            pairs = _identical_calls(actual, reference, actual_args, reference_args)
-        else:
-            groups = _edges_by_tool(actual, reference, actual_args, canonical, strict, threshold)
-            pairs = _maximum_matching(groups, optional)
+        groups = _edges_by_tool(actual, reference, actual_args, expected, strict, threshold)
+        pairs = _maximum_matching(groups, optional)
 
     correct = [
         CorrectCall(i, j, score, actual[i], reference[j])
@@ -967,7 +959,7 @@ def _json_equal(value: Any, expected: Any) -> bool:
     """JSON equality of two values (the canonical forms' ``==``), deciding on the raw values
     where they settle it: values JSON calls equal are equal in Python too; of Python-equal
     values, plain strings, numbers and nulls are JSON-equal, a boolean equals only a
-    boolean, objects and arrays spelled alike are equal (see :func:`_identical_spelled`),
+    boolean, objects and arrays spelled alike are equal (see :func:`_match_plain`),
     and the rest is compared canonically."""
     if value != expected:
         return False
@@ -1046,15 +1038,18 @@ def _identical_calls(
     return pairs
 
 
-def _identical_spelled(
+def _match_plain(
     actual: Sequence[ToolCall],
     reference: Sequence[ToolCall],
     cached_args: list[dict[str, Any] | None],
-) -> list[tuple[int, int, float]]:
-    """STRICT, EXACT matching of plain calls, by spelling first: each actual call, in order,
-    takes the first waiting reference call of its tool spelled the same (the same JSON with
-    keys sorted, one ``orjson`` call per call, looked up in a dict); the calls left over then
-    pair by JSON equality (:func:`_identical_raw`: ``1`` and ``1.0``, ``-0.0`` and ``0``).
+) -> _Outcome | None:
+    """STRICT, EXACT matching of plain calls in any order, by spelling first: each actual
+    call, in order, takes the first waiting reference call of its tool spelled the same (the
+    same JSON with keys sorted, one ``orjson`` call per call, looked up in a dict); calls left
+    over on both sides then pair when identical though spelled otherwise (``1`` and ``1.0``,
+    ``-0.0`` and ``0``), and the rest are paired, missed or extra as by :func:`_leftovers`,
+    compared raw first (:class:`_RawExpected`). ``None`` when orjson cannot write some
+    arguments (an integer beyond 64 bits): the caller matches canonically.
 
     Equal spellings are identical calls: the spelling tells booleans from numbers and, the
     keys being sorted, ignores key order; raw ``==`` is asked too, since NaN and ``null`` are
@@ -1065,138 +1060,103 @@ def _identical_spelled(
     dumps, sort = orjson.dumps, _SORTED_KEYS
     try:
         for j, call in enumerate(reference):
-            waiting.setdefault((call.name, dumps(call.arguments, None, sort)), []).append(j)
+            key = (call.name, dumps(call.arguments, None, sort))
+            queue = waiting.get(key)
+            if queue is None:
+                waiting[key] = [j]
+            else:
+                queue.append(j)
         spellings = [dumps(call.arguments, None, sort) for call in actual]
-    except TypeError:  # orjson.JSONEncodeError: an integer beyond 64 bits
-        return _identical_raw(actual, reference, cached_args)
-    pairs: list[tuple[int, int, float]] = []
+    except TypeError:  # orjson.JSONEncodeError
+        return None
+    correct: list[CorrectCall] = []
+    left: list[int] = []
     for i, call in enumerate(actual):
         queue = waiting.get((call.name, spellings[i]))
         if queue and call.arguments == reference[queue[0]].arguments:
-            pairs.append((i, queue.pop(0), 1.0))
-    if len(pairs) == len(actual) or len(pairs) == len(reference):
-        return pairs
-    # Calls left over on both sides may still be identical, spelled otherwise: a raw-equal
-    # pair of one tool is compared canonically.
-    paired = {i for i, _, _ in pairs}
-    taken = {j for _, j, _ in pairs}
-    free: dict[str, list[int]] = {}
-    for j, call in enumerate(reference):
-        if j not in taken:
-            free.setdefault(call.name, []).append(j)
-    rest = [i for i in range(len(actual)) if i not in paired and actual[i].name in free]
+            j = queue.pop(0)
+            correct.append(_correct(i, j, call, reference[j]))
+        else:
+            left.append(i)
+    if not left and len(correct) == len(reference):  # all matched: nothing left over
+        return _Outcome(correct, [], [], [], [], 1.0, 1.0, 1.0)
+    free = [j for queue in waiting.values() for j in queue]
+    free.sort()
+    if (
+        left
+        and free
+        and _pair_spelled_otherwise(actual, reference, cached_args, left, free, correct)
+    ):
+        correct.sort()
+    expected = {j: _RawExpected(reference[j].arguments) for j in free}
+    raw = {i: actual[i].arguments for i in left}
+    incorrect, missed, extra = _pair_leftovers(actual, reference, raw, expected, left, free)
+    true_positives = len(correct)
+    precision = true_positives / len(actual) if actual else 1.0
+    recall = true_positives / len(reference) if reference else 1.0
+    f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+    return _Outcome(correct, [], incorrect, missed, extra, precision, recall, f1)
+
+
+def _correct(i: int, j: int, actual: ToolCall, reference: ToolCall) -> CorrectCall:
+    # tuple.__new__ straight away: a NamedTuple's own __new__ is a Python frame per pair.
+    return tuple.__new__(CorrectCall, (i, j, 1.0, actual, reference))
+
+
+def _pair_spelled_otherwise(
+    actual: Sequence[ToolCall],
+    reference: Sequence[ToolCall],
+    cached_args: list[dict[str, Any] | None],
+    left: list[int],
+    free: list[int],
+    correct: list[CorrectCall],
+) -> bool:
+    """Pair left-over calls identical to a free reference call of their tool though spelled
+    otherwise (each, in order, takes the first such one); taken calls leave ``left`` and
+    ``free``, their pairs join ``correct``. Whether any was found."""
+    names = {reference[j].name for j in free}
+    rest = [i for i in left if actual[i].name in names]
     if not rest:
-        return pairs
-    if max(map(len, free.values())) > _SCAN_UP_TO:  # many of one tool: hash them instead
+        return False
+    if len(free) > _SCAN_UP_TO:  # many calls left: hash canonical forms instead of scanning
         for i in rest:
             if cached_args[i] is None:
                 cached_args[i] = _canonical_arguments(actual[i].arguments, False)
-        kept = [j for group in free.values() for j in group]
-        kept.sort()
-        more = _identical_calls(
+        found = _identical_calls(
             [actual[i] for i in rest],
-            [reference[j] for j in kept],
+            [reference[j] for j in free],
             [cached_args[i] for i in rest],  # type: ignore[misc]
-            [_canonical_arguments(reference[j].arguments, False) for j in kept],
+            [_canonical_arguments(reference[j].arguments, False) for j in free],
         )
-        pairs.extend((rest[i], kept[j], score) for i, j, score in more)
-        pairs.sort()
-        return pairs
-    found = False
-    for i in rest:
-        call = actual[i]
-        arguments = call.arguments
-        candidates = free[call.name]
-        for position, j in enumerate(candidates):
-            expected = reference[j].arguments
-            if expected != arguments:
-                continue
-            canonical = cached_args[i]
-            if canonical is None:
-                canonical = cached_args[i] = _canonical_arguments(arguments, False)
-            if canonical == _canonical_arguments(expected, False):
-                del candidates[position]
-                pairs.append((i, j, 1.0))
-                found = True
-                break
-    if found:
-        pairs.sort()
-    return pairs
+        pairs = [(rest[i], free[j]) for i, j, _ in found]
+    else:
+        pairs = []
+        waiting = list(free)
+        for i in rest:
+            call = actual[i]
+            for position, j in enumerate(waiting):
+                other = reference[j]
+                if other.name != call.name or other.arguments != call.arguments:
+                    continue
+                canonical = cached_args[i]
+                if canonical is None:
+                    canonical = cached_args[i] = _canonical_arguments(call.arguments, False)
+                if canonical == _canonical_arguments(other.arguments, False):
+                    del waiting[position]
+                    pairs.append((i, j))
+                    break
+    for i, j in pairs:
+        left.remove(i)
+        free.remove(j)
+        correct.append(_correct(i, j, actual[i], reference[j]))
+    return bool(pairs)
 
 
 _SORTED_KEYS = orjson.OPT_SORT_KEYS
 
-
-def _identical_raw(
-    actual: Sequence[ToolCall],
-    reference: Sequence[ToolCall],
-    cached_args: list[dict[str, Any] | None],
-) -> list[tuple[int, int, float]]:
-    """STRICT, EXACT matching of plain calls without building canonical forms where the raw
-    arguments settle it: the same pairs as :func:`_identical_calls` (each actual call, in
-    order, takes the first waiting reference call identical to it).
-
-    A call's arguments are JSON values (checked when it was made), whose Python ``==`` is the
-    canonical equality except that it equates booleans with numbers: raw arguments that
-    differ are not identical, and raw-equal arguments whose ``marshal`` bytes are also equal
-    (which tells booleans from numbers) are. Only raw-equal pairs with different bytes
-    (``1`` and ``1.0``, ``True`` and ``1``, another key order) are compared canonically.
-    """
-    waiting: dict[str, list[int]] = {}
-    for j, call in enumerate(reference):
-        waiting.setdefault(call.name, []).append(j)
-    if max(map(len, waiting.values()), default=0) > _SCAN_UP_TO:
-        for i, call in enumerate(actual):  # many calls of one tool: hash them instead
-            if cached_args[i] is None:
-                cached_args[i] = _canonical_arguments(call.arguments, False)
-        hashed = [_canonical_arguments(call.arguments, False) for call in reference]
-        return _identical_calls(actual, reference, cached_args, hashed)  # type: ignore[arg-type]
-    actual_bytes: list[bytes | None] = [None] * len(actual)
-    reference_bytes: list[bytes | None] = [None] * len(reference)
-    reference_args: dict[int, dict[str, Any]] = {}
-    pairs = []
-    for i, call in enumerate(actual):
-        candidates = waiting.get(call.name)
-        if not candidates:
-            continue
-        arguments = call.arguments
-        for position, j in enumerate(candidates):
-            expected = reference[j].arguments
-            if arguments != expected:
-                continue
-            left = actual_bytes[i]
-            if left is None:
-                left = actual_bytes[i] = _marshalled(arguments)
-            right = reference_bytes[j]
-            if right is None:
-                right = reference_bytes[j] = _marshalled(expected)
-            if left and left == right:
-                identical = True
-            else:
-                if cached_args[i] is None:
-                    cached_args[i] = _canonical_arguments(arguments, False)
-                if j not in reference_args:
-                    reference_args[j] = _canonical_arguments(expected, False)
-                identical = cached_args[i] == reference_args[j]
-            if identical:
-                del candidates[position]
-                pairs.append((i, j, 1.0))
-                break
-    return pairs
-
-
 _SCAN_UP_TO = 16
-"""Most reference calls of one tool that :func:`_identical_raw` scans one by one per actual
-call; above, it hashes canonical forms (linear instead of quadratic in the group)."""
-
-
-def _marshalled(arguments: dict[str, Any]) -> bytes:
-    """The arguments' ``marshal`` bytes (version 2: no back-references, so equal values of
-    the same types give equal bytes); empty for a value marshal cannot write."""
-    try:
-        return marshal.dumps(arguments, 2)
-    except ValueError:
-        return b""
+"""Most left-over reference calls :func:`_pair_spelled_otherwise` scans one by one per
+actual call; above, it hashes canonical forms (linear instead of quadratic)."""
 
 
 def _edges_by_tool(
@@ -1487,7 +1447,7 @@ def _leftovers(
     actual: Sequence[ToolCall],
     reference: Sequence[ToolCall],
     actual_args: Sequence[dict[str, Any]],
-    expected_calls: Sequence[_Expected | _RawExpected],
+    expected_calls: Sequence[_Expected],
     pairs: list[tuple[int, int, float]],
     optional: frozenset[int] = frozenset(),
 ) -> tuple[list[IncorrectCall], list[UnmatchedCall], list[UnmatchedCall]]:
@@ -1499,42 +1459,69 @@ def _leftovers(
         return [], [], []
     matched_actual = {i for i, _, _ in pairs}
     matched_reference = {j for _, j, _ in pairs} | optional
-    free_references: dict[str, list[int]] = {}
-    for j, call in enumerate(reference):
-        if j not in matched_reference:
-            free_references.setdefault(call.name, []).append(j)
+    return _pair_leftovers(
+        actual,
+        reference,
+        actual_args,
+        expected_calls,
+        [i for i in range(len(actual)) if i not in matched_actual],
+        [j for j in range(len(reference)) if j not in matched_reference],
+    )
+
+
+def _pair_leftovers(
+    actual: Sequence[ToolCall],
+    reference: Sequence[ToolCall],
+    actual_args: Sequence[Mapping[str, Any]] | Mapping[int, Mapping[str, Any]],
+    expected_calls: Sequence[_Expected] | Mapping[int, _RawExpected],
+    free_actual: list[int],
+    free_reference: list[int],
+) -> tuple[list[IncorrectCall], list[UnmatchedCall], list[UnmatchedCall]]:
+    """Pair the calls left over (indices in list order) by tool, best argument score first
+    (incorrect, in reference order); the rest are missed (reference) and extra (actual).
+    ``actual_args`` and ``expected_calls`` are read at those indices only."""
+    by_name: dict[str, list[int]] = {}
+    for j in free_reference:
+        by_name.setdefault(reference[j].name, []).append(j)
     candidates = []
-    for i, call in enumerate(actual):
-        if i in matched_actual:
-            continue
-        for j in free_references.get(call.name, ()):
+    for i in free_actual:
+        call = actual[i]
+        for j in by_name.get(call.name, ()):
             score = expected_calls[j].score(call.arguments, actual_args[i], False)
             candidates.append((-score, j, i))
-    candidates.sort()
     incorrect = []
-    for negative_score, j, i in candidates:
-        if i in matched_actual or j in matched_reference:
-            continue
-        matched_actual.add(i)
-        matched_reference.add(j)
-        missing, extra_keys, different = expected_calls[j].differences(
-            actual[i].arguments, actual_args[i]
-        )
-        incorrect.append(
-            IncorrectCall(
-                actual_index=i,
-                reference_index=j,
-                argument_score=-negative_score,
-                actual=actual[i],
-                reference=reference[j],
-                missing_keys=missing,
-                extra_keys=extra_keys,
-                different_keys=different,
+    if candidates:
+        candidates.sort()
+        taken_actual: set[int] = set()
+        taken_reference: set[int] = set()
+        for negative_score, j, i in candidates:
+            if i in taken_actual or j in taken_reference:
+                continue
+            taken_actual.add(i)
+            taken_reference.add(j)
+            missing, extra_keys, different = expected_calls[j].differences(
+                actual[i].arguments, actual_args[i]
             )
-        )
-    incorrect.sort(key=lambda call: call.reference_index)
-    missed = [
-        UnmatchedCall(j, call) for j, call in enumerate(reference) if j not in matched_reference
-    ]
-    extra = [UnmatchedCall(i, call) for i, call in enumerate(actual) if i not in matched_actual]
+            # In IncorrectCall's field order (tuple.__new__: see _correct).
+            incorrect.append(
+                tuple.__new__(
+                    IncorrectCall,
+                    (
+                        i,
+                        j,
+                        -negative_score,
+                        actual[i],
+                        reference[j],
+                        missing,
+                        extra_keys,
+                        different,
+                    ),
+                )
+            )
+        if len(incorrect) > 1:
+            incorrect.sort(key=lambda call: call.reference_index)
+        free_actual = [i for i in free_actual if i not in taken_actual]
+        free_reference = [j for j in free_reference if j not in taken_reference]
+    missed = [UnmatchedCall(j, reference[j]) for j in free_reference]
+    extra = [UnmatchedCall(i, actual[i]) for i in free_actual]
     return incorrect, missed, extra
