@@ -145,8 +145,7 @@ def main() -> None:
         actual = sample.actual_tool_calls()
         reference = sample.reference_tool_calls or []
         fresh = [
-            tool_trace(length, seed=seed, wrong_every=options.wrong_every)
-            for seed in range(2000)
+            tool_trace(length, seed=seed, wrong_every=options.wrong_every) for seed in range(2000)
         ]
         for mode in (ToolCallMode.STRICT, ToolCallMode.FLEXIBLE):
             config = ToolCallAccuracyConfig(mode=mode)
