@@ -1741,7 +1741,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    from ragas_boot.errors import RagasBootError
+    from ragas_boot.errors import MissingExtraError, RagasBootError
 
     try:
         code: int = args._run(args)
@@ -1751,7 +1751,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             stderr().print(traceback.format_exc(), markup=False, highlight=False)
         message = str(error) or type(error).__name__
         _message(f"ragas-boot: error: {message}", "bold red")
-        if not args.debug:
+        if not args.debug and not isinstance(error, MissingExtraError):
+            # A missing extra's message is the whole story: the pip command.
             _message("(run with --debug to see the traceback)", "dim")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:

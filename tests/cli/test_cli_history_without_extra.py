@@ -79,3 +79,5 @@ def test_runs_list_explains_what_to_install_after_the_note_was_said(
     assert listing.code == 2
     assert "the run history needs the 'sqlalchemy' package" in _flat(listing.err)
     assert INSTALL in _flat(listing.err)
+    # The message says what to do; a traceback would not help.
+    assert "--debug" not in listing.err
