@@ -157,3 +157,50 @@ def test_no_consensus_is_raised_and_the_after_event_keeps_the_steps(make_contain
     assert after.model_scores == {"judge-a": 1.0, "judge-b": 0.0}
     assert after.steps[0].name == "CompareOutcome"
     assert "No consensus" in after.error
+
+
+def test_repeats_send_an_event_each_then_one_for_them_together(make_container, openai_server):
+    verdicts(openai_server)
+    metric = make_container(["judge-a"]).agent_goal_accuracy()
+    recorder = Recorder()
+    metric.listeners.add(recorder)
+
+    result = metric.evaluate(SAMPLE, {"repeat": 3})
+
+    finished = [event for kind, event in recorder.events if kind == "after"]
+    assert [event.repeat for event in finished] == [0, 1, 2, None]
+    assert all(event.result.repeats is None for event in finished[:3])
+    together = finished[-1]
+    assert together.result is result  # what the metric returned, not a copy
+    assert together.result.repeats.runs == 3
+    assert [step.repeat for step in together.steps] == [0, 1, 2]
+
+
+def test_repeats_that_all_failed_end_with_one_error_event_of_every_step(
+    make_container, openai_server
+):
+    openai_server.fail_always(None, Reply.error(401, "no key"))
+    metric = make_container(["judge-a"]).agent_goal_accuracy()
+    recorder = Recorder()
+    metric.listeners.add(recorder)
+
+    with pytest.raises(AllJudgesFailedError):
+        metric.evaluate(SAMPLE, {"repeat": 2})
+
+    finished = [event for kind, event in recorder.events if kind == "after"]
+    assert [event.repeat for event in finished] == [0, 1, None]
+    together = finished[-1]
+    assert together.result is None and together.error == finished[0].error
+    assert len(together.steps) == len(finished[0].steps) + len(finished[1].steps) == 2
+    assert together.judge_ids == ["judge-a"]
+
+
+def test_an_evaluation_without_repeats_marks_no_repeat(make_container, openai_server):
+    verdicts(openai_server)
+    metric = make_container(["judge-a"]).agent_goal_accuracy()
+    recorder = Recorder()
+    metric.listeners.add(recorder)
+
+    metric.evaluate(SAMPLE)
+
+    assert [event.repeat for kind, event in recorder.events if kind == "after"] == [None]

@@ -264,7 +264,9 @@ def test_a_quorum_missed_in_a_repeat_is_shown(write_tests, project, openai_serve
     )
 
 
-def test_repeats_that_all_failed_are_each_an_error_evaluation(write_tests, project, openai_server):
+def test_repeats_that_all_failed_are_one_error_evaluation(write_tests, project, openai_server):
+    # The repeats are one evaluation whether they scored or not: the metric's last event
+    # stands for them together (the first error, every repeat's steps).
     with (project.path / "application.yaml").open("a", encoding="utf-8") as file:
         file.write("\nspring.ai.ragas.metrics.agent-goal-accuracy.repeat: 2\n")
     openai_server.fail_always(None, Reply.error(401, "no key"))
@@ -276,6 +278,6 @@ def test_repeats_that_all_failed_are_each_an_error_evaluation(write_tests, proje
     result.stdout.fnmatch_lines(
         [
             "test_down.py::test_down * AgentGoalAccuracy * error * excl * excl",
-            "1 scored test x metric row(s), 2 evaluation(s), 0 failed check(s)",
+            "1 scored test x metric row(s), 1 evaluation(s), 0 failed check(s)",
         ]
     )

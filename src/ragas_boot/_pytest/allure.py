@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ragas_boot._pytest.recording import RepeatCollector
-
 if TYPE_CHECKING:
     from ragas_boot._pytest.state import RagasPluginState
     from ragas_boot.config.settings import AllureSettings, RagasSettings
@@ -61,7 +59,6 @@ class AllureAttacher:
         self._lock = threading.Lock()
         self._pending: list[tuple[str | None, str, str]] = []
         self._steps: list[str] = []
-        self._repeats = RepeatCollector()
 
     def before_evaluation(self, event: EvaluationStarted) -> None:
         """Nothing to do before an evaluation."""
@@ -75,14 +72,12 @@ class AllureAttacher:
             repeats_page_name,
         )
 
-        self._add(page_name(event), render_page(event, self._settings))
-        if self._repeats.runs(event) > 1:
-            key = (self._state.current_test, event.metric, id(event.sample))
-            events = self._repeats.add(key, event)
-            combined = None if events is None else self._repeats.combine(events)
-            if combined is not None:
-                threshold = getattr(event.config, "threshold", 0.5)
-                self._add(repeats_page_name(combined), render_repeats_page(combined, threshold))
+        combined = event.result
+        if event.repeat is None and combined is not None and combined.repeats is not None:
+            threshold = getattr(event.config, "threshold", 0.5)
+            self._add(repeats_page_name(combined), render_repeats_page(combined, threshold))
+        elif event.repeat is not None or getattr(event.config, "repeat", 1) <= 1:
+            self._add(page_name(event), render_page(event, self._settings))
 
     def _add(self, name: str, page: str) -> None:
         """Attach now on the test's thread, else keep it for that thread."""

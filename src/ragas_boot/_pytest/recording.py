@@ -27,7 +27,6 @@ __all__ = [
     "EvaluationRecord",
     "ExclusionRecord",
     "QuorumRecord",
-    "RepeatCollector",
     "RepeatRecord",
     "ScoreCheck",
     "ScoreRecorder",
@@ -254,55 +253,6 @@ def _exclusions(items: Any) -> list[ExclusionRecord]:
     ]
 
 
-class RepeatCollector:
-    """Gathers the per-repeat events of a metric run with ``repeat: N`` (N > 1).
-
-    A metric sends one event per repeat (each an ordinary evaluation) and combines them only
-    in what it returns; the plugin's table and Allure pages show the repeats as one
-    evaluation with its pass rate, so they collect the N results here and combine them the
-    way the metric does (:func:`~ragas_boot.metrics.results.combine_repeats`).
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._pending: dict[tuple[Any, ...], list[EvaluationFinished]] = {}
-
-    @staticmethod
-    def runs(event: EvaluationFinished) -> int:
-        """How many repeats the event's evaluation is one of (1: no repeats)."""
-        runs = getattr(event.config, "repeat", 1)
-        return runs if isinstance(runs, int) and runs > 1 else 1
-
-    def add(
-        self, key: tuple[Any, ...], event: EvaluationFinished
-    ) -> list[EvaluationFinished] | None:
-        """Keep one repeat's event; every repeat's, in order, once the last one arrived,
-        else ``None``."""
-        from ragas_boot.execution.repeats import current_repeat
-
-        runs = self.runs(event)
-        index = current_repeat()  # the listener runs inside the metric's repeat scope
-        with self._lock:
-            events = [] if index == 0 else self._pending.get(key, [])
-            events.append(event)
-            if len(events) < runs and index < runs - 1:
-                self._pending[key] = events
-                return None
-            self._pending.pop(key, None)
-        return events
-
-    @staticmethod
-    def combine(events: list[EvaluationFinished]) -> Any:
-        """The combined result of the repeats (as the metric returns it); ``None`` when
-        every repeat failed (the metric then raises the first repeat's error)."""
-        results = [event.result for event in events]
-        if all(result is None for result in results):
-            return None
-        from ragas_boot.metrics.results import combine_repeats
-
-        return combine_repeats(results, getattr(events[-1].config, "threshold", 0.5))
-
-
 class ScoreRecorder:
     """A metric listener that keeps every evaluation, tagged with the current test.
 
@@ -318,7 +268,6 @@ class ScoreRecorder:
         self._current_test = current_test
         self._lock = threading.Lock()
         self._records: list[EvaluationRecord] = []
-        self._repeats = RepeatCollector()
 
     def __repr__(self) -> str:
         return f"ScoreRecorder(records={len(self._records)})"
@@ -333,20 +282,10 @@ class ScoreRecorder:
         """Nothing to do before an evaluation."""
 
     def after_evaluation(self, event: EvaluationFinished) -> None:
-        """Keep the finished evaluation; the repeats of ``repeat: N`` as one, once all ran."""
-        test = self._current_test()
-        if self._repeats.runs(event) == 1:
-            self._add(EvaluationRecord.from_event(event, test=test))
-            return
-        events = self._repeats.add((test, event.metric, id(event.sample)), event)
-        if events is None:
-            return
-        combined = self._repeats.combine(events)
-        if combined is not None:
-            self._add(EvaluationRecord.from_result(combined, test=test))
-            return
-        for failed in events:  # every repeat failed: each is an error row, as without repeats
-            self._add(EvaluationRecord.from_event(failed, test=test))
+        """Keep the finished evaluation; of ``repeat: N``, the repeats together (the metric's
+        last event), not each repeat."""
+        if event.repeat is None:
+            self._add(EvaluationRecord.from_event(event, test=self._current_test()))
 
     def extend(self, records: Iterable[EvaluationRecord]) -> None:
         """Keep records made elsewhere (a pytest-xdist worker's, on the controller)."""
@@ -363,8 +302,7 @@ class ScoreRecorder:
     ) -> EvaluationRecord | None:
         """The record of ``result``, or of the current test's latest evaluation scoring it.
 
-        A :class:`MetricResult` is found by identity (the repeats of ``repeat: N``, combined
-        here as the metric combines them, by equality); a bare score (what
+        A :class:`MetricResult` is found by identity; a bare score (what
         ``multi_turn_score`` returns) by equality among the current test's evaluations,
         latest first, optionally of one ``metric`` only.
         """
@@ -372,12 +310,7 @@ class ScoreRecorder:
         with self._lock:
             for record in reversed(self._records):
                 if not isinstance(result, int | float):
-                    if record.result is result or (
-                        result.repeats is not None
-                        and record.test == test
-                        and record.result is not None
-                        and record.result == result
-                    ):
+                    if record.result is result:
                         return record
                     continue
                 if record.test != test or record.score != result:

@@ -37,7 +37,8 @@ class EvaluationStarted:
 
 @dataclass(frozen=True, slots=True)
 class EvaluationFinished:
-    """Sent once after a metric finished a sample, successfully or not.
+    """Sent once after a metric finished a sample, successfully or not (with ``repeat: N``,
+    once per repeat and once for the repeats together: see ``repeat``).
 
     Unlike the Java library, an evaluation that fails (every judge failed) still sends this
     event, with ``error`` set and ``score`` ``None``, so reports show what happened.
@@ -55,6 +56,11 @@ class EvaluationFinished:
     error: str | None = None
     result: Any = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    repeat: int | None = None
+    """Of a metric run with ``repeat: N``: this repeat's 0-based index. After the N repeats'
+    events, one more (``repeat`` None) stands for them together: the combined result (its
+    ``repeats`` holding their pass rate), or, when none scored, the first error with every
+    repeat's steps. None for an ordinary evaluation."""
 
 
 @runtime_checkable

@@ -43,7 +43,7 @@ from ragas_boot.execution.listeners import (
     ListenerRegistry,
     MetricListener,
 )
-from ragas_boot.execution.repeats import repeat_scope
+from ragas_boot.execution.repeats import current_repeat, repeat_scope
 from ragas_boot.execution.results import CallSpend, Exclusion, StepRecord
 from ragas_boot.metrics.prompting import check_template, load_prompt
 from ragas_boot.metrics.results import Details, MetricResult, Quorum, combine_repeats
@@ -751,6 +751,7 @@ class Metric(ABC, Generic[ConfigT]):
         """
         if config.repeat <= 1:
             return await self._evaluate(sample, config)
+        started = time.perf_counter()
         results: list[MetricResult | None] = []
         errors: list[Exception] = []
         for index in range(config.repeat):
@@ -761,8 +762,26 @@ class Metric(ABC, Generic[ConfigT]):
                     errors.append(error)
                     results.append(None)
         if all(result is None for result in results):
+            if self._listeners:  # the repeats together: the first error, every repeat's steps
+                self._listeners.notify_after(
+                    EvaluationFinished(
+                        metric=self.label,
+                        sample=sample,
+                        config=config,
+                        judge_ids=[judge.id for judge in self._select(config)],
+                        score=None,
+                        model_scores={},
+                        steps=[step for e in errors for step in getattr(e, "steps", [])],
+                        exclusions=[x for e in errors for x in getattr(e, "exclusions", [])],
+                        duration_s=time.perf_counter() - started,
+                        error=str(errors[0]),
+                    )
+                )
             raise errors[0]
-        return combine_repeats(results, config.threshold)
+        combined = combine_repeats(results, config.threshold)
+        if self._listeners:
+            self._listeners.notify_after(self._finished(sample, config, combined, None))
+        return combined
 
     async def _evaluate(self, sample: Sample, config: ConfigT) -> MetricResult:
         if not isinstance(sample, Sample):
@@ -809,6 +828,7 @@ class Metric(ABC, Generic[ConfigT]):
                     exclusions=outcome.exclusions if outcome else getattr(error, "exclusions", []),
                     duration_s=time.perf_counter() - started,
                     error=str(error),
+                    repeat=current_repeat() if config.repeat > 1 else None,
                 )
             )
             raise
@@ -861,21 +881,27 @@ class Metric(ABC, Generic[ConfigT]):
                 ),
                 explanation=outcome.explanation,
             )
-        if not listening:
-            return result
-        self._listeners.notify_after(
-            EvaluationFinished(
-                metric=self.label,
-                sample=sample,
-                config=config,
-                judge_ids=judge_ids,
-                score=result.score,
-                model_scores=result.model_scores,
-                steps=result.steps,
-                exclusions=result.exclusions,
-                duration_s=result.duration_s,
-                result=result,
-                metadata=result.metadata,
-            )
-        )
+        if listening:
+            repeat = current_repeat() if config.repeat > 1 else None
+            self._listeners.notify_after(self._finished(sample, config, result, repeat))
         return result
+
+    def _finished(
+        self, sample: Sample, config: ConfigT, result: MetricResult, repeat: int | None
+    ) -> EvaluationFinished:
+        """The listeners' event of a finished evaluation (or, ``repeat`` None with
+        ``repeat: N``, of the repeats together)."""
+        return EvaluationFinished(
+            metric=self.label,
+            sample=sample,
+            config=config,
+            judge_ids=result.judge_ids,
+            score=result.score,
+            model_scores=result.model_scores,
+            steps=result.steps,
+            exclusions=result.exclusions,
+            duration_s=result.duration_s,
+            result=result,
+            metadata=result.metadata,
+            repeat=repeat,
+        )

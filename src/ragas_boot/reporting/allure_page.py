@@ -28,11 +28,9 @@ __all__ = ["page_name", "render_page", "render_repeats_page", "repeats_page_name
 
 def _repeat_of(event: EvaluationFinished) -> tuple[int, int] | None:
     """``(index, runs)`` of a repeat of ``repeat: N`` (0-based index), else None."""
-    runs = getattr(event.config, "repeat", 1)
-    if not isinstance(runs, int) or runs <= 1:
+    if event.repeat is None:
         return None
-    index = event.steps[0].repeat if event.steps else 0
-    return index, runs
+    return event.repeat, getattr(event.config, "repeat", event.repeat + 1)
 
 
 def page_name(event: EvaluationFinished) -> str:
