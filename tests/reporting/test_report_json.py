@@ -130,12 +130,33 @@ def test_the_documentation_covers_every_field():
         assert not missing, f"{model.__name__}: {sorted(missing)} not in docs/report-json.md"
 
 
+def _whole_document(run):
+    """The report as one dump of the run: what the pieces must add up to."""
+    from ragas_boot.reporting.json_report import generator
+
+    return {
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "generator": generator(),
+        **run.model_dump(mode="json"),
+    }
+
+
+def test_the_report_document_is_the_run_dumped_whole_in_schema_order(run):
+    from ragas_boot.reporting.json_report import report_document
+
+    document = report_document(run)
+    assert document == _whole_document(run)
+    assert list(document) == list(_whole_document(run))
+
+
 @pytest.mark.parametrize("indent", [2, None, 4])
 def test_the_streamed_report_is_the_same_text_piece_by_piece(run, indent):
     from ragas_boot.reporting.json_report import json_chunks
 
     pieces = list(json_chunks(run, indent=indent))
-    assert "".join(pieces) == render_json(run, indent=indent)
+    whole = json.dumps(_whole_document(run), indent=indent, ensure_ascii=False) + "\n"
+    assert "".join(pieces) == whole
+    assert render_json(run, indent=indent) == whole
     # One piece per sample (plus the head, the brackets and the tail): no piece holds two.
     assert len(pieces) == len(run.samples) + 4
     for sample, piece in zip(run.samples, pieces[2:-2], strict=True):
@@ -146,5 +167,6 @@ def test_a_run_without_samples_streams_an_empty_list(run):
     from ragas_boot.reporting.json_report import json_chunks
 
     empty = run.model_copy(update={"samples": []})
-    assert "".join(json_chunks(empty)) == render_json(empty)
+    whole = json.dumps(_whole_document(empty), indent=2, ensure_ascii=False) + "\n"
+    assert "".join(json_chunks(empty)) == whole
     assert json.loads("".join(json_chunks(empty)))["samples"] == []

@@ -36,28 +36,31 @@ def generator() -> dict[str, str]:
     return {"name": "ragas-boot", "version": __version__}
 
 
-def report_document(run: RunResult, calibration: CalibrationReport | None = None) -> dict[str, Any]:
-    """The report as JSON-ready data; with ``calibration`` (``compare`` on a labelled
-    dataset), a ``calibration`` key holding that report's fields. A spooled run's samples are
-    read back from its spool, so the document is the same as without spooling."""
-    if run.spooled:  # the samples from the spool, in their place among the fields
-        rest = run.model_dump(mode="json", exclude={"samples"})
-        samples = [run.sample_document(index) for index in range(len(run.samples))]
-        dumped = {
-            key: samples if key == "samples" else rest[key]
-            for key in RunResult.model_fields
-            if key in rest or key == "samples"
-        }
-    else:
-        dumped = run.model_dump(mode="json")
-    document = {
+def _document(
+    run: RunResult, calibration: CalibrationReport | None, samples: object
+) -> dict[str, Any]:
+    """The report's top-level keys in schema order, ``samples`` standing where they go."""
+    dumped = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "generator": generator(),
-        **dumped,
+        **run.model_dump(mode="json", exclude={"samples"}),
+    }
+    document = {
+        key: samples if key == "samples" else dumped[key]
+        for key in ("schema_version", "generator", *RunResult.model_fields)
+        if key in dumped or key == "samples"
     }
     if calibration is not None:
         document["calibration"] = calibration.model_dump(mode="json")
     return document
+
+
+def report_document(run: RunResult, calibration: CalibrationReport | None = None) -> dict[str, Any]:
+    """The report as JSON-ready data; with ``calibration`` (``compare`` on a labelled
+    dataset), a ``calibration`` key holding that report's fields. A spooled run's samples are
+    read back from its spool, so the document is the same as without spooling."""
+    samples = [run.sample_document(index) for index in range(len(run.samples))]
+    return _document(run, calibration, samples)
 
 
 def render_json(
@@ -66,9 +69,8 @@ def render_json(
     indent: int | None = 2,
     calibration: CalibrationReport | None = None,
 ) -> str:
-    """The JSON report as text (UTF-8, keys in schema order)."""
-    document = report_document(run, calibration)
-    return json.dumps(document, indent=indent, ensure_ascii=False) + "\n"
+    """The JSON report as text (UTF-8, keys in schema order): :func:`json_chunks` joined."""
+    return "".join(json_chunks(run, indent=indent, calibration=calibration))
 
 
 #: Stands for the samples in the document while the rest is serialised (see json_chunks).
@@ -81,26 +83,13 @@ def json_chunks(
     indent: int | None = 2,
     calibration: CalibrationReport | None = None,
 ) -> Iterator[str]:
-    """The JSON report of :func:`render_json`, the same text, in pieces: the samples (most of
-    a large run's report) are serialised one at a time, so writing the report of a 10,000-sample
-    run never holds the whole document, or its text, in memory. Each piece is whole JSON
-    values (a secret inside a value never straddles two pieces), so pieces can be redacted
-    one by one. A spooled run's samples are read back from its spool one at a time: its
-    judge calls' prompts and raw answers are in the report, never all in memory."""
-    document = {
-        "schema_version": REPORT_SCHEMA_VERSION,
-        "generator": generator(),
-        **run.model_dump(mode="json", exclude={"samples"}),
-    }
-    # Keep the field order of the full document: samples sit between judges and summaries.
-    ordered = {
-        key: (_SAMPLES_SLOT if key == "samples" else document[key])
-        for key in ("schema_version", "generator", *RunResult.model_fields)
-        if key in document or key == "samples"
-    }
-    if calibration is not None:
-        ordered["calibration"] = calibration.model_dump(mode="json")
-    text = json.dumps(ordered, indent=indent, ensure_ascii=False)
+    """The JSON report (``json.dumps`` of :func:`report_document`) in pieces: the samples
+    (most of a large run's report) are serialised one at a time, so writing the report of a
+    10,000-sample run never holds the whole document, or its text, in memory. Each piece is
+    whole JSON values (a secret inside a value never straddles two pieces), so pieces can be
+    redacted one by one. A spooled run's samples are read back from its spool one at a time:
+    its judge calls' prompts and raw answers are in the report, never all in memory."""
+    text = json.dumps(_document(run, calibration, _SAMPLES_SLOT), indent=indent, ensure_ascii=False)
     head, tail = text.split(json.dumps(_SAMPLES_SLOT, ensure_ascii=False), 1)
     yield head
     if not run.samples:
