@@ -27,6 +27,7 @@ import weakref
 from pathlib import Path
 from typing import IO, Any
 
+from ragas_boot._trusted import trusted
 from ragas_boot.metrics.results import MetricResult
 from ragas_boot.runs.results import CallFacts, Evaluation, SpooledEvaluation
 
@@ -61,13 +62,11 @@ def slim_evaluation(
             key = json.dumps(result.config, sort_keys=True, default=str)
             kept["config"] = configs.setdefault(key, result.config)
         # Every field given, from a validated result: nothing to validate again. One shared
-        # (never mutated: the models are frozen) fields-set instead of a ~1 KiB copy each.
-        fields["result"] = MetricResult.model_construct(_fields_set=_RESULT_FIELDS, **kept)
+        # fields-set instead of a ~1 KiB copy each.
+        fields["result"] = trusted(MetricResult, kept, {"_details": None}, _RESULT_FIELDS)
     if error is not None and error.steps:
         fields["error"] = error.model_copy(update={"steps": []})
-    slim = SpooledEvaluation.model_construct(_fields_set=_EVALUATION_FIELDS, **fields)
-    slim._calls = calls
-    return slim
+    return trusted(SpooledEvaluation, fields, {"_calls": calls}, _EVALUATION_FIELDS)
 
 
 def _close(file: IO[bytes]) -> None:
