@@ -24,6 +24,7 @@ __all__ = [
     "LocalModelSpec",
     "ProviderLimits",
     "TokenUsage",
+    "no_tokens",
 ]
 
 OutputT = TypeVar("OutputT", bound=BaseModel)
@@ -68,6 +69,15 @@ class TokenUsage(BaseModel):
             output_tokens=self.output_tokens,
             cached_input_tokens=self.cached_input_tokens,
         )
+
+
+_NO_TOKENS = TokenUsage()
+
+
+def no_tokens() -> TokenUsage:
+    """Zero tokens, one shared instance (TokenUsage is frozen): the default usage of the many
+    judge calls and results that have none (a zero of its own costs ~0.5 KiB each)."""
+    return _NO_TOKENS
 
 
 @dataclass(frozen=True, slots=True)

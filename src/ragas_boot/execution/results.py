@@ -9,16 +9,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragas_boot._trusted import trusted
-from ragas_boot.chat.judge import TokenUsage
-
-_NO_TOKENS = TokenUsage()
-
-
-def _no_tokens() -> TokenUsage:
-    """The default usage: one shared zero (TokenUsage is frozen). A run keeps every judge
-    call, and a zero of its own per call and field cost ~0.5 KiB each."""
-    return _NO_TOKENS
-
+from ragas_boot.chat.judge import TokenUsage, no_tokens
 
 __all__ = ["BilledCall", "CacheOutcome", "CallSpend", "Exclusion", "JudgeCall", "StepRecord"]
 
@@ -53,11 +44,11 @@ class JudgeCall(BaseModel):
     wait_s: float = Field(default=0.0, description="Seconds waiting for rate limit/concurrency.")
     started_s: float = Field(default=0.0, description="Start, seconds after the step began.")
     usage: TokenUsage = Field(
-        default_factory=_no_tokens,
+        default_factory=no_tokens,
         description="Answered tokens: those of the answer used (none on a cache hit).",
     )
     billed_usage: TokenUsage = Field(
-        default_factory=_no_tokens,
+        default_factory=no_tokens,
         description="Billed tokens: every response that reported usage (re-asked invalid "
         "answers, retried attempts, error bodies with usage, a failed call's answers).",
     )
@@ -68,7 +59,7 @@ class JudgeCall(BaseModel):
         default="off", description="hit (answered from the response cache), miss, or off."
     )
     saved_usage: TokenUsage = Field(
-        default_factory=_no_tokens,
+        default_factory=no_tokens,
         description="On a cache hit, the tokens the cached answer cost when first asked.",
     )
     saved_cost: float | None = Field(

@@ -24,7 +24,7 @@ from pydantic import (
 )
 
 from ragas_boot._validation import field_problems
-from ragas_boot.chat.judge import JudgeModel, TokenUsage
+from ragas_boot.chat.judge import JudgeModel, TokenUsage, no_tokens
 from ragas_boot.config._problems import Problem, config_error
 from ragas_boot.config.settings import Aggregation, Language, MetricsSettings, QuorumFailure
 from ragas_boot.errors import (
@@ -63,8 +63,6 @@ log = logging.getLogger("ragas_boot.metrics")
 _NO_SPEND = CallSpend.of(())
 _ONE = agreement([])
 """The agreement of a result no judge voted on (unanimous)."""
-_NO_TOKENS = TokenUsage()
-"""Zero tokens, shared (TokenUsage is frozen): the usage of a result no model was asked for."""
 
 ConfigT = TypeVar("ConfigT", bound="MetricConfig")
 
@@ -224,7 +222,7 @@ class ScoringOutcome:
     score: float | None = None
     undefined_reason: str | None = None
     aggregated: bool = True
-    extra_usage: TokenUsage = field(default_factory=lambda: _NO_TOKENS)
+    extra_usage: TokenUsage = field(default_factory=no_tokens)
     details: Details | None = None
     """A judge-less metric's metadata and explanation, built when the result's are first
     read (``metadata`` and ``explanation`` above are then left empty): the result is built
@@ -720,17 +718,20 @@ class Metric(ABC, Generic[ConfigT]):
         error.exclusions = list(exclusions)  # type: ignore[attr-defined]
         return error
 
-    def _with_criterion(self, details: Details) -> Details:
-        """``details`` with the named criterion first in the metadata, when there is one."""
-        criterion = self._criterion
-        if not criterion:
+    def _labelled(self, metadata: dict[str, Any]) -> dict[str, Any]:
+        """``metadata`` with the bean's named criterion first, when it has one."""
+        return {"criterion": self._criterion, **metadata} if self._criterion else metadata
+
+    def _labelled_details(self, details: Details) -> Details:
+        """``details`` whose metadata is :meth:`_labelled`."""
+        if not self._criterion:
             return details
 
-        def with_criterion() -> tuple[dict[str, Any], str]:
+        def labelled() -> tuple[dict[str, Any], str]:
             metadata, explanation = details()
-            return {"criterion": criterion, **metadata}, explanation
+            return self._labelled(metadata), explanation
 
-        return with_criterion
+        return labelled
 
     def _aggregate(self, config: ConfigT, scores: Mapping[str, float]) -> float:
         return aggregate(
@@ -839,11 +840,6 @@ class Metric(ABC, Generic[ConfigT]):
             if self.needs
             else _NO_SPEND
         )
-        if spend is _NO_SPEND:
-            usage = billed = outcome.extra_usage
-        else:
-            usage = outcome.extra_usage + spend.usage
-            billed = outcome.extra_usage + spend.billed_usage
         values: dict[str, Any] = {
             "metric": self.label,
             "score": None if score is None else float(score),
@@ -861,8 +857,9 @@ class Metric(ABC, Generic[ConfigT]):
             if quorum is not None and not quorum.met
             else outcome.undefined_reason,
             "duration_s": time.perf_counter() - started,
-            "usage": usage,
-            "billed_usage": billed,
+            # A zero side of a sum is the other side itself: no new object without a model.
+            "usage": outcome.extra_usage + spend.usage,
+            "billed_usage": outcome.extra_usage + spend.billed_usage,
             "cost": spend.cost,
             "sample_id": sample.id,
             "lower_is_better": self.lower_is_better,
@@ -870,15 +867,11 @@ class Metric(ABC, Generic[ConfigT]):
             "repeats": None,
         }
         if outcome.details is not None:
-            result = MetricResult.built(self._with_criterion(outcome.details), values)
+            result = MetricResult.built(self._labelled_details(outcome.details), values)
         else:
             result = MetricResult(
                 **values,
-                metadata=(
-                    {"criterion": self._criterion, **outcome.metadata}
-                    if self._criterion
-                    else outcome.metadata
-                ),
+                metadata=self._labelled(outcome.metadata),
                 explanation=outcome.explanation,
             )
         if listening:

@@ -176,7 +176,7 @@ class MetricResult(BaseModel):
         Raises:
             TypeError: ``values`` lacks a field or has one too many.
         """
-        if len(values) != _BUILT_COUNT or not _BUILT_FIELDS.issuperset(values):
+        if values.keys() != _BUILT_FIELDS:
             missing = sorted(_BUILT_FIELDS.difference(values))
             unknown = sorted(set(values).difference(_BUILT_FIELDS))
             raise TypeError(f"MetricResult.built: missing {missing}, unknown {unknown}")
@@ -229,7 +229,6 @@ class MetricResult(BaseModel):
 
 
 _BUILT_FIELDS = frozenset(MetricResult.model_fields).difference(_LAZY)
-_BUILT_COUNT = len(_BUILT_FIELDS)
 
 
 def meets_threshold(score: float, threshold: float, *, lower_is_better: bool = False) -> bool:
