@@ -516,7 +516,8 @@ def match_tool_calls(
     # Canonical arguments are built when a matching first needs them (see _match_one).
     actual_args: list[dict[str, Any] | None] = [None] * len(scored)
 
-    choosing = isinstance(reference, ToolCallAlternatives)
+    alternative: int | None = None
+    alternative_scores: list[float] = []
     if isinstance(reference, ToolCallAlternatives):
         alternatives = [list(calls) for calls in reference.any_of]
         outcomes = [
@@ -525,6 +526,7 @@ def match_tool_calls(
         ]
         best = max(range(len(outcomes)), key=lambda index: (outcomes[index].f1, -index))
         outcome = outcomes[best]
+        alternative, alternative_scores = best, [item.f1 for item in outcomes]
     else:
         alternatives = [list(reference)]
         best = 0
@@ -549,8 +551,8 @@ def match_tool_calls(
         comparison=comparison,
         threshold=threshold,
         optional=outcome.optional,
-        alternative=best if choosing else None,
-        alternative_scores=[item.f1 for item in outcomes] if choosing else [],
+        alternative=alternative,
+        alternative_scores=alternative_scores,
         failed=failed,
         recovered=recovered,
         unrecovered=unrecovered,
@@ -672,15 +674,20 @@ def _match_one(
         CorrectCall(i, j, score, actual[i], reference[j]) for i, j, score in pairs if j in optional
     ]
     incorrect, missed, extra = _leftovers(actual, reference, actual_args, expected, pairs, optional)
-    true_positives = len(correct)
     counted = len(actual) - len(optional_made)
     required = len(reference) - len(optional)
-    # An empty side scores 1.0: no actual call means none was wrong, no reference call means
-    # none was missed (see ToolCallMatching).
+    return _Outcome(
+        correct, optional_made, incorrect, missed, extra, *_rates(len(correct), counted, required)
+    )
+
+
+def _rates(true_positives: int, counted: int, required: int) -> tuple[float, float, float]:
+    """Precision, recall and F1. An empty side scores 1.0: no actual call means none was
+    wrong, no reference call means none was missed (see ToolCallMatching)."""
     precision = true_positives / counted if counted else 1.0
     recall = true_positives / required if required else 1.0
     f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
-    return _Outcome(correct, optional_made, incorrect, missed, extra, precision, recall, f1)
+    return precision, recall, f1
 
 
 def _checked_threshold(threshold: object) -> float:
@@ -887,6 +894,10 @@ class _Expected:
         hits = sum(1 for name in self.order if self.passes(name, raw, canonical))
         return hits / len(self.names)
 
+    def share(self, raw: Mapping[str, Any], canonical: Mapping[str, Any]) -> float:
+        """The FLEXIBLE argument score, whatever the mode: how close a left-over call came."""
+        return self.score(raw, canonical, False)
+
     def differences(
         self, raw: Mapping[str, Any], canonical: Mapping[str, Any]
     ) -> tuple[list[str], list[str], list[str]]:
@@ -912,9 +923,9 @@ class _Expected:
 
 class _RawExpected:
     """A plain reference call's expectation under EXACT comparison, read off its raw
-    arguments: the same scores and differences as :class:`_Expected` without canonical
+    arguments: the same shares and differences as :class:`_Expected` without canonical
     forms (the arguments given in place of canonical ones are not read). The comparison
-    behind the last score is kept for the differences of the same call."""
+    behind the last share is kept for the differences of the same call."""
 
     __slots__ = ("_last", "exact")
 
@@ -936,14 +947,12 @@ class _RawExpected:
         self._last = (raw, missing, different)
         return missing, different
 
-    def score(self, raw: Mapping[str, Any], canonical: Mapping[str, Any], strict: bool) -> float:
-        """The argument score of an actual call with ``raw`` arguments."""
+    def share(self, raw: Mapping[str, Any], canonical: Mapping[str, Any]) -> float:
+        """The FLEXIBLE argument score of an actual call with ``raw`` arguments."""
         exact = self.exact
-        if not exact and not strict:
+        if not exact:
             return 0.5 if raw else 1.0
         missing, different = self._compare(raw)
-        if strict:
-            return 1.0 if not missing and not different and len(raw) == len(exact) else 0.0
         return (len(exact) - len(missing) - len(different)) / len(exact)
 
     def differences(
@@ -1091,11 +1100,8 @@ def _match_plain(
     expected = {j: _RawExpected(reference[j].arguments) for j in free}
     raw = {i: actual[i].arguments for i in left}
     incorrect, missed, extra = _pair_leftovers(actual, reference, raw, expected, left, free)
-    true_positives = len(correct)
-    precision = true_positives / len(actual) if actual else 1.0
-    recall = true_positives / len(reference) if reference else 1.0
-    f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
-    return _Outcome(correct, [], incorrect, missed, extra, precision, recall, f1)
+    rates = _rates(len(correct), len(actual), len(reference))
+    return _Outcome(correct, [], incorrect, missed, extra, *rates)
 
 
 def _correct(i: int, j: int, actual: ToolCall, reference: ToolCall) -> CorrectCall:
@@ -1487,7 +1493,7 @@ def _pair_leftovers(
     for i in free_actual:
         call = actual[i]
         for j in by_name.get(call.name, ()):
-            score = expected_calls[j].score(call.arguments, actual_args[i], False)
+            score = expected_calls[j].share(call.arguments, actual_args[i])
             candidates.append((-score, j, i))
     incorrect = []
     if candidates:
@@ -1502,24 +1508,19 @@ def _pair_leftovers(
             missing, extra_keys, different = expected_calls[j].differences(
                 actual[i].arguments, actual_args[i]
             )
-            # In IncorrectCall's field order (tuple.__new__: see _correct).
             incorrect.append(
-                tuple.__new__(
-                    IncorrectCall,
-                    (
-                        i,
-                        j,
-                        -negative_score,
-                        actual[i],
-                        reference[j],
-                        missing,
-                        extra_keys,
-                        different,
-                    ),
+                IncorrectCall(
+                    actual_index=i,
+                    reference_index=j,
+                    argument_score=-negative_score,
+                    actual=actual[i],
+                    reference=reference[j],
+                    missing_keys=missing,
+                    extra_keys=extra_keys,
+                    different_keys=different,
                 )
             )
-        if len(incorrect) > 1:
-            incorrect.sort(key=lambda call: call.reference_index)
+        incorrect.sort(key=lambda call: call.reference_index)
         free_actual = [i for i in free_actual if i not in taken_actual]
         free_reference = [j for j in free_reference if j not in taken_reference]
     missed = [UnmatchedCall(j, reference[j]) for j in free_reference]
