@@ -18,7 +18,7 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, SecretStr
 
@@ -92,18 +92,16 @@ def api_base_url(
     Raises:
         ValueError: ``completions_path`` does not end in ``suffix`` (the message names ``key``).
     """
-    parts = urlsplit(base_url)
-    base = urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")).rstrip("/")
-    query = f"?{parts.query}" if parts.query else ""
     if not completions_path.endswith(suffix):
         raise ValueError(f"{key} must end with {suffix}, got '{completions_path}'")
     prefix = completions_path[: -len(suffix)]
-    if prefix and base.endswith(prefix):
+    base = append_path(base_url, "")  # without a trailing slash, the query kept
+    if prefix and urlsplit(base).path.endswith(prefix):
         if base not in _logged_v1_bases:
             _logged_v1_bases.add(base)
             log.info("base-url %s already ends with %s; using it as is", mask_url(base), prefix)
-        return base + query
-    return base + prefix + query
+        return base
+    return append_path(base_url, prefix)
 
 
 def _retry_after_seconds(value: str | None) -> float | None:

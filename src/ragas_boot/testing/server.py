@@ -133,6 +133,11 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _CHAT_PATH: Final = "/v1/chat/completions"
 
 
+def _params(query: str) -> dict[str, str]:
+    """A request's query string as parameters (the last of a repeated name wins)."""
+    return dict(parse_qsl(query, keep_blank_values=True))
+
+
 def hashed_vector(text: str, dimensions: int = DEFAULT_EMBEDDING_DIMENSIONS) -> list[float]:
     """A deterministic bag-of-words vector of ``text``, ``dimensions`` long.
 
@@ -1025,7 +1030,7 @@ class FakeOpenAIServer:
                     fault=fault,
                     received_at=http.received_at,
                     answered_at=None,
-                    query=dict(parse_qsl(http.query, keep_blank_values=True)),
+                    query=_params(http.query),
                 )
             )
         response: Response | None = None
@@ -1115,7 +1120,7 @@ class FakeOpenAIServer:
                 wall_time=http.wall_time,
                 index=self._next_index,
                 path=http.path,
-                query=dict(parse_qsl(http.query, keep_blank_values=True)),
+                query=_params(http.query),
             )
             self._next_index += 1
             entry = _Entry(request)

@@ -203,8 +203,7 @@ async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
     except ChunkedBodyError as error:
         if error.head is not None:
             raise WireError(413, f"The body is over {MAX_BODY} bytes.") from None
-        message = "Malformed chunk size." if "size" in str(error) else "Malformed chunk."
-        raise WireError(400, message) from None
+        raise WireError(400, f"{str(error).capitalize()}.") from None
 
 
 def response_bytes(status: int, body: bytes, keep_alive: bool, extra: Headers = ()) -> bytes:
