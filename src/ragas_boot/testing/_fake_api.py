@@ -344,12 +344,9 @@ class FakeAPIServer:
                 if reply.retry_after is not None:
                     headers["Retry-After"] = f"{reply.retry_after:g}"
                 body = self._error_body(reply.status, reply.content or "")
-                if reply.usage is not None and isinstance(body, dict):
+                usage = reply.error_usage()
+                if usage is not None and isinstance(body, dict):
                     # A provider that bills a failed completion says so beside the error.
-                    usage = {"prompt_tokens": 0, "completion_tokens": 0, **reply.usage}
-                    usage.setdefault(
-                        "total_tokens", usage["prompt_tokens"] + usage["completion_tokens"]
-                    )
                     body = {**body, "usage": usage}
                 return Response(reply.status, body, headers)
             return Response(200, self._render(call, reply))

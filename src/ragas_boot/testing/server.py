@@ -398,6 +398,15 @@ class Reply:
             usage=usage,
         )
 
+    def error_usage(self) -> dict[str, int] | None:
+        """The ``usage`` block an error reply sends beside its error (prompt and completion
+        tokens 0 unless given, the total their sum unless given); None without usage."""
+        if self.usage is None:
+            return None
+        usage = {"prompt_tokens": 0, "completion_tokens": 0, **self.usage}
+        usage.setdefault("total_tokens", usage["prompt_tokens"] + usage["completion_tokens"])
+        return usage
+
     @classmethod
     def garbage(cls, *, delay: float = 0.0) -> Reply:
         """A 200 answer whose JSON body is cut off, so it does not parse.
@@ -1202,12 +1211,8 @@ class FakeOpenAIServer:
             if reply.retry_after is not None:
                 extra = (("Retry-After", header_seconds(reply.retry_after)),)
             error = error_body(reply.status, reply.content or "")
-            error_usage: dict[str, int] | None = None
-            if reply.usage is not None:
-                error_usage = {"prompt_tokens": 0, "completion_tokens": 0, **reply.usage}
-                error_usage.setdefault(
-                    "total_tokens", error_usage["prompt_tokens"] + error_usage["completion_tokens"]
-                )
+            error_usage = reply.error_usage()
+            if error_usage is not None:
                 error["usage"] = error_usage
             return Response.json(reply.status, error, extra), error_usage
         if kind == "garbage":
