@@ -126,6 +126,7 @@ class _Row:
 
 
 def _repeats(passed: int, scored: int, *, unstable: bool) -> RepeatRecord:
+    low, high = wilson_interval(passed, scored)
     return RepeatRecord(
         runs=scored,
         scores=(),
@@ -133,8 +134,8 @@ def _repeats(passed: int, scored: int, *, unstable: bool) -> RepeatRecord:
         passed=passed,
         failed=0,
         pass_rate=passed / scored,
-        ci_low=0.1,
-        ci_high=0.9,
+        ci_low=low,
+        ci_high=high,
         unstable=unstable,
     )
 
@@ -165,7 +166,7 @@ def test_the_pytest_table_pools_the_repeats_and_counts_missed_quorums_of_a_row()
     lines = summary_lines(rows)
 
     assert lines[0].split() == ["test", "metric", "score", "check", "repeats", "quorum"]
-    assert "2/3 66.7% [10.0%, 90.0%] unstable" in lines[1]
+    assert "2/3 66.7% [20.8%, 93.9%] unstable" in lines[1]  # the 95% Wilson interval of 2/3
     assert "2/2 ok (min 2)" in lines[1]
     # pooled: 4 of 6 repeats passed, Wilson interval of 4/6, one evaluation unstable
     low, high = wilson_interval(4, 6)

@@ -40,11 +40,6 @@ class RepeatsView(Protocol):
     """How one evaluation's repeats (``repeat: N``) came out."""
 
     @property
-    def runs(self) -> int:
-        """Repeats run."""
-        ...
-
-    @property
     def scored(self) -> int:
         """Repeats with a score."""
         ...
@@ -52,21 +47,6 @@ class RepeatsView(Protocol):
     @property
     def passed(self) -> int:
         """Repeats whose score met the metric's threshold."""
-        ...
-
-    @property
-    def pass_rate(self) -> float | None:
-        """passed / scored."""
-        ...
-
-    @property
-    def ci_low(self) -> float | None:
-        """Lower end of the 95% Wilson interval of the pass rate."""
-        ...
-
-    @property
-    def ci_high(self) -> float | None:
-        """Upper end of that interval."""
         ...
 
     @property
@@ -189,15 +169,11 @@ def _repeats_cell(row: ScoreRowView) -> str:
     repeats = row.repeats
     if not repeats:
         return fmt.MISSING
-    if len(repeats) == 1:
-        only = repeats[0]
-        passed, scored, rate = only.passed, only.scored, only.pass_rate
-        low, high = only.ci_low, only.ci_high
-    else:
-        passed = sum(item.passed for item in repeats)
-        scored = sum(item.scored for item in repeats)
-        rate = passed / scored if scored else None
-        low, high = wilson_interval(passed, scored) if scored else (None, None)
+    # One evaluation's figures are its own (pass rate passed / scored, the same interval).
+    passed = sum(item.passed for item in repeats)
+    scored = sum(item.scored for item in repeats)
+    rate = passed / scored if scored else None
+    low, high = wilson_interval(passed, scored) if scored else (None, None)
     text = f"{passed}/{scored} {fmt.percent(rate)} {fmt.interval(low, high)}"
     unstable = sum(item.unstable for item in repeats)
     if unstable:
