@@ -49,9 +49,9 @@ def secret(request: pytest.FixtureRequest) -> str:
     return str(root.SECRET_KEY)
 
 
-@pytest.fixture(scope="session")
-def run(secret: str) -> RunResult:
-    """The run described in the module docstring (data only: server and judges are closed)."""
+def _report_run(secret: str, **options: object) -> RunResult:
+    """The run described in the module docstring, with ``evaluate_dataset`` ``options``
+    (data only: server and judges are closed when it returns)."""
     dataset = load_dataset(EXAMPLE / "dataset.yaml")
     with FakeOpenAIServer() as server:
         _script_judges(server, dataset)
@@ -70,32 +70,20 @@ def run(secret: str) -> RunResult:
                     container.tool_call_accuracy(),
                 ],
                 concurrency=6,
+                **options,  # type: ignore[arg-type]
             )
+
+
+@pytest.fixture(scope="session")
+def run(secret: str) -> RunResult:
+    """The run described in the module docstring."""
+    return _report_run(secret)
 
 
 @pytest.fixture(scope="session")
 def spooled_run(secret: str) -> Iterator[RunResult]:
     """The same run, spooled (spool-after 0): slim evaluations, the full ones on disk."""
-    dataset = load_dataset(EXAMPLE / "dataset.yaml")
-    with FakeOpenAIServer() as server:
-        _script_judges(server, dataset)
-        server.fail_always(DOWN, Reply.error(503, "model overloaded"))
-        settings = load_settings(
-            EXAMPLE / "application.yaml",
-            profiles=["offline"],
-            environ={"JUDGE_BASE_URL": server.base_url, "OPENROUTER_API_KEY": secret},
-        )
-        with create_container(settings) as container:
-            run = evaluate_dataset(
-                Dataset(name="report-test", samples=[*dataset.samples[:8], HOSTILE]),
-                [
-                    container.agent_goal_accuracy(),
-                    container.topic_adherence(),
-                    container.tool_call_accuracy(),
-                ],
-                concurrency=6,
-                spool_after=0,
-            )
+    run = _report_run(secret, spool_after=0)
     yield run
     run.close_spool()
 

@@ -7,10 +7,9 @@ import pytest
 from ragas_boot import JudgeNotFoundError, Sample
 from ragas_boot.runs import RunProgress, aevaluate_dataset, evaluate_dataset
 from ragas_boot.samples import AIMessage, HumanMessage, ToolCall
-from ragas_boot.testing import ChatRequest, Reply
+from ragas_boot.testing import Reply
 
-JUDGES = ["judge-a", "judge-b", "judge-c"]
-QUIET = "spring.ai.ragas.metrics.logging.enabled: false\n"
+JUDGES = ["judge-a", "judge-b", "judge-c"]  # as the lookup_container fixture has them
 
 
 def _sample(text: str, **fields: object) -> Sample:
@@ -30,30 +29,9 @@ def _sample(text: str, **fields: object) -> Sample:
 SAMPLES = [_sample("alpha", id="a"), _sample("bravo"), _sample("charlie", id="c")]
 
 
-def _answer(request: ChatRequest) -> dict[str, object]:
-    properties = (request.json_schema or {}).get("properties", {})
-    if "goal_achieved" in properties:
-        # judge-c says no to "bravo": a disagreement on one sample in three
-        achieved = not (request.model == "judge-c" and "bravo" in request.prompt)
-        return {"goal_achieved": achieved, "reason": f"{request.model} read it"}
-    if "topics" in properties:
-        return {"topics": ["lookups"]}
-    return {
-        "classifications": [
-            {
-                "topic": "lookups",
-                "on_topic": True,
-                "matched_reference_topic": "lookups",
-                "reason": "allowed",
-            }
-        ]
-    }
-
-
 @pytest.fixture
-def container(make_container, openai_server):
-    openai_server.respond(None, _answer)
-    return make_container(JUDGES, extra=QUIET)
+def container(lookup_container):
+    return lookup_container()
 
 
 def test_every_sample_and_metric_is_in_the_result_in_order(container):

@@ -25,10 +25,8 @@ from ragas_boot.runs.summaries import (
     run_totals,
 )
 from ragas_boot.samples import AIMessage, HumanMessage, ToolCall
-from ragas_boot.testing import ChatRequest, Reply
 
-JUDGES = ["judge-a", "judge-b", "judge-c"]
-QUIET = "spring.ai.ragas.metrics.logging.enabled: false\n"
+JUDGES = ["judge-a", "judge-b", "judge-c"]  # as the lookup_container fixture has them
 WORDS = ["alpha", "bravo", "charlie", "delta", "echo"]
 
 
@@ -49,31 +47,10 @@ def _sample(text: str) -> Sample:
 SAMPLES = [_sample(word) for word in WORDS]
 
 
-def _answer(request: ChatRequest) -> dict[str, object] | Reply:
-    if "delta" in request.prompt:  # every judge fails on one sample
-        return Reply.error(503, "model overloaded")
-    properties = (request.json_schema or {}).get("properties", {})
-    if "goal_achieved" in properties:
-        achieved = not (request.model == "judge-c" and "bravo" in request.prompt)
-        return {"goal_achieved": achieved, "reason": f"{request.model} read it"}
-    if "topics" in properties:
-        return {"topics": ["lookups"]}
-    return {
-        "classifications": [
-            {
-                "topic": "lookups",
-                "on_topic": True,
-                "matched_reference_topic": "lookups",
-                "reason": "allowed",
-            }
-        ]
-    }
-
-
 @pytest.fixture
-def container(make_container, openai_server):
-    openai_server.respond(None, _answer)
-    return make_container(JUDGES, extra=QUIET)
+def container(lookup_container):
+    # every judge fails on one sample: delta
+    return lookup_container(down_on="delta")
 
 
 @pytest.fixture
