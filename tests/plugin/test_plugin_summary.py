@@ -269,7 +269,8 @@ def test_repeats_that_all_failed_are_one_error_evaluation(write_tests, project, 
     # stands for them together (the first error, every repeat's steps).
     with (project.path / "application.yaml").open("a", encoding="utf-8") as file:
         file.write("\nspring.ai.ragas.metrics.agent-goal-accuracy.repeat: 2\n")
-    openai_server.fail_always(None, Reply.error(401, "no key"))
+    # Each refusal bills 7 prompt tokens: the one row counts the calls of both repeats.
+    openai_server.fail_always(None, Reply.error(401, "no key", usage={"prompt_tokens": 7}))
     write_tests("test_down", DOWN)
 
     result = project.runpytest()
@@ -279,5 +280,6 @@ def test_repeats_that_all_failed_are_one_error_evaluation(write_tests, project, 
         [
             "test_down.py::test_down * AgentGoalAccuracy * error * excl * excl",
             "1 scored test x metric row(s), 1 evaluation(s), 0 failed check(s)",
+            "judge spend: 28 tokens billed (0 answered)",  # 2 judges x 2 repeats x 7
         ]
     )
