@@ -7,8 +7,6 @@ import struct
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from ragas_boot.reporting import render_html
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
