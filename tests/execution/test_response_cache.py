@@ -18,8 +18,8 @@ from pydantic import BaseModel, Field, SecretStr
 
 from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge
 from ragas_boot.config.settings import StructuredOutputMode
-from ragas_boot.execution import MultiModelExecutor
 from ragas_boot.errors import CacheError
+from ragas_boot.execution import MultiModelExecutor
 from ragas_boot.execution.cache import (
     ResponseCache,
     default_cache_dir,
