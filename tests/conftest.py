@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -45,6 +46,26 @@ def judges_yaml(
         ]
         lines += [f"        - {{ id: {model} }}" for model in models]
     return "\n".join(lines) + "\n" + textwrap.dedent(extra)
+
+
+#: Real services that must not skip where this lists them (``.ci/run`` sets
+#: ``RAGAS_BOOT_REQUIRE=postgres,chromium`` after installing both), so a missing install
+#: fails CI instead of passing as a skip.
+REQUIRED_SERVICES = frozenset(
+    name.strip() for name in os.environ.get("RAGAS_BOOT_REQUIRE", "").split(",") if name.strip()
+)
+
+
+@pytest.fixture(scope="session")
+def unavailable() -> Callable[[str, str], None]:
+    """Skip with the reason, or fail where ``RAGAS_BOOT_REQUIRE`` names the service."""
+
+    def stop(service: str, reason: str) -> None:
+        if service in REQUIRED_SERVICES:
+            pytest.fail(f"{service} is required here (RAGAS_BOOT_REQUIRE) but {reason}")
+        pytest.skip(reason)
+
+    return stop
 
 
 @pytest.fixture(scope="session", autouse=True)

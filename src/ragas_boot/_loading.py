@@ -9,8 +9,10 @@ of time and memory whatever it holds:
 * **aliases**: YAML anchors and aliases share one value between places, which is cheap to
   parse but expands when the value is walked, copied or written out (the "billion laughs"
   document: a few hundred bytes expanding to 10⁹ values). At most ``max_aliases`` aliases
-  per document, which may add at most ``max_alias_values`` values when expanded; an alias
-  to a value that contains it (a cycle) is refused.
+  per document, which may add at most ``max_alias_values`` values and
+  ``max_alias_chars`` characters of text when expanded (counting values alone let one
+  100 KiB string aliased 9,000 times through: 922 MB reports, a 102 MB prompt to every
+  judge); an alias to a value that contains it (a cycle) is refused.
 
 A refusal is a :class:`LoadLimitError` with the 1-based line, which the config and dataset
 loaders turn into their own errors naming the file (exit code 2 in the CLI).
@@ -47,21 +49,34 @@ class LoadLimits:
         max_depth: deepest nesting of mappings and lists.
         max_aliases: YAML aliases (``*name``) per document.
         max_alias_values: values the aliases of one document may add when expanded.
+        max_alias_chars: characters of text (keys and scalars) the aliases of one document
+            may add when expanded.
     """
 
     max_bytes: int
     max_depth: int
     max_aliases: int
     max_alias_values: int
+    max_alias_chars: int = 1024 * 1024
 
 
 #: Limits of ``application.yaml`` and its profile files.
 CONFIG_LIMITS = LoadLimits(
-    max_bytes=4 * 1024 * 1024, max_depth=64, max_aliases=200, max_alias_values=20_000
+    max_bytes=4 * 1024 * 1024,
+    max_depth=64,
+    max_aliases=200,
+    max_alias_values=20_000,
+    max_alias_chars=1024 * 1024,
 )
-#: Limits of dataset files (YAML, JSON, JSONL) and of JSON text inside samples.
+#: Limits of dataset files (YAML, JSON, JSONL) and of JSON text inside samples. Aliases may
+#: add 16 Mi characters per document: room for a shared context quoted in many samples, not
+#: for a few kilobytes of file turning into gigabytes of reports and prompts.
 DATASET_LIMITS = LoadLimits(
-    max_bytes=512 * 1024 * 1024, max_depth=100, max_aliases=10_000, max_alias_values=1_000_000
+    max_bytes=512 * 1024 * 1024,
+    max_depth=100,
+    max_aliases=10_000,
+    max_alias_values=1_000_000,
+    max_alias_chars=16 * 1024 * 1024,
 )
 
 
@@ -103,13 +118,16 @@ class BoundedLoader(yaml.SafeLoader):
         self._depth = 0
         self._aliases = 0
         self._alias_values = 0
-        # Expanded size of each node composed so far in this document (by identity); an
-        # alias to a node missing here refers to one still open, i.e. to its own ancestor.
-        self._sizes: dict[int, int] = {}
+        self._alias_chars = 0
+        # Expanded size of each node composed so far in this document (by identity), in
+        # values and in characters; an alias to a node missing here refers to one still
+        # open, i.e. to its own ancestor.
+        self._sizes: dict[int, tuple[int, int]] = {}
 
     def compose_document(self) -> yaml.Node | None:
         self._aliases = 0
         self._alias_values = 0
+        self._alias_chars = 0
         self._sizes = {}
         return super().compose_document()
 
@@ -132,11 +150,20 @@ class BoundedLoader(yaml.SafeLoader):
                         "(a recursive alias)",
                         line=line,
                     )
-                self._alias_values += size
+                values, chars = size
+                self._alias_values += values
+                self._alias_chars += chars
                 if self._alias_values > limits.max_alias_values:
                     raise LoadLimitError(
                         f"YAML aliases expand to more than {limits.max_alias_values:,} values "
                         "(an alias bomb?)",
+                        line=line,
+                    )
+                if self._alias_chars > limits.max_alias_chars:
+                    raise LoadLimitError(
+                        f"YAML aliases expand to more than {limits.max_alias_chars:,} "
+                        f"characters of text (*{event.anchor} repeats "
+                        f"{chars:,} characters; an alias bomb?)",
                         line=line,
                     )
             return super().compose_node(parent, index)
@@ -152,15 +179,21 @@ class BoundedLoader(yaml.SafeLoader):
             self._sizes[id(node)] = self._size(node)
         return node
 
-    def _size(self, node: yaml.Node) -> int:
-        if isinstance(node, yaml.SequenceNode):
-            return 1 + sum(self._sizes.get(id(item), 1) for item in node.value)
-        if isinstance(node, yaml.MappingNode):
-            return 1 + sum(
-                self._sizes.get(id(key), 1) + self._sizes.get(id(value), 1)
-                for key, value in node.value
-            )
-        return 1
+    def _size(self, node: yaml.Node) -> tuple[int, int]:
+        """(values, characters) that ``node`` stands for once every alias in it is expanded."""
+        if isinstance(node, yaml.ScalarNode):
+            return 1, len(node.value)
+        children: list[yaml.Node] = (
+            node.value
+            if isinstance(node, yaml.SequenceNode)
+            else [part for pair in node.value for part in pair]
+        )
+        values, chars = 1, 0
+        for child in children:
+            child_values, child_chars = self._sizes.get(id(child), (1, 0))
+            values += child_values
+            chars += child_chars
+        return values, chars
 
 
 def load_yaml_documents(

@@ -11,6 +11,7 @@ for callers that do not know this library::
     ├── JudgeNotFoundError (LookupError)       a metric config names a judge id nobody declared
     ├── MissingExtraError (ImportError)        an optional extra is not installed; says what to run
     ├── HistoryError (RuntimeError)            the run history is unreachable, or has no such run
+    ├── CacheError (RuntimeError)              the response cache's files are unusable (corrupt)
     ├── JudgeError (RuntimeError)              one call to one judge failed
     │   ├── JudgeHTTPError                     the server answered with an error status
     │   ├── JudgeTimeoutError (TimeoutError)   no answer within the per-call timeout
@@ -35,6 +36,7 @@ from dataclasses import dataclass
 __all__ = [
     "AllJudgesFailedError",
     "BudgetExceededError",
+    "CacheError",
     "ConfigError",
     "DatasetError",
     "HistoryError",
@@ -208,6 +210,11 @@ class HistoryError(RagasBootError, RuntimeError):
 
     The message names the database with its password masked.
     """
+
+
+class CacheError(RagasBootError, RuntimeError):
+    """The response cache's files cannot be used (corrupt, unreadable); the message names the
+    folder and says to run ``ragas-boot cache clear``, which removes them."""
 
 
 class JudgeError(RagasBootError, RuntimeError):

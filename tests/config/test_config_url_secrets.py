@@ -102,3 +102,65 @@ def test_spring_openai_base_url_may_be_empty_but_not_relative(write_yaml):
     assert load_settings(write_yaml("spring.ai.openai.base-url: ''\n"), environ={}).openai
     with pytest.raises(ConfigError, match=r"spring\.ai\.openai\.base-url: must be an absolute"):
         load_settings(write_yaml("spring.ai.openai.base-url: api.openai.com\n"), environ={})
+
+
+HISTORY_PASSWORD = "hist-pass-14142135"
+GIGA_PASSWORD = "giga-pass-17320508"
+HOSTILE = f"""\
+spring.ai.ragas:
+  providers:
+    openai-compatible:
+      - name: p
+        base-url: '{BASE}'
+        api-key: k
+        headers: {{X-Org: {HEADER_SECRET}}}
+        chat-models: [{{id: m}}]
+        embedding-models: [{{id: e}}]
+  history:
+    url: 'postgresql+pg8000://bob:{HISTORY_PASSWORD}@db.example/runs'
+spring.ai.openai:
+  base-url: '{BASE}'
+  api-key: k2
+spring.ai.gigachat:
+  base-url: 'https://carol:{GIGA_PASSWORD}@giga.example/api/v1'
+  auth: {{bearer: {{api-key: gk}}}}
+"""
+SECRETS = (URL_PASSWORD, QUERY_KEY, HEADER_SECRET, HISTORY_PASSWORD, GIGA_PASSWORD)
+
+
+def _shown(value: object) -> list[str]:
+    """Every way a settings object is printed or dumped, for it and each section in it."""
+    texts = [repr(value), str(value)]
+    if hasattr(value, "model_dump"):
+        texts += [str(value.model_dump()), value.model_dump_json()]  # type: ignore[attr-defined]
+        for name in type(value).model_fields:  # type: ignore[attr-defined]
+            texts += _shown_field(getattr(value, name))
+    return texts
+
+
+def _shown_field(value: object) -> list[str]:
+    if isinstance(value, list | tuple):
+        return [text for item in value for text in _shown_field(item)]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _shown_field(item)]
+    return _shown(value) if hasattr(value, "model_dump") else []
+
+
+def test_no_printed_or_dumped_settings_object_shows_a_credential(write_yaml):
+    settings = load_settings(write_yaml(HOSTILE), environ={})
+    texts = _shown(settings)
+    assert len(texts) > 50  # every section was walked
+    for text in texts:
+        for secret in SECRETS:
+            assert secret not in text
+    # The attributes keep the real URLs for the code that connects; a dump can ask for them.
+    provider = settings.providers.openai_compatible[0]
+    assert provider.base_url == BASE
+    assert provider.model_dump(context={"reveal_urls": True})["base_url"] == BASE
+    with create_container(settings) as container:
+        shown = [repr(container), *map(repr, container.judges())]
+        shown += [repr(judge.spec) for judge in container.judges()]
+        shown += [repr(model) for model in container.embedding_models()]
+        for text in shown:
+            for secret in SECRETS:
+                assert secret not in text

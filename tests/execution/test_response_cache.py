@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, SecretStr
 
 from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge
 from ragas_boot.config.settings import StructuredOutputMode
+from ragas_boot.errors import CacheError
 from ragas_boot.execution import MultiModelExecutor
 from ragas_boot.execution.cache import (
     ResponseCache,
@@ -255,6 +256,39 @@ def test_an_unusable_cache_folder_is_logged_and_judges_are_asked(
     assert all(step.calls[0].ok for step in steps)
     assert openai_server.count() == 2
     assert f"response cache at {blocker} is unusable" in caplog.text
+
+
+def test_a_corrupt_cache_file_says_so_and_clearing_removes_it(openai_server, tmp_path, run):
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    (folder / "cache.db").write_bytes(os.urandom(8192))  # random bytes where SQLite should be
+    (folder / "notes.txt").write_text("the user's own file", encoding="utf-8")
+    cache = ResponseCache(directory=folder, loopback=True)
+    openai_server.respond(None, {"verdict": 1})
+
+    step = run([judge(openai_server)], with_cache=cache)
+    assert step.calls[0].ok and step.calls[0].cache == "miss"  # the call is not lost
+    problem = cache.problem
+    assert problem is not None
+    assert f"response cache at {folder} is unusable" in problem
+    assert "ragas-boot cache clear" in problem
+    with pytest.raises(CacheError, match="ragas-boot cache clear"):
+        cache.stats()
+
+    removed = cache.discard()
+    assert [path.name for path in removed] == ["cache.db"]
+    assert (folder / "notes.txt").is_file()  # only the cache's own files go
+    assert cache.problem is None
+    assert run([judge(openai_server)], with_cache=cache).calls[0].cache == "miss"
+    assert run([judge(openai_server)], with_cache=cache).calls[0].cache == "hit"
+    assert cache.stats().entries == 1
+    assert openai_server.count() == 2
+    cache.close()
+
+
+def test_a_healthy_cache_has_no_problem(cache):
+    assert cache.check() is None
+    assert cache.stats().entries == 0
 
 
 def test_the_default_folder_follows_ragas_boot_home(ragas_boot_home, monkeypatch, tmp_path):

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,20 +41,27 @@ def _binaries() -> Path | None:
     return Path(found[-1]).parent if found else None
 
 
-def _as_user() -> list[str]:
+#: The unprivileged account the server runs as when the tests run as root (PostgreSQL refuses
+#: root): ``.ci/run`` creates ``ragas-pg`` and names it here; else Debian's ``postgres``.
+SERVER_USER = os.environ.get("RAGAS_BOOT_PG_USER", "postgres")
+
+
+def _as_user(unavailable: Callable[[str, str], None]) -> list[str]:
     """The command prefix that runs a program as a user PostgreSQL accepts (never root)."""
     if os.geteuid() != 0:
         return []
     runuser = shutil.which("runuser")
     if runuser is None:
-        pytest.skip("PostgreSQL refuses to run as root and runuser is not available")
+        unavailable("postgres", "PostgreSQL refuses to run as root and runuser is not available")
     try:
         import pwd
 
-        pwd.getpwnam("postgres")
+        pwd.getpwnam(SERVER_USER)
     except KeyError:
-        pytest.skip("PostgreSQL refuses to run as root and there is no 'postgres' user")
-    return [runuser, "-u", "postgres", "--"]
+        unavailable(
+            "postgres", f"PostgreSQL refuses to run as root and there is no {SERVER_USER!r} user"
+        )
+    return [str(runuser), "-u", SERVER_USER, "--"]
 
 
 def _ready(pid_file: Path) -> bool:
@@ -66,14 +73,14 @@ def _ready(pid_file: Path) -> bool:
 
 
 @pytest.fixture(scope="session")
-def postgres_server() -> Iterator[PostgresServer]:
+def postgres_server(unavailable: Callable[[str, str], None]) -> Iterator[PostgresServer]:
     """A PostgreSQL server for the session (one per xdist worker), removed afterwards."""
     pytest.importorskip("pg8000", reason="the PostgreSQL test needs pg8000 (the dev extra)")
     pytest.importorskip("sqlalchemy", reason="the run history needs the [history] extra")
     binaries = _binaries()
     if binaries is None:
-        pytest.skip("no PostgreSQL server binaries (initdb, postgres) on this machine")
-    prefix = _as_user()
+        unavailable("postgres", "no PostgreSQL server binaries (initdb, postgres) on this machine")
+    prefix = _as_user(unavailable)
     # Not under tmp_path: pytest's base folder is private to root, and the server's user
     # must reach its data folder and socket. A private folder of its own, removed at the end.
     root = Path(tempfile.mkdtemp(prefix="rb-pg-"))
@@ -82,9 +89,9 @@ def postgres_server() -> Iterator[PostgresServer]:
     password_file = root / "password"
     password_file.write_text(PASSWORD + "\n", encoding="utf-8")
     if prefix:
-        shutil.chown(root, "postgres")
-        shutil.chown(sockets, "postgres")
-        shutil.chown(password_file, "postgres")
+        shutil.chown(root, SERVER_USER)
+        shutil.chown(sockets, SERVER_USER)
+        shutil.chown(password_file, SERVER_USER)
     process = None
     stack = ExitStack()
     try:
@@ -94,7 +101,7 @@ def postgres_server() -> Iterator[PostgresServer]:
             capture_output=True, text=True, timeout=120, check=False,
         )  # fmt: skip
         if initdb.returncode != 0:
-            pytest.skip(f"initdb failed: {initdb.stderr.strip()[-300:]}")
+            unavailable("postgres", f"initdb failed: {initdb.stderr.strip()[-300:]}")
         log = stack.enter_context((root / "server.log").open("w", encoding="utf-8"))
         process = subprocess.Popen(
             [*prefix, str(binaries / "postgres"), "-D", str(data), "-k", str(sockets),
@@ -108,7 +115,7 @@ def postgres_server() -> Iterator[PostgresServer]:
             time.sleep(0.05)
         if not _ready(pid_file):
             error = (root / "server.log").read_text(encoding="utf-8", errors="replace")
-            pytest.skip(f"the PostgreSQL server did not start: {error.strip()[-300:]}")
+            unavailable("postgres", f"the PostgreSQL server did not start: {error.strip()[-300:]}")
         yield PostgresServer(socket_dir=sockets)
     finally:
         if process is not None and process.poll() is None:

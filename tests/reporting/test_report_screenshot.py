@@ -7,15 +7,14 @@ import struct
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from ragas_boot.reporting import render_html
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
-def test_chromium_renders_the_report(run, tmp_path: Path):
+def test_chromium_renders_the_report(run, tmp_path: Path, unavailable):
+    if CHROMIUM is None:
+        unavailable("chromium", "chromium is not installed (apt-get install chromium)")
     page = tmp_path / "report.html"
     page.write_text(render_html(run), encoding="utf-8")
     shot = tmp_path / "report.png"

@@ -3,6 +3,11 @@ latest or previous, and clear errors for what is not there."""
 
 from __future__ import annotations
 
+import logging
+import subprocess
+import sys
+import threading
+import time
 from datetime import UTC, datetime
 
 import pytest
@@ -80,3 +85,68 @@ def test_a_malformed_url_is_named_with_its_password_masked():
         RunHistory(url="nonsense://user:hunter2-secret@host/db")
     assert "hunter2-secret" not in str(caught.value)
     assert "user:****@host" in str(caught.value)
+
+
+HOLDER = """
+import sqlite3, sys
+connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+connection.execute("BEGIN EXCLUSIVE")
+print("locked", flush=True)
+sys.stdin.readline()  # hold the lock until the test says so
+connection.execute("COMMIT")
+"""
+
+
+def test_a_database_locked_by_another_process_is_waited_for_not_failed(tmp_path, caplog):
+    path = tmp_path / "runs.db"
+    stored = snapshot("20261125-120000-aaaa", 0)
+    outcome: list[object] = []
+    with (
+        RunHistory(url=f"sqlite:///{path}") as history,  # opened before the file is locked
+        subprocess.Popen(
+            [sys.executable, "-c", HOLDER, str(path)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        ) as holder,
+        caplog.at_level(logging.WARNING, logger="ragas_boot.runs.history"),
+    ):  # fmt: skip
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        writer = threading.Thread(target=lambda: outcome.append(_attempt(history.record, stored)))
+        writer.start()
+        # The first try waits out SQLite's own 5 s; its failure is retried, not raised.
+        for _ in range(1200):
+            if "is busy" in caplog.text or not writer.is_alive():
+                break
+            time.sleep(0.05)
+        assert "is busy" in caplog.text, outcome
+        assert holder.stdin is not None
+        holder.stdin.write("release\n")
+        holder.stdin.flush()
+        writer.join(timeout=120)
+        assert holder.wait(timeout=60) == 0
+    assert outcome == ["20261125-120000-aaaa"]
+    with RunHistory(url=f"sqlite:///{path}") as reopened:
+        assert reopened.load("20261125-120000-aaaa") == stored
+
+
+def test_a_lock_held_past_the_retry_time_is_a_history_error(tmp_path):
+    path = tmp_path / "runs.db"
+    with (
+        RunHistory(url=f"sqlite:///{path}", retry_for_s=0.0) as history,
+        subprocess.Popen(
+            [sys.executable, "-c", HOLDER, str(path)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        ) as holder,
+    ):  # fmt: skip
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        try:
+            with pytest.raises(HistoryError, match=r"cannot write the run history at .*locked"):
+                history.record(snapshot("20261125-120000-aaaa", 0))
+        finally:
+            holder.kill()
+
+
+def _attempt(action, *args):
+    try:
+        return action(*args)
+    except Exception as error:  # the test asserts on what came back
+        return error

@@ -184,3 +184,26 @@ def test_a_compute_only_run_needs_no_judge_loop(container):
     run = evaluate_dataset(SAMPLES, [container.tool_call_accuracy()])
     assert run.judges == [] and run.agreement == []
     assert run.totals.judge_calls == 0
+
+
+def test_metrics_named_by_bean_name_are_resolved_through_the_container(container):
+    run = evaluate_dataset(
+        SAMPLES, ["agent_goal_accuracy", "tool_call_accuracy"], container=container
+    )
+    assert [e.metric for e in run.samples[0].evaluations] == [
+        "agent_goal_accuracy",
+        "tool_call_accuracy",
+    ]
+    assert run.samples[1].evaluation("agent_goal_accuracy").score == pytest.approx(2 / 3)
+    assert run.metric_summary("tool_call_accuracy").mean == 1.0
+
+
+def test_a_bean_name_without_a_container_says_what_to_pass(container):
+    with pytest.raises(
+        TypeError, match=r"metrics\[0\] is the name 'agent_goal_accuracy'.*container="
+    ):
+        evaluate_dataset(SAMPLES, ["agent_goal_accuracy"])
+    with pytest.raises(TypeError, match=r"metrics\[1\] is a int; expected a metric bean"):
+        evaluate_dataset(SAMPLES, [container.tool_call_accuracy(), 3])  # type: ignore[list-item]
+    with pytest.raises(KeyError, match="did you mean 'agent_goal_accuracy'"):
+        evaluate_dataset(SAMPLES, ["agent_goal"], container=container)

@@ -19,6 +19,8 @@ from ragas_boot import (
     Sample,
     ToolCall,
     ToolMessage,
+    create_container,
+    load_settings,
 )
 from ragas_boot.testing import ChatRequest, FakeOpenAIServer, Reply
 
@@ -134,3 +136,36 @@ def test_evaluations_with_failures_never_show_the_key(
     ]
     leaks = [text for text in shown if secret in text]
     assert leaks == []
+
+
+HEADER_SECRET = "hdr-org-token-55443322"
+
+
+def test_a_header_value_the_provider_echoes_back_is_masked_like_the_key(
+    tmp_path, openai_server: FakeOpenAIServer, judge_transport: str, secret: str
+) -> None:
+    """A custom header (an org token, a gateway key) is as secret as the API key: a judge that
+    quotes it in a valid answer's reason, or in prose that fails to parse, shows it nowhere."""
+    openai_server.respond(
+        "judge-a",
+        {"goal_achieved": True, "reason": f"your org token {HEADER_SECRET} looks fine"},
+    )
+    openai_server.fail_always("judge-b", Reply.text(f"I refuse. Token: {HEADER_SECRET}"))
+    config = tmp_path / "application.yaml"
+    config.write_text(
+        "spring.ai.ragas.providers.openai-compatible:\n"
+        f"  - name: p\n    base-url: {openai_server.base_url}\n    api-key: {secret}\n"
+        f"    transport: {judge_transport}\n"
+        f"    headers: {{X-Org-Token: {HEADER_SECRET}}}\n"
+        "    chat-models: [{id: judge-a}, {id: judge-b}]\n"
+        "spring.ai.retry.max-attempts: 1\n",
+        encoding="utf-8",
+    )
+    with create_container(load_settings(config, environ={})) as container:
+        result = container.agent_goal_accuracy().evaluate(SAMPLE)
+    assert openai_server.requests_for("judge-a")[0].request.headers["x-org-token"] == HEADER_SECRET
+    assert result.model_scores == {"judge-a": 1.0}
+    assert [e.kind for e in result.exclusions] == ["invalid_output"]
+    shown = [repr(result), result.model_dump_json(), repr(result.steps), str(result.explanation)]
+    assert all(HEADER_SECRET not in text for text in shown)
+    assert "**********" in result.model_dump_json()  # masked, not dropped

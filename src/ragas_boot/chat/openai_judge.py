@@ -295,11 +295,17 @@ class _CallSpec(Protocol):
 
 
 def scrub_secret(text: str, spec: _CallSpec) -> str:
-    """``text`` with the spec's API key and the credentials in its base URL masked (providers
-    sometimes echo them back: a key, a URL with its ``?key=``)."""
+    """``text`` with the spec's API key, its custom header values and the credentials in its
+    base URL masked (providers sometimes echo them back: a key, a header, a URL with its
+    ``?key=``)."""
     secret = spec.api_key.get_secret_value()
     if secret and len(secret) >= 4:
         text = text.replace(secret, "**********")
+    headers: dict[str, SecretStr] = getattr(spec, "headers", None) or {}
+    for value in headers.values():
+        header = value.get_secret_value()
+        if len(header) >= 4:
+            text = text.replace(header, "**********")
     for credential in url_secrets(spec.base_url):
         if len(credential) >= 4:
             text = text.replace(credential, URL_MASK)

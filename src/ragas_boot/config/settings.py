@@ -23,7 +23,7 @@ YAML prefix of each root field:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import timedelta
 from typing import Annotated, Any, Literal
 
@@ -32,7 +32,9 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    FieldSerializationInfo,
     SecretStr,
+    field_serializer,
     field_validator,
     model_validator,
 )
@@ -40,7 +42,7 @@ from pydantic.alias_generators import to_snake
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from ragas_boot._enums import CaseInsensitiveEnum
-from ragas_boot.config.urls import check_base_url
+from ragas_boot.config.urls import check_base_url, mask_url
 
 __all__ = [
     "ROOT_PREFIXES",
@@ -158,8 +160,21 @@ def _kebab(name: str) -> str:
     return name.replace("_", "-")
 
 
+#: Fields that hold a URL, which may carry credentials (``https://user:PASS@host``,
+#: ``?key=...``): masked in every repr, str and dump of a section (see :class:`_Section`).
+URL_FIELDS = frozenset({"base_url", "url", "auth_url"})
+
+#: ``model_dump(context={REVEAL_URLS: True})`` keeps URLs whole, for code that must reach them.
+REVEAL_URLS = "reveal_urls"
+
+
 class _Section(BaseModel):
-    """A YAML section: kebab-case keys, snake_case fields, unknown keys rejected, frozen."""
+    """A YAML section: kebab-case keys, snake_case fields, unknown keys rejected, frozen.
+
+    A URL field (:data:`URL_FIELDS`) is shown with its credentials masked wherever the section
+    is printed or dumped (``repr``, ``str``, ``model_dump``, ``model_dump_json``), as
+    ``SecretStr`` fields are; the attribute itself stays the real URL, which the judges use.
+    """
 
     model_config = ConfigDict(
         alias_generator=_kebab,
@@ -168,6 +183,18 @@ class _Section(BaseModel):
         frozen=True,
         use_enum_values=False,
     )
+
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        for name, value in super().__repr_args__():
+            if name in URL_FIELDS and isinstance(value, str):
+                value = mask_url(value)
+            yield name, value
+
+    @field_serializer(*URL_FIELDS, check_fields=False)
+    def _masked_url(self, value: str | None, info: FieldSerializationInfo) -> str | None:
+        if value is None or (info.context or {}).get(REVEAL_URLS):
+            return value
+        return mask_url(value)
 
 
 class RateLimitStrategy(CaseInsensitiveEnum):

@@ -21,6 +21,8 @@ import ipaddress
 import json
 import logging
 import os
+import re
+import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -35,7 +37,7 @@ from pydantic import BaseModel, Field, SecretStr
 from ragas_boot.chat.judge import JudgeAnswer, JudgeModel, JudgeSpec, TokenUsage
 from ragas_boot.chat.structured import format_instructions, output_schema, schema_name
 from ragas_boot.config.settings import CacheSettings
-from ragas_boot.errors import JudgeOutputError
+from ragas_boot.errors import CacheError, JudgeOutputError
 
 if TYPE_CHECKING:
     from diskcache import Cache
@@ -64,6 +66,11 @@ CACHE_FORMAT = 1
 HOME_VARIABLE = "RAGAS_BOOT_HOME"
 
 _INSTALL_HINT = "the response cache needs diskcache: pip install 'ragas-boot[cache]'"
+
+#: diskcache's files in a cache folder: the SQLite database (with its -wal/-shm companions)
+#: and the two-hex-digit folders that hold large values.
+_DATABASE = "cache.db"
+_VALUE_FOLDER = re.compile(r"[0-9a-f]{2}")
 
 
 def default_cache_dir() -> Path:
@@ -239,6 +246,9 @@ class ResponseCache:
 
     Cache errors (a full disk, a locked or broken file, diskcache not installed) never fail a
     judge call: they are logged once and the call goes to the judge as if there were no cache.
+    They are not silent either: :attr:`problem` says why the cache is off (the CLI shows it in
+    the run's summary), :meth:`stats` raises :class:`~ragas_boot.errors.CacheError`, and
+    :meth:`clear` removes the unusable files so that the next run starts a fresh cache.
 
     Args:
         directory: the cache folder (made on first use).
@@ -262,6 +272,7 @@ class ResponseCache:
         self._cache: Cache | None = None
         self._lock = threading.Lock()
         self._broken = False
+        self._problem: str | None = None
 
     @classmethod
     def from_settings(cls, settings: CacheSettings) -> ResponseCache | None:
@@ -282,6 +293,18 @@ class ResponseCache:
     def directory(self) -> Path:
         """The cache folder."""
         return self._directory
+
+    @property
+    def problem(self) -> str | None:
+        """Why the cache was switched off for this process (its files could not be opened,
+        read or written), with what to do; None while it works or before first use. A missing
+        ``diskcache`` is not a problem of the files: it is logged with its pip command."""
+        return self._problem
+
+    def check(self) -> str | None:
+        """Open the cache now (if it is not open) and return :attr:`problem`."""
+        self._open()
+        return self._problem
 
     def applies_to(self, judge: JudgeModel) -> bool:
         """Whether this judge's answers are looked up and stored (see :func:`is_cacheable`)."""
@@ -314,12 +337,11 @@ class ResponseCache:
     def _give_up(self, error: BaseException) -> None:
         if not self._broken:
             self._broken = True
-            log.warning(
-                "response cache at %s is unusable (%s: %s); judges are asked directly",
-                self._directory,
-                type(error).__name__,
-                error,
+            self._problem = (
+                f"response cache at {self._directory} is unusable ({type(error).__name__}: "
+                f"{error}); run `ragas-boot cache clear` to remove it"
             )
+            log.warning("%s; judges are asked directly", self._problem)
 
     def lookup(self, key: str) -> CacheEntry | None:
         """The entry stored under ``key``, if any (and not expired)."""
@@ -399,8 +421,14 @@ class ResponseCache:
                 yield entry
 
     def stats(self) -> CacheStats:
-        """Entries, size on disk, and entries per model."""
+        """Entries, size on disk, and entries per model.
+
+        Raises:
+            CacheError: the cache's files are unusable (see :attr:`problem`).
+        """
         cache = self._open()
+        if self._problem is not None:
+            raise CacheError(self._problem)
         models: dict[str, int] = {}
         saved = 0
         for entry in self.entries():
@@ -415,11 +443,35 @@ class ResponseCache:
         )
 
     def clear(self, *, expired_only: bool = False) -> int:
-        """Remove every entry (or only expired ones); return how many were removed."""
+        """Remove every entry (or only expired ones); return how many were removed.
+
+        Unusable files (see :attr:`problem`) cannot be read entry by entry: use
+        :meth:`discard`, which removes them.
+        """
         cache = self._open()
         if cache is None:
             return 0
         return int(cache.expire() if expired_only else cache.clear())
+
+    def discard(self) -> list[Path]:
+        """Remove the cache's own files (diskcache's database and its value folders), whatever
+        state they are in, and return them; other files in the folder are left alone. The
+        next use starts an empty cache."""
+        self.close()
+        removed: list[Path] = []
+        if not self._directory.is_dir():
+            return removed
+        for path in sorted(self._directory.iterdir()):
+            if path.name.startswith(_DATABASE) and path.is_file():
+                path.unlink()
+                removed.append(path)
+            elif _VALUE_FOLDER.fullmatch(path.name) and path.is_dir():
+                shutil.rmtree(path)
+                removed.append(path)
+        with self._lock:
+            self._broken = False
+            self._problem = None
+        return removed
 
     def close(self) -> None:
         """Close the SQLite connections (the cache reopens on next use)."""

@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.datasets import Dataset, default_sample_id
@@ -66,6 +66,9 @@ from ragas_boot.runs.summaries import (
 )
 from ragas_boot.samples import Sample
 
+if TYPE_CHECKING:
+    from ragas_boot.container import RagasContainer
+
 __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_SPOOL_AFTER",
@@ -82,7 +85,9 @@ log = logging.getLogger(__name__)
 DEFAULT_CONCURRENCY = 8
 
 AnyMetric = Metric[Any]
-MetricsArgument = Sequence[AnyMetric] | Mapping[str, AnyMetric]
+#: Metric beans, or their bean names (``"agent_goal_accuracy"``, ``"aspect_critic:polite"``)
+#: when a container is given to resolve them; or a mapping of name → bean.
+MetricsArgument = Sequence[AnyMetric | str] | Mapping[str, AnyMetric]
 ConfigsArgument = Mapping[str, MetricConfig | Mapping[str, Any]]
 
 
@@ -193,11 +198,48 @@ class _Plan:
         )
 
 
-def _plans(metrics: MetricsArgument, configs: ConfigsArgument | None) -> list[_Plan]:
+def _beans(
+    metrics: MetricsArgument, container: RagasContainer | None
+) -> Sequence[AnyMetric] | Mapping[str, AnyMetric]:
+    """The beans to run: names resolved through ``container``, anything else refused by name."""
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if isinstance(metrics, Mapping):
+        given: list[tuple[str, object]] = list(metrics.items())
+    else:
+        given = [(f"metrics[{index}]", metric) for index, metric in enumerate(metrics)]
+    beans: list[tuple[str, AnyMetric]] = []
+    for where, metric in given:
+        if isinstance(metric, str):
+            if container is None:
+                raise TypeError(
+                    f"{where} is the name {metric!r}: pass container= to run metrics by bean "
+                    f"name (evaluate_dataset(samples, [{metric!r}], container=container)), or "
+                    f"give the bean itself (container.metric({metric!r}))"
+                )
+            name, _, criterion = metric.partition(":")
+            metric = container.metric(name, criterion or None)
+        if not isinstance(metric, Metric):
+            raise TypeError(
+                f"{where} is a {type(metric).__name__}; expected a metric bean "
+                "(container.agent_goal_accuracy()) or, with container=, a bean name"
+            )
+        beans.append((where, metric))
+    if isinstance(metrics, Mapping):
+        return dict(beans)
+    return [metric for _, metric in beans]
+
+
+def _plans(
+    metrics: MetricsArgument,
+    configs: ConfigsArgument | None,
+    container: RagasContainer | None = None,
+) -> list[_Plan]:
+    beans = _beans(metrics, container)
     named: list[tuple[str, AnyMetric]] = (
-        list(metrics.items())
-        if isinstance(metrics, Mapping)
-        else [(metric.bean_name, metric) for metric in metrics]
+        list(beans.items())
+        if isinstance(beans, Mapping)
+        else [(metric.bean_name, metric) for metric in beans]
     )
     if not named:
         raise ValueError("give at least one metric to run")
@@ -363,14 +405,16 @@ async def aevaluate_dataset(
     max_cost: float | None = None,
     spool_after: int | None = DEFAULT_SPOOL_AFTER,
     spool_dir: str | Path | None = None,
+    container: RagasContainer | None = None,
 ) -> RunResult:
     """Evaluate every sample with every metric and summarise.
 
     Args:
         dataset: a :class:`~ragas_boot.datasets.Dataset`, or samples (those without an id get
             ``sample-NNN``).
-        metrics: metric beans (named by their bean name, e.g. ``agent_goal_accuracy``), or a
-            mapping of name → bean.
+        metrics: metric beans (named by their bean name, e.g. ``agent_goal_accuracy``), bean
+            names with ``container`` (``["agent_goal_accuracy", "aspect_critic:polite"]``),
+            or a mapping of name → bean.
         configs: name → config (or a mapping of config fields) overriding the bean's defaults
             for this run, e.g. ``{"agent_goal_accuracy": {"models": ["a", "b"]}}``.
         concurrency: evaluations in flight at once (at least 1).
@@ -391,6 +435,7 @@ async def aevaluate_dataset(
             JSON report is the same either way). A spool that cannot be written (disk full)
             keeps the evaluations it could not take whole, with one warning.
         spool_dir: the folder of the spool file (default: the system's temporary folder).
+        container: resolves metrics given by bean name.
 
     Returns:
         The run: every sample × metric, scored, undefined or failed, and the summaries;
@@ -413,7 +458,7 @@ async def aevaluate_dataset(
     if spool_after is not None and spool_after < 0:
         raise ValueError(f"spool_after must be >= 0 (or None: never), got {spool_after}")
     meter = SpendMeter(max_cost=max_cost)
-    plans = _plans(metrics, configs)
+    plans = _plans(metrics, configs, container)
     info, samples = _samples(dataset)
     spool = (
         EvaluationSpool(spool_dir)
@@ -562,15 +607,17 @@ def evaluate_dataset(
     max_cost: float | None = None,
     spool_after: int | None = DEFAULT_SPOOL_AFTER,
     spool_dir: str | Path | None = None,
+    container: RagasContainer | None = None,
 ) -> RunResult:
     """Sync twin of :func:`aevaluate_dataset`; the run happens on the judges' I/O loop.
 
     ``progress`` is then called from that loop's thread.
     """
-    beans = list(metrics.values()) if isinstance(metrics, Mapping) else list(metrics)
+    resolved = _beans(metrics, container)
+    beans = list(resolved.values()) if isinstance(resolved, Mapping) else list(resolved)
     run = aevaluate_dataset(
         dataset,
-        metrics,
+        resolved,
         configs=configs,
         concurrency=concurrency,
         progress=progress,

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -37,6 +37,9 @@ from ragas_boot.metrics.base import Need
 from ragas_boot.runs._concurrency import run_blocking
 from ragas_boot.runs.engine import ConfigsArgument, MetricsArgument, _plans, _samples
 from ragas_boot.samples import Sample
+
+if TYPE_CHECKING:
+    from ragas_boot.container import RagasContainer
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -172,6 +175,7 @@ async def aestimate_run(
     *,
     configs: ConfigsArgument | None = None,
     cached: CachedCall | None = None,
+    container: RagasContainer | None = None,
 ) -> RunEstimate:
     """Run every metric on every sample dry (see the module docstring); nothing is sent.
 
@@ -180,12 +184,13 @@ async def aestimate_run(
         metrics: metric beans, or a mapping of name → bean (as :func:`evaluate_dataset`).
         configs: name → config overrides (as :func:`evaluate_dataset`).
         cached: says which calls a response cache would answer (counted, not priced).
+        container: resolves metrics given by bean name (as :func:`evaluate_dataset`).
 
     Raises:
         JudgeNotFoundError: a config names an unknown judge.
         ValueError: as :func:`evaluate_dataset` for its arguments.
     """
-    plans = _plans(metrics, configs)
+    plans = _plans(metrics, configs, container)
     _, samples = _samples(dataset)
     recorder = _Recorder(cached)
     rows: list[CallEstimate] = []
@@ -226,6 +231,7 @@ def estimate_run(
     *,
     configs: ConfigsArgument | None = None,
     cached: CachedCall | None = None,
+    container: RagasContainer | None = None,
 ) -> RunEstimate:
     """Sync twin of :func:`aestimate_run`."""
     beans: list[Any] = list(metrics.values()) if isinstance(metrics, Mapping) else list(metrics)

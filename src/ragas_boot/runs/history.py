@@ -25,14 +25,16 @@ A database URL may carry a password: it is never printed unmasked (:meth:`RunHis
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+import tenacity
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragas_boot.config.urls import mask_url, url_secrets
@@ -44,6 +46,15 @@ if TYPE_CHECKING:
     from ragas_boot.config.settings import HistorySettings, RagasSettings
     from ragas_boot.runs.results import RunResult
     from ragas_boot.runs.suites import SuiteResult
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: How long writing a run keeps retrying a database another process holds locked (SQLite's
+#: own wait is 5 s; a neighbour CI job's long write or a `runs list` in a shell can hold it
+#: longer), with backoff from 0.25 s to 2 s between tries.
+RECORD_RETRY_S = 30.0
 
 __all__ = [
     "HISTORY_FILE",
@@ -223,15 +234,18 @@ class RunHistory:
 
     Args:
         url: a SQLAlchemy database URL (``sqlite:///path``, ``postgresql+pg8000://...``).
+        retry_for_s: how long opening and writing keep trying while another process holds
+            the database locked.
 
     Raises:
         MissingExtraError: SQLAlchemy (the ``[history]`` extra) is not installed.
         HistoryError: the database cannot be opened.
     """
 
-    def __init__(self, *, url: str) -> None:
+    def __init__(self, *, url: str, retry_for_s: float = RECORD_RETRY_S) -> None:
         sa = _sqlalchemy()
         self._url = url
+        self._retry_for_s = retry_for_s
         self._secrets = url_secrets(url)
         self._metadata, self._runs, self._metrics, self._scores = _tables(sa)
         self._sa = sa
@@ -246,8 +260,7 @@ class RunHistory:
         with self._errors("open"):
             self._engine: Engine = sa.create_engine(parsed)
         try:
-            with self._errors("open"):
-                self._metadata.create_all(self._engine)
+            self._retrying("open", lambda: self._metadata.create_all(self._engine))
         except HistoryError:
             self._engine.dispose()
             raise
@@ -286,6 +299,36 @@ class RunHistory:
                 f"cannot {action} the run history at {self.label}: {message}"
             ) from None
 
+    def _transient(self, error: BaseException) -> bool:
+        """A lock held by another process, or a connection dropped: worth trying again."""
+        if not isinstance(error, self._sa.exc.OperationalError | self._sa.exc.DBAPIError):
+            return False
+        text = str(error).lower()
+        return bool(error.connection_invalidated) or "locked" in text or "busy" in text
+
+    def _retrying(self, action: str, work: Callable[[], T]) -> T:
+        """``work()``, tried again with backoff for :data:`RECORD_RETRY_S` while the database
+        is locked by another process; then (or on any other error) a :class:`HistoryError`."""
+
+        def waiting(state: tenacity.RetryCallState) -> None:
+            error = state.outcome.exception() if state.outcome else None
+            log.warning(
+                "the run history at %s is busy (%s); trying again in %.2f s",
+                self.label,
+                type(error).__name__,
+                state.upcoming_sleep,
+            )
+
+        retrying = tenacity.Retrying(
+            stop=tenacity.stop_after_delay(self._retry_for_s),
+            wait=tenacity.wait_exponential(multiplier=0.25, max=2.0),
+            retry=tenacity.retry_if_exception(self._transient),
+            before_sleep=waiting,
+            reraise=True,
+        )
+        with self._errors(action):
+            return retrying(work)
+
     @contextmanager
     def _begin(self, action: str) -> Iterator[Connection]:
         with self._errors(action), self._engine.begin() as connection:
@@ -296,8 +339,12 @@ class RunHistory:
     def record(self, run: StoredRun) -> str:
         """Store a snapshot (:func:`snapshot_run`, :func:`snapshot_suite`); return its id.
 
+        A database locked by another process is tried again with backoff for
+        ``retry_for_s`` (:data:`RECORD_RETRY_S` by default), each wait logged as a warning.
+
         Raises:
-            HistoryError: the database refused it (the id exists, the server is gone, ...).
+            HistoryError: the database refused it (the id exists, the server is gone, still
+                locked after the retries, ...).
         """
         row = run.model_dump(exclude={"metrics", "scores"})
         for key in ("config_files", "profiles", "judges"):
@@ -310,12 +357,16 @@ class RunHistory:
             {"run_id": run.id, "position": position, **score.model_dump()}
             for position, score in enumerate(run.scores)
         ]
-        with self._begin("write") as connection:
-            connection.execute(self._runs.insert(), [row])
-            if metrics:
-                connection.execute(self._metrics.insert(), metrics)
-            if scores:
-                connection.execute(self._scores.insert(), scores)
+
+        def write() -> None:
+            with self._engine.begin() as connection:
+                connection.execute(self._runs.insert(), [row])
+                if metrics:
+                    connection.execute(self._metrics.insert(), metrics)
+                if scores:
+                    connection.execute(self._scores.insert(), scores)
+
+        self._retrying("write", write)
         return run.id
 
     # ----------------------------------------------------------------- reading
