@@ -59,10 +59,7 @@ from ragas_boot.runs.results import (
 )
 from ragas_boot.runs.spool import DEFAULT_SPOOL_AFTER, EvaluationSpool
 from ragas_boot.runs.summaries import (
-    agreement_summaries,
-    judge_summaries,
-    metric_summaries,
-    run_totals,
+    summarize,
 )
 from ragas_boot.samples import Sample
 
@@ -577,15 +574,16 @@ async def _run(
                 judge.id, JudgeInfo(id=judge.id, provider=judge.provider, model=judge.spec.model)
             )
     judge_list = list(judges.values())
+    summaries = summarize(judge_list, metric_infos, runs)
     return RunResult(
         dataset=info,
         metrics=metric_infos,
         judges=judge_list,
         samples=runs,
-        metric_summaries=metric_summaries(metric_infos, runs),
-        judge_summaries=judge_summaries(judge_list, metric_infos, runs),
-        agreement=agreement_summaries(judge_list, metric_infos, runs),
-        totals=run_totals(runs),
+        metric_summaries=summaries.metrics,
+        judge_summaries=summaries.judges,
+        agreement=summaries.agreement,
+        totals=summaries.totals,
         concurrency=concurrency,
         started_at=started_at,
         duration_s=time.perf_counter() - started,
