@@ -57,7 +57,7 @@ from ragas_boot.runs.results import (
     SampleRun,
     StopReason,
 )
-from ragas_boot.runs.spool import DEFAULT_SPOOL_AFTER, EvaluationSpool
+from ragas_boot.runs.spool import DEFAULT_SPOOL_AFTER, EvaluationSpool, SpooledSamples
 from ragas_boot.runs.summaries import (
     summarize,
 )
@@ -346,6 +346,21 @@ async def _evaluate(plan: _Plan, sample: Sample, deadline_s: float | None = None
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Spooled:
+    """What the run keeps of an evaluation it spooled while it runs: its status and the
+    counts progress shows; the evaluation itself is read back from the spool."""
+
+    status: str
+    calls: int
+    failed_calls: int
+
+    @classmethod
+    def of(cls, evaluation: Evaluation) -> _Spooled:
+        calls = evaluation.judge_calls()
+        return cls(evaluation.status, len(calls), sum(1 for call in calls if not call.ok))
+
+
 class _Tracker:
     """Counts for progress; all updates happen on one loop."""
 
@@ -360,12 +375,16 @@ class _Tracker:
         self.failed_calls = 0
         self.total = samples * metrics
 
-    def finished(self, sample_index: int, evaluation: Evaluation) -> None:
+    def finished(self, sample_index: int, evaluation: Evaluation | _Spooled) -> None:
         self.done += 1
         self.failed += evaluation.status == "failed"
-        for call in evaluation.judge_calls():  # a spooled evaluation keeps their facts
-            self.calls += 1
-            self.failed_calls += not call.ok
+        if isinstance(evaluation, _Spooled):
+            self.calls += evaluation.calls
+            self.failed_calls += evaluation.failed_calls
+        else:
+            for call in evaluation.judge_calls():
+                self.calls += 1
+                self.failed_calls += not call.ok
         self._left[sample_index] -= 1
         self.samples_done += self._left[sample_index] == 0
         self.notify()
@@ -477,7 +496,7 @@ async def aevaluate_dataset(
         )
     except BaseException:
         if spool is not None:
-            spool.close()
+            spool.dispose()
         raise
     if spool is not None:
         run._spool = spool
@@ -504,7 +523,7 @@ async def _run(
     pairs = [(s, m) for s in range(len(samples)) for m in range(len(plans))]
     unspooled = 0  # evaluations the spool could not take (kept whole)
 
-    async def evaluate(pair: tuple[int, int]) -> Evaluation:
+    async def evaluate(pair: tuple[int, int]) -> Evaluation | _Spooled:
         nonlocal unspooled
         plan = plans[pair[1]]
         if meter.exhausted and plan.judges:
@@ -514,9 +533,9 @@ async def _run(
             evaluation = _over_budget(plan.name, meter, evaluation)
         if spool is None:
             return evaluation
-        # Spooled as it finishes: the run keeps only the slim copy of its judge calls.
+        # Spooled as it finishes: the run keeps only its status until it is read back.
         try:
-            return spool.put(pair, evaluation)
+            return _Spooled.of(spool.put(pair, evaluation))
         except OSError as error:  # disk full: keep this one whole rather than lose the run
             if not unspooled:
                 log.warning(
@@ -525,7 +544,7 @@ async def _run(
             unspooled += 1
             return evaluation
 
-    def finished(index: int, evaluation: Evaluation) -> None:
+    def finished(index: int, evaluation: Evaluation | _Spooled) -> None:
         tracker.finished(pairs[index][0], evaluation)
 
     tracker.notify()
@@ -554,18 +573,31 @@ async def _run(
             tracker.total,
         )
 
-    runs = [
-        SampleRun(
-            sample_id=sample.id or "",
-            sample=sample,
-            evaluations=[
-                outcomes.get((index, plan_index))
-                or _unfinished(plans[plan_index].name, stopped or "interrupted", deadline_s)
-                for plan_index in range(len(plans))
-            ],
-        )
-        for index, sample in enumerate(samples)
-    ]
+    del done  # a spooled run keeps nothing per evaluation but where it is
+    runs: Sequence[SampleRun]
+    if spool is None:
+        runs = [
+            SampleRun(
+                sample_id=sample.id or "",
+                sample=sample,
+                evaluations=[
+                    _kept(outcomes.get((index, plan_index)))
+                    or _unfinished(plans[plan_index].name, stopped or "interrupted", deadline_s)
+                    for plan_index in range(len(plans))
+                ],
+            )
+            for index, sample in enumerate(samples)
+        ]
+    else:
+        kept = {
+            (index, plan_index): _kept(outcomes.get((index, plan_index)))
+            or _unfinished(plans[plan_index].name, stopped or "interrupted", deadline_s)
+            for index in range(len(samples))
+            for plan_index in range(len(plans))
+            if (index, plan_index) not in spool
+        }
+        del outcomes
+        runs = SpooledSamples(spool, samples, len(plans), kept)
     metric_infos = [plan.info() for plan in plans]
     judges: dict[str, JudgeInfo] = {}
     for plan in plans:
@@ -575,7 +607,7 @@ async def _run(
             )
     judge_list = list(judges.values())
     summaries = summarize(judge_list, metric_infos, runs)
-    return RunResult(
+    values: dict[str, Any] = dict(
         dataset=info,
         metrics=metric_infos,
         judges=judge_list,
@@ -590,6 +622,16 @@ async def _run(
         stopped=stopped,
         max_cost=meter.max_cost,
     )
+    if isinstance(runs, list):
+        return RunResult(**values)
+    # A spooled run's samples are read back when asked for: validating them would read (and
+    # hold) every one; the rest was validated as it was built.
+    return RunResult.model_construct(**values)
+
+
+def _kept(outcome: Evaluation | _Spooled | None) -> Evaluation | None:
+    """An evaluation the run holds (not spooled); None for a spooled one or none at all."""
+    return outcome if isinstance(outcome, Evaluation) else None
 
 
 def evaluate_dataset(
