@@ -5,17 +5,17 @@ from ragas_boot.metrics.agent.agent_goal_accuracy import (
     AgentGoalAccuracyMetric,
     AgentGoalMode,
 )
-from ragas_boot.metrics.agent.tool_call_accuracy import (
-    ToolCallAccuracyConfig,
-    ToolCallAccuracyMetric,
-)
-from ragas_boot.metrics.agent.tool_matching import (
+from ragas_boot.metrics.agent.matching import (
     CallOrder,
     FailedCalls,
     ToolCallMatching,
     ToolCallMode,
     ValueComparison,
     match_tool_calls,
+)
+from ragas_boot.metrics.agent.tool_call_accuracy import (
+    ToolCallAccuracyConfig,
+    ToolCallAccuracyMetric,
 )
 from ragas_boot.metrics.agent.topic_adherence import (
     TopicAdherenceConfig,

@@ -11,7 +11,7 @@ from pydantic import Field
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.errors import SampleValidationError
 from ragas_boot.execution.results import StepRecord
-from ragas_boot.metrics.agent.tool_matching import (
+from ragas_boot.metrics.agent.matching import (
     CallOrder,
     FailedCalls,
     ToolCallMatching,
