@@ -23,6 +23,18 @@ from ragas_boot.metrics.agent.topic_adherence import (
     TopicAdherenceMode,
 )
 from ragas_boot.metrics.base import Metric, MetricConfig, Need, ScoringOutcome
+from ragas_boot.metrics.embeddings.answer_correctness import (
+    AnswerCorrectnessConfig,
+    AnswerCorrectnessMetric,
+)
+from ragas_boot.metrics.embeddings.response_relevancy import (
+    ResponseRelevancyConfig,
+    ResponseRelevancyMetric,
+)
+from ragas_boot.metrics.embeddings.semantic_similarity import (
+    SemanticSimilarityConfig,
+    SemanticSimilarityMetric,
+)
 from ragas_boot.metrics.general.aspect_critic import AspectCriticConfig, AspectCriticMetric
 from ragas_boot.metrics.general.rubrics_score import RubricsScoreConfig, RubricsScoreMetric
 from ragas_boot.metrics.general.simple_criteria_score import (
@@ -74,6 +86,8 @@ __all__ = [
     "AgentGoalMode",
     "AnswerAccuracyConfig",
     "AnswerAccuracyMetric",
+    "AnswerCorrectnessConfig",
+    "AnswerCorrectnessMetric",
     "AspectCriticConfig",
     "AspectCriticMetric",
     "BleuScoreConfig",
@@ -104,11 +118,15 @@ __all__ = [
     "NoiseSensitivityMetric",
     "ResponseGroundednessConfig",
     "ResponseGroundednessMetric",
+    "ResponseRelevancyConfig",
+    "ResponseRelevancyMetric",
     "RougeScoreConfig",
     "RougeScoreMetric",
     "RubricsScoreConfig",
     "RubricsScoreMetric",
     "ScoringOutcome",
+    "SemanticSimilarityConfig",
+    "SemanticSimilarityMetric",
     "SimpleCriteriaScoreConfig",
     "SimpleCriteriaScoreMetric",
     "StringSimilarityConfig",
