@@ -138,8 +138,8 @@ class ResponseRelevancyMetric(Metric[ResponseRelevancyConfig]):
             {
                 "user_input": user_input,
                 "response": sample.response,
-                "count": config.number_of_questions,
             },
+            {"count": config.number_of_questions},
         )
         generate = await self.executor.run_step(
             "GenerateQuestions",

@@ -97,11 +97,8 @@ class AnswerAccuracyMetric(Metric[AnswerAccuracyConfig]):
                 chain.alive(),
                 lambda judge: render_prompt(
                     template,
-                    {
-                        **values,
-                        "initial_rating": initial[judge.id].raw,
-                        "initial_reason": initial[judge.id].reason,
-                    },
+                    {**values, "initial_reason": initial[judge.id].reason},
+                    {"initial_rating": initial[judge.id].raw},
                 ),
                 rating_model(2, _CONFIRMED),
             )

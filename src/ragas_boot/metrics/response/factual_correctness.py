@@ -166,7 +166,8 @@ class FactualCorrectnessMetric(Metric[FactualCorrectnessConfig]):
         def against(context: str) -> Any:
             return lambda judge, claims: render_prompt(
                 verify_template,
-                {"context": context, "statements": numbered_list(claims), "count": len(claims)},
+                {"context": context, "statements": numbered_list(claims)},
+                {"count": len(claims)},
             )
 
         checks: list[Awaitable[dict[str, list[Verdict]]]] = []

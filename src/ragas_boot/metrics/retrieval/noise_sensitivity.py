@@ -189,7 +189,8 @@ class NoiseSensitivityMetric(Metric[NoiseSensitivityConfig]):
         def against(context: str) -> Any:
             return lambda judge, items: render_prompt(
                 check,
-                {"context": context, "statements": numbered_list(items), "count": len(items)},
+                {"context": context, "statements": numbered_list(items)},
+                {"count": len(items)},
             )
 
         checks = [

@@ -83,7 +83,7 @@ class StatementShareMetric(Metric[ConfigT]):
             output_model=Statements,
             judge_step=self.judge_step,
             judge_prompt=lambda judge, items: render_prompt(
-                template, {**values, "statements": numbered_list(items), "count": len(items)}
+                template, {**values, "statements": numbered_list(items)}, {"count": len(items)}
             ),
             scale=self.scale,
         )
