@@ -35,6 +35,7 @@ from ragas_boot.metrics.embeddings.semantic_similarity import (
     SemanticSimilarityConfig,
     SemanticSimilarityMetric,
 )
+from ragas_boot.metrics.embeddings.vectors import LongTextStrategy
 from ragas_boot.metrics.general.aspect_critic import AspectCriticConfig, AspectCriticMetric
 from ragas_boot.metrics.general.rubrics_score import RubricsScoreConfig, RubricsScoreMetric
 from ragas_boot.metrics.general.simple_criteria_score import (
@@ -110,6 +111,7 @@ __all__ = [
     "FaithfulnessMetric",
     "HallucinationConfig",
     "HallucinationMetric",
+    "LongTextStrategy",
     "Metric",
     "MetricConfig",
     "MetricResult",
