@@ -18,6 +18,7 @@ from ragas_boot.samples import ExpectedToolCall, ToolCall
 
 __all__ = [
     "SUMMARY_TEMPLATES",
+    "SUMMARY_TEMPLATES_RU",
     "CorrectCall",
     "IncorrectCall",
     "MatchedPair",
@@ -272,6 +273,15 @@ SUMMARY_TEMPLATES = {
     "failed": " | Failed {failed} (recovered {recovered}, excluded {excluded})",
 }
 """The parts of :attr:`ToolCallMatching.summary`; the last three only when they apply."""
+
+SUMMARY_TEMPLATES_RU = {
+    "head": "Точность {accuracy:.1f}% | Верно {correct}/{required} | Неверно {incorrect}"
+    " | Пропущено {missed} | Лишние {extra}",
+    "optional": " | Необязательные {optional}",
+    "alternative": " | Вариант {number} из {count}",
+    "failed": " | Ошибки {failed} (исправлено {recovered}, исключено {excluded})",
+}
+""":data:`SUMMARY_TEMPLATES` in Russian (ToolCallAccuracy's explanation with ``language: ru``)."""
 
 
 def _is_optional(call: ToolCall) -> bool:
