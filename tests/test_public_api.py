@@ -46,3 +46,22 @@ def test_every_public_name_is_importable():
     for name in PUBLIC:
         assert getattr(ragas_boot, name) is namespace[name]
         assert namespace[name] is not None
+
+
+def test_internal_packages_export_nothing():
+    """One public face per concept: these packages' modules are imported by name, and users
+    import from ``ragas_boot.suites`` and ``ragas_boot.metrics``."""
+    import importlib
+
+    for name in (
+        "ragas_boot.chat.wire",
+        "ragas_boot.runs.suites",
+        "ragas_boot.metrics.agent",
+        "ragas_boot.metrics.embeddings",
+        "ragas_boot.metrics.general",
+        "ragas_boot.metrics.nlp",
+        "ragas_boot.metrics.nvidia",
+        "ragas_boot.metrics.response",
+        "ragas_boot.metrics.retrieval",
+    ):
+        assert getattr(importlib.import_module(name), "__all__", []) == [], name

@@ -80,13 +80,14 @@ from types import TracebackType
 from typing import Any, Final, Literal, Self, TypeAlias
 from urllib.parse import parse_qsl
 
-from ragas_boot.chat.wire import (
-    HOST,
+from ragas_boot.chat.wire.embeddings import (
+    EmbeddingsRequest,
+    embeddings_body,
+    embeddings_route,
+)
+from ragas_boot.chat.wire.framing import Headers, HttpRequest, Response, header_seconds, reason
+from ragas_boot.chat.wire.openai import (
     ChatCompletionRequest,
-    Headers,
-    HttpRequest,
-    LoopbackServer,
-    Response,
     ToolCall,
     chat_route,
     completion_body,
@@ -95,12 +96,7 @@ from ragas_boot.chat.wire import (
     models_route,
     unsupported,
 )
-from ragas_boot.chat.wire.embeddings import (
-    EmbeddingsRequest,
-    embeddings_body,
-    embeddings_route,
-)
-from ragas_boot.chat.wire.framing import header_seconds, reason
+from ragas_boot.chat.wire.shell import HOST, LoopbackServer
 from ragas_boot.testing._schema import find_schema_in_text, minimal_instance
 
 __all__ = [
@@ -180,7 +176,7 @@ class ChatRequest:
 
     Attributes:
         chat: the request as read by the wire module: typed messages, response format,
-            tools and tool choice (:class:`ragas_boot.chat.wire.ChatCompletionRequest`).
+            tools and tool choice (:class:`ragas_boot.chat.wire.openai.ChatCompletionRequest`).
         json_schema: the JSON schema the answer should follow, best effort: the forced tool's
             parameters, else ``response_format``'s schema (``json_schema``, or ``json_object``
             with a ``schema``), else a schema written in a message (after the words

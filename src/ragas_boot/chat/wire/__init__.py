@@ -10,59 +10,7 @@ faults) and the embedded local judge (:class:`ragas_boot.chat.LocalModelServer`:
   ``127.0.0.1`` from an asyncio loop in a daemon thread.
 - :mod:`~ragas_boot.chat.wire.framing`: HTTP/1.1 requests and responses on a stream.
 
-Only the standard library is used.
+Only the standard library is used. Internal: nothing is exported here, import from the modules.
 """
 
-from ragas_boot.chat.wire.framing import Headers, HttpRequest, Response, WireError
-from ragas_boot.chat.wire.openai import (
-    ANY_OBJECT,
-    ChatAnswerer,
-    ChatCompletionRequest,
-    ChatMessage,
-    ContentPart,
-    FunctionTool,
-    ResponseFormat,
-    Role,
-    ToolCall,
-    ToolChoice,
-    chat_route,
-    completion_body,
-    error_body,
-    error_response,
-    models_body,
-    models_route,
-    parse_chat_request,
-    parse_json_body,
-    unsupported,
-)
-from ragas_boot.chat.wire.shell import HOST, LoopbackServer, Route, Routes
-
-__all__ = [
-    "ANY_OBJECT",
-    "HOST",
-    "ChatAnswerer",
-    "ChatCompletionRequest",
-    "ChatMessage",
-    "ContentPart",
-    "FunctionTool",
-    "Headers",
-    "HttpRequest",
-    "LoopbackServer",
-    "Response",
-    "ResponseFormat",
-    "Role",
-    "Route",
-    "Routes",
-    "ToolCall",
-    "ToolChoice",
-    "WireError",
-    "chat_route",
-    "completion_body",
-    "error_body",
-    "error_response",
-    "models_body",
-    "models_route",
-    "parse_chat_request",
-    "parse_json_body",
-    "unsupported",
-]
+__all__: list[str] = []

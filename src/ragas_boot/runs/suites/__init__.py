@@ -8,104 +8,19 @@ built-in :class:`~ragas_boot.chat.tool_agent.OpenAIToolAgent`, is run on every c
 runs' one concurrency bound (:func:`~ragas_boot.runs._concurrency.bounded_map`); each run is
 scored (tool precision and recall with multiset matching, parameter accuracy, keywords,
 budgets) and failures are grouped with recommendations. Renderers live in
-:mod:`ragas_boot.reporting.suite_report`; :mod:`ragas_boot.suites` gathers the whole surface.
+:mod:`ragas_boot.reporting.suite_report`. :mod:`ragas_boot.suites` is the public face: users
+import from there, and the modules here import one another directly, so this package exports
+nothing of its own.
 """
 
-from ragas_boot.chat.tool_agent import AgentReply, StopReason
-from ragas_boot.runs.suites.agents import python_agent, run_model_agent, suite_config_path
-from ragas_boot.runs.suites.analysis import (
-    FailureAnalysis,
-    FailureGroup,
-    FailureKind,
-    analyze_failures,
-)
-from ragas_boot.runs.suites.expectations import (
-    DEFAULT_MAX_LATENCY_MS,
-    DEFAULT_MAX_TOOL_CALLS,
-    AgentTestCase,
-    ExpectationAlternatives,
-    JsonType,
-    ParamRule,
-    ParamValidator,
-    RangeRule,
-    ToolCallExpectation,
-)
-from ragas_boot.runs.suites.results import (
-    AgentRun,
-    CaseIssue,
-    CaseResult,
-    IssueKind,
-    SuiteGate,
-    SuiteResult,
-)
-from ragas_boot.runs.suites.runner import (
-    Agent,
-    arun_case,
-    arun_suite,
-    as_agent_reply,
-    describe_agent,
-    run_case,
-    run_suite,
-)
-from ragas_boot.runs.suites.scoring import (
-    DEFAULT_PASS_THRESHOLD,
-    ScoreWeights,
-    ScoringSettings,
-    score_case,
-)
-from ragas_boot.runs.suites.suite import (
-    DEFAULT_CONCURRENCY,
-    DEFAULT_MIN_PASS_RATE,
-    AgentTestSuite,
-    ToolSpec,
-    load_suite,
-    resolve_reference,
-    suite_json_schema,
-    validate_suite,
-)
+# What cli.py imports from here, kept until the cli/ package (issue 25) imports them from
+# ragas_boot.suites and the modules here (then this block goes); not public (see __all__).
+from ragas_boot.runs.suites.agents import python_agent as python_agent
+from ragas_boot.runs.suites.agents import run_model_agent as run_model_agent
+from ragas_boot.runs.suites.agents import suite_config_path as suite_config_path
+from ragas_boot.runs.suites.results import SuiteResult as SuiteResult
+from ragas_boot.runs.suites.runner import run_suite as run_suite
+from ragas_boot.runs.suites.suite import AgentTestSuite as AgentTestSuite
+from ragas_boot.runs.suites.suite import load_suite as load_suite
 
-__all__ = [
-    "DEFAULT_CONCURRENCY",
-    "DEFAULT_MAX_LATENCY_MS",
-    "DEFAULT_MAX_TOOL_CALLS",
-    "DEFAULT_MIN_PASS_RATE",
-    "DEFAULT_PASS_THRESHOLD",
-    "Agent",
-    "AgentReply",
-    "AgentRun",
-    "AgentTestCase",
-    "AgentTestSuite",
-    "CaseIssue",
-    "CaseResult",
-    "ExpectationAlternatives",
-    "FailureAnalysis",
-    "FailureGroup",
-    "FailureKind",
-    "IssueKind",
-    "JsonType",
-    "ParamRule",
-    "ParamValidator",
-    "RangeRule",
-    "ScoreWeights",
-    "ScoringSettings",
-    "StopReason",
-    "SuiteGate",
-    "SuiteResult",
-    "ToolCallExpectation",
-    "ToolSpec",
-    "analyze_failures",
-    "arun_case",
-    "arun_suite",
-    "as_agent_reply",
-    "describe_agent",
-    "load_suite",
-    "python_agent",
-    "resolve_reference",
-    "run_case",
-    "run_model_agent",
-    "run_suite",
-    "score_case",
-    "suite_config_path",
-    "suite_json_schema",
-    "validate_suite",
-]
+__all__: list[str] = []
