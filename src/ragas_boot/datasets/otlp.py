@@ -20,7 +20,9 @@ chat span carries the whole history before it); the user's and the agent's messa
 tool calls with their arguments come from it. A tool span whose status is ERROR marks its
 call failed (the tool message's ``status``); retrieved documents become
 ``retrieved_contexts``; the first user message and the last answer are also ``user_input``
-and ``response``, for single-turn metrics. Agent, chain and workflow spans only group the
+and ``response``, for single-turn metrics. A sample's id is its session id (OpenInference
+``session.id``, GenAI ``gen_ai.conversation.id``) when no other trace of the file has it,
+else its trace id; ``metadata`` keeps ``trace_id``, ``session_id`` and the ``service``. Agent, chain and workflow spans only group the
 others. Spans of any other kind (HTTP, database, embeddings, ...) are skipped and counted
 (:attr:`TraceImport.skipped`), never fatal. A trace without a chat span is skipped and
 counted too, since there is no conversation to score.
@@ -165,6 +167,7 @@ def parse_otlp(
             skipped["traces without a chat span"] += 1
             continue
         samples.append(_sample(trace_id, trace, source))
+    samples = _session_ids(samples)
     if skipped:
         _log.info("%s: skipped %s", source, dict(skipped))
     dataset = Dataset(name=Path(source).stem, path=source, samples=samples)
@@ -506,6 +509,19 @@ def _gen_message(
         converted["tool_calls"] = calls
     yield converted
     yield from responses
+
+
+def _session_ids(samples: list[Sample]) -> list[Sample]:
+    """Samples named by their session id where no other trace has it (readable ids in
+    reports); the others keep their trace id."""
+    sessions = Counter(sample.metadata.get("session_id") for sample in samples)
+    renamed = []
+    for sample in samples:
+        session = sample.metadata.get("session_id")
+        if isinstance(session, str) and session and sessions[session] == 1:
+            sample = sample.model_copy(update={"id": session})
+        renamed.append(sample)
+    return renamed
 
 
 def _sample(trace_id: str, trace: _Trace, source: str) -> Sample:
