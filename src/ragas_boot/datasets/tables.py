@@ -10,7 +10,8 @@ the conversation (``user_input_messages``); messages are ragas's / ragas-boot's
 as a ``messages`` column). ragas's ``multi_responses`` is kept in ``metadata``.
 
 * **CSV** (read with the standard :mod:`csv` module, UTF-8 with or without a BOM): list,
-  mapping and message columns hold JSON text (``["passage one", "passage two"]``); a
+  mapping and message columns hold JSON text (``["passage one", "passage two"]``), or the
+  Python spelling that ragas's and pandas' ``to_csv`` write (``['passage one']``); a
   ``user_input`` cell is read as JSON only when it starts with ``[{`` (a message list). An
   empty cell is an absent field.
 * **Parquet** (pyarrow, ``[tables]`` extra), **DataFrames** (pandas) and **Hugging Face
@@ -27,6 +28,7 @@ line) and the column.
 
 from __future__ import annotations
 
+import ast
 import csv
 import io
 import math
@@ -234,8 +236,9 @@ def _row_sample(
     for column, raw in row.items():
         if column not in layout.targets:
             # csv.DictReader files the cells beyond the header under None.
-            what = "more cells than the header has" if column is None else f"column {column!r}"
-            raise error(f"unexpected {what}", str(column))
+            if column is None:
+                raise error("the row has more cells than the header has columns", "")
+            raise error(f"column {column!r} is not in the header", str(column))
         value = _plain(raw)
         if value is None or (text_cells and value == ""):
             continue
@@ -285,11 +288,31 @@ def _json_cell(value: str, error: Any, column: str) -> Any:
     except LoadLimitError as problem:
         raise error(f"refused: {problem}", column) from None
     except ValueError as problem:
+        literal = _python_literal(value)
+        if literal is not None:
+            return literal
         raise error(
             f"not valid JSON ({problem}); list, mapping and message columns hold JSON text, "
             f'e.g. ["first passage", "second passage"]',
             column,
         ) from None
+
+
+def _python_literal(value: str) -> list[Any] | dict[Any, Any] | None:
+    """A list or dict written as Python (``['a', 'b']``), as ragas's ``to_csv`` and pandas'
+    ``to_csv`` write list cells; ``None`` for anything else.
+
+    :func:`ast.literal_eval` builds literals only (no names, calls or attributes); the cell is
+    already within the CSV field limit, and nesting too deep for the parser is refused.
+    """
+    text = value.strip()
+    if not text.startswith(("[", "{")):
+        return None
+    try:
+        parsed = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return parsed if isinstance(parsed, list | dict) else None
 
 
 def _column_path(field: str, layout: _Columns) -> str:
