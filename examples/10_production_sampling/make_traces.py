@@ -199,7 +199,9 @@ def run_agent(client: OpenAI, tracer: Any, session: str, question: str, topic: s
                 root.set_attribute(SpanAttributes.OUTPUT_VALUE, message.content or "")
                 return
             for call in message.tool_calls:
-                messages.append(run_tool(tracer, call.id, call.function.name, call.function.arguments))
+                messages.append(
+                    run_tool(tracer, call.id, call.function.name, call.function.arguments)
+                )
 
 
 def run_tool(tracer: Any, call_id: str, name: str, arguments: str) -> dict[str, Any]:

@@ -19,16 +19,16 @@ from ragas_boot.samples import AIMessage, HumanMessage, ToolCall, ToolMessage
 pytest.importorskip("opentelemetry.sdk", reason="the OTel SDK (dev extra) makes the spans")
 pytest.importorskip("openinference.semconv", reason="the [traces] extra")
 
-from google.protobuf import json_format  # noqa: E402
-from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans  # noqa: E402
-from opentelemetry.sdk.resources import Resource  # noqa: E402
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider  # noqa: E402
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E402
+from google.protobuf import json_format
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
     InMemorySpanExporter,
 )
-from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai  # noqa: E402
-from opentelemetry.trace import Status, StatusCode  # noqa: E402
+from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
+from opentelemetry.trace import Status, StatusCode
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "10_production_sampling"
@@ -125,7 +125,9 @@ def _gen_ai_conversation(tracer: Any) -> None:
                     },
                     {
                         "role": "tool",
-                        "parts": [{"type": "tool_call_response", "id": "t1", "response": "timeout"}],
+                        "parts": [
+                            {"type": "tool_call_response", "id": "t1", "response": "timeout"}
+                        ],
                     },
                 ),
             )
@@ -211,8 +213,7 @@ def test_openinference_spans_of_a_real_instrumented_agent(tmp_path: Path):
     assert samples["password-reset"].retrieved_contexts is not None
     assert len(samples["password-reset"].retrieved_contexts) == 2
     assert all(
-        not (isinstance(m, ToolMessage) and m.failed)
-        for m in refund.user_input_messages or []
+        not (isinstance(m, ToolMessage) and m.failed) for m in refund.user_input_messages or []
     )
 
 
@@ -223,7 +224,9 @@ def test_sampling_traces_is_seeded(tmp_path: Path):
                 span.set_attribute(gen_ai.GEN_AI_OPERATION_NAME, "chat")
                 span.set_attribute(
                     gen_ai.GEN_AI_INPUT_MESSAGES,
-                    _messages({"role": "user", "parts": [{"type": "text", "content": f"q{number}"}]}),
+                    _messages(
+                        {"role": "user", "parts": [{"type": "text", "content": f"q{number}"}]}
+                    ),
                 )
 
     path = tmp_path / "many.json"
@@ -253,7 +256,9 @@ def test_bad_files_are_errors_naming_the_line_or_the_trace(tmp_path: Path):
             span.set_attribute(gen_ai.GEN_AI_INPUT_MESSAGES, "[{not json")
 
     path.write_text(_otlp_json(_traced(broken)), encoding="utf-8")
-    with pytest.raises(DatasetError, match=r"\(trace [0-9a-f]{32}\): field 'gen_ai.input.messages'"):
+    with pytest.raises(
+        DatasetError, match=r"\(trace [0-9a-f]{32}\): field 'gen_ai.input.messages'"
+    ):
         load_otlp(path)
     with pytest.raises(DatasetError, match="trace file not found"):
         load_otlp(tmp_path / "missing.json")

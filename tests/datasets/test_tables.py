@@ -157,9 +157,7 @@ def test_a_malformed_json_cell_names_the_file_line_row_and_column(tmp_path: Path
         load_dataset(path)
     error = caught.value
     assert (error.line, error.location, error.field) == (4, "row 2", "retrieved_contexts")
-    assert str(error).startswith(
-        f"{path}:4 (row 2): field 'retrieved_contexts': not valid JSON"
-    )
+    assert str(error).startswith(f"{path}:4 (row 2): field 'retrieved_contexts': not valid JSON")
 
 
 def test_an_invalid_value_names_the_row_and_the_column_path(tmp_path: Path):
@@ -213,7 +211,9 @@ def test_empty_files_give_empty_datasets_and_ids_must_be_unique(tmp_path: Path):
     assert len(load_dataset(tmp_path / "header.csv")) == 0
     assert len(load_dataset(pd.DataFrame({"user_input": []}))) == 0
     (tmp_path / "twice.csv").write_text("id,user_input\n7,a\n7,b\n", encoding="utf-8")
-    with pytest.raises(DatasetError, match=r"twice\.csv:3 \(row 2\): field 'id': id '7' is used twice"):
+    with pytest.raises(
+        DatasetError, match=r"twice\.csv:3 \(row 2\): field 'id': id '7' is used twice"
+    ):
         load_dataset(tmp_path / "twice.csv")
 
 

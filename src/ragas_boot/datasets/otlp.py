@@ -22,10 +22,10 @@ call failed (the tool message's ``status``); retrieved documents become
 ``retrieved_contexts``; the first user message and the last answer are also ``user_input``
 and ``response``, for single-turn metrics. A sample's id is its session id (OpenInference
 ``session.id``, GenAI ``gen_ai.conversation.id``) when no other trace of the file has it,
-else its trace id; ``metadata`` keeps ``trace_id``, ``session_id`` and the ``service``. Agent, chain and workflow spans only group the
-others. Spans of any other kind (HTTP, database, embeddings, ...) are skipped and counted
-(:attr:`TraceImport.skipped`), never fatal. A trace without a chat span is skipped and
-counted too, since there is no conversation to score.
+else its trace id; ``metadata`` keeps ``trace_id``, ``session_id`` and the ``service``.
+Agent, chain and workflow spans only group the others. Spans of any other kind (HTTP,
+database, embeddings, ...) are skipped and counted (:attr:`TraceImport.skipped`), never
+fatal. A trace without a chat span is skipped and counted too: it has no conversation.
 """
 
 from __future__ import annotations
@@ -219,7 +219,9 @@ def _spans(text: str, source: str) -> Iterator[_Span]:
                         end=span.end_time_unix_nano,
                         error=span.status.code == trace_pb2.Status.STATUS_CODE_ERROR,
                         attributes=_attributes(span.attributes),
-                        events=[(event.name, _attributes(event.attributes)) for event in span.events],
+                        events=[
+                            (event.name, _attributes(event.attributes)) for event in span.events
+                        ],
                         resource=resource,
                     )
 
@@ -457,9 +459,7 @@ def _json_attribute(value: Any, key: str, span: _Span, source: str) -> Any:
         ) from None
 
 
-def _gen_message(
-    message: Any, where: str, span: _Span, source: str
-) -> Iterator[dict[str, Any]]:
+def _gen_message(message: Any, where: str, span: _Span, source: str) -> Iterator[dict[str, Any]]:
     """A GenAI message (``{role, parts: [...]}``) as OpenAI chat messages."""
     if not isinstance(message, Mapping):
         raise DatasetError(

@@ -277,8 +277,10 @@ def _is_json_cell(target: str, value: str) -> bool:
     if target in _STRUCTURED:
         return True
     # A question may start with "[" ("[urgent] ..."); a message list starts with "[{".
-    return target == "user_input" and value.lstrip().startswith("[") and (
-        value.lstrip()[1:].lstrip().startswith("{")
+    return (
+        target == "user_input"
+        and value.lstrip().startswith("[")
+        and (value.lstrip()[1:].lstrip().startswith("{"))
     )
 
 
@@ -421,9 +423,7 @@ def load_csv(path: str | os.PathLike[str], *, column_map: ColumnMap | None = Non
     )
 
 
-def load_parquet(
-    path: str | os.PathLike[str], *, column_map: ColumnMap | None = None
-) -> Dataset:
+def load_parquet(path: str | os.PathLike[str], *, column_map: ColumnMap | None = None) -> Dataset:
     """Read a Parquet file through pyarrow (the ``[tables]`` extra).
 
     Raises:

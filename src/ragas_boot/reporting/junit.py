@@ -38,7 +38,8 @@ def failure_message(evaluation: Evaluation, info: MetricInfo) -> str:
         return head
     reasons = result.reasons()
     judges = [
-        f"{judge} {fmt.score(value)}" + (f" ({fmt.short(reasons[judge])})" if judge in reasons else "")
+        f"{judge} {fmt.score(value)}"
+        + (f" ({fmt.short(reasons[judge])})" if judge in reasons else "")
         for judge, value in result.model_scores.items()
     ]
     excluded = result.excluded_judges
@@ -77,7 +78,6 @@ def _details(evaluation: Evaluation) -> str:
 
 def render_junit(run: RunResult) -> str:
     """The run as a JUnit XML document (see the module docstring)."""
-    infos = {info.name: info for info in run.metrics}
     root = ET.Element("testsuites", name=_text(run.dataset.name or "ragas-boot"))
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     timestamp = run.started_at.replace(microsecond=0, tzinfo=None).isoformat()

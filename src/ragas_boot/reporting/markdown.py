@@ -29,9 +29,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return lines
 
 
-def render_markdown(
-    run: RunResult, *, gate: RunGate | None = None, max_failures: int = 20
-) -> str:
+def render_markdown(run: RunResult, *, gate: RunGate | None = None, max_failures: int = 20) -> str:
     """The summary (see the module docstring).
 
     Args:

@@ -19,9 +19,9 @@ if TYPE_CHECKING:
     from ragas_boot.runs.results import Evaluation, RunResult
 
 __all__ = [
-    "LONG_COLUMNS",
     "JUDGE_REASON_PREFIX",
     "JUDGE_SCORE_PREFIX",
+    "LONG_COLUMNS",
     "evaluation_reason",
     "long_columns",
     "long_rows",
