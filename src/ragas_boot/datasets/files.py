@@ -50,7 +50,12 @@ from pydantic.alias_generators import to_camel
 
 from ragas_boot._loading import DATASET_LIMITS, LoadLimitError, load_json, load_yaml_documents
 from ragas_boot._validation import did_you_mean
-from ragas_boot.datasets.model import Dataset, default_sample_id, sample_from_fields
+from ragas_boot.datasets.model import (
+    Dataset,
+    default_sample_id,
+    read_source_text,
+    sample_from_fields,
+)
 from ragas_boot.errors import DatasetError, SampleValidationError
 from ragas_boot.samples import AIMessage, Sample, ToolCall, ToolMessage
 from ragas_boot.samples._base import message_of
@@ -90,19 +95,7 @@ def load_file(path: str | os.PathLike[str]) -> Dataset:
     if suffix not in DATASET_FORMATS:
         known = ", ".join(DATASET_FORMATS)
         raise DatasetError(f"unknown dataset format '{suffix}'; use one of {known}", file=str(file))
-    try:
-        size = file.stat().st_size
-        if size > DATASET_LIMITS.max_bytes:
-            raise DatasetError(
-                f"the file has {size:,} bytes, more than the {DATASET_LIMITS.max_bytes:,} a "
-                "dataset may have; split it",
-                file=str(file),
-            )
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DatasetError("dataset file not found", file=str(file)) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise DatasetError(f"cannot read the dataset: {error}", file=str(file)) from None
+    text = read_source_text(file)
     return parse_dataset(text, format=DATASET_FORMATS[suffix], source=str(file))
 
 

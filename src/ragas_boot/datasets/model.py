@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ragas_boot.errors import SampleValidationError
+from ragas_boot._loading import DATASET_LIMITS
+from ragas_boot.errors import DatasetError, SampleValidationError
 from ragas_boot.samples import Sample, from_openai_messages
 
-__all__ = ["Dataset", "default_sample_id", "sample_dataset", "sample_from_fields"]
+__all__ = [
+    "Dataset",
+    "default_sample_id",
+    "read_source_text",
+    "sample_dataset",
+    "sample_from_fields",
+]
 
 
 class Dataset(BaseModel):
@@ -83,3 +91,24 @@ def sample_dataset(dataset: Dataset, size: int, *, seed: int | None = None) -> D
         return dataset
     chosen = sorted(random.Random(seed).sample(range(len(dataset)), size))
     return dataset.model_copy(update={"samples": [dataset.samples[index] for index in chosen]})
+
+
+def read_source_text(file: Path, *, encoding: str = "utf-8", what: str = "dataset") -> str:
+    """The text of a dataset or trace file, within :data:`DATASET_LIMITS`' size.
+
+    Raises:
+        DatasetError: the file is missing, larger than the limit, or unreadable.
+    """
+    try:
+        size = file.stat().st_size
+        if size > DATASET_LIMITS.max_bytes:
+            raise DatasetError(
+                f"the file has {size:,} bytes, more than the {DATASET_LIMITS.max_bytes:,} a "
+                f"{what} may have; split it",
+                file=str(file),
+            )
+        return file.read_text(encoding=encoding)
+    except FileNotFoundError:
+        raise DatasetError(f"{what} file not found", file=str(file)) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise DatasetError(f"cannot read the {what}: {error}", file=str(file)) from None

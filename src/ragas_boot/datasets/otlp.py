@@ -43,7 +43,7 @@ from typing import Any
 
 from ragas_boot._extras import import_extra
 from ragas_boot._loading import DATASET_LIMITS, LoadLimitError, load_json
-from ragas_boot.datasets.model import Dataset, sample_from_fields
+from ragas_boot.datasets.model import Dataset, read_source_text, sample_from_fields
 from ragas_boot.errors import DatasetError, SampleValidationError
 from ragas_boot.samples import Sample
 from ragas_boot.samples._base import message_of
@@ -123,19 +123,7 @@ def load_otlp(
         MissingExtraError: the ``[traces]`` extra is not installed.
     """
     file = Path(path)
-    try:
-        size = file.stat().st_size
-        if size > DATASET_LIMITS.max_bytes:
-            raise DatasetError(
-                f"the file has {size:,} bytes, more than the {DATASET_LIMITS.max_bytes:,} a "
-                "dataset may have; split it",
-                file=str(file),
-            )
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DatasetError("trace file not found", file=str(file)) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise DatasetError(f"cannot read the trace file: {error}", file=str(file)) from None
+    text = read_source_text(file, what="trace")
     return parse_otlp(text, source=str(file), sample=sample, seed=seed)
 
 

@@ -40,7 +40,12 @@ from typing import TYPE_CHECKING, Any
 from ragas_boot._extras import import_extra
 from ragas_boot._loading import DATASET_LIMITS, LoadLimitError, load_json
 from ragas_boot._validation import did_you_mean
-from ragas_boot.datasets.model import Dataset, default_sample_id, sample_from_fields
+from ragas_boot.datasets.model import (
+    Dataset,
+    default_sample_id,
+    read_source_text,
+    sample_from_fields,
+)
 from ragas_boot.errors import DatasetError, SampleValidationError
 from ragas_boot.samples import Sample
 from ragas_boot.samples._base import message_of
@@ -388,7 +393,8 @@ def load_csv(path: str | os.PathLike[str], *, column_map: ColumnMap | None = Non
     """
     file = Path(path)
     source = str(file)
-    text = _read_text(file)
+    # utf-8-sig: spreadsheets write a byte-order mark before the header.
+    text = read_source_text(file, encoding="utf-8-sig")
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
@@ -526,20 +532,3 @@ def load_hf_directory(
         ) from None
     dataset = dataset_from_hf(loaded, column_map=column_map, source=str(directory))
     return dataset.model_copy(update={"name": dataset.name or directory.name})
-
-
-def _read_text(file: Path) -> str:
-    try:
-        size = file.stat().st_size
-        if size > DATASET_LIMITS.max_bytes:
-            raise DatasetError(
-                f"the file has {size:,} bytes, more than the {DATASET_LIMITS.max_bytes:,} a "
-                "dataset may have; split it",
-                file=str(file),
-            )
-        # utf-8-sig: spreadsheets write a byte-order mark before the header.
-        return file.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise DatasetError("dataset file not found", file=str(file)) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise DatasetError(f"cannot read the dataset: {error}", file=str(file)) from None
