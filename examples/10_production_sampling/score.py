@@ -28,7 +28,7 @@ import yaml
 from ragas_boot import Sample, create_container, load_settings
 from ragas_boot.datasets import Dataset, load_otlp
 from ragas_boot.reporting.junit import render_junit
-from ragas_boot.reporting.markdown import render_markdown
+from ragas_boot.reporting.markdown import append_step_summary, render_markdown
 from ragas_boot.reporting.tables import write_table
 from ragas_boot.runs import evaluate_dataset
 from ragas_boot.testing import ChatRequest, FakeOpenAIServer, asks_for
@@ -121,10 +121,7 @@ def main(argv: list[str]) -> int:
     (out / "tool_calls.xml").write_text(render_junit(tools), encoding="utf-8")
     summary = render_markdown(run) + "\n" + render_markdown(tools)
     (out / "summary.md").write_text(summary, encoding="utf-8")
-    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if step_summary:
-        with open(step_summary, "a", encoding="utf-8") as file:
-            file.write(summary)
+    append_step_summary(summary)  # when $GITHUB_STEP_SUMMARY is set (GitHub Actions)
     print(summary)
     failing = [row for result in (run, tools) for row in result.samples
                for evaluation in row.evaluations if evaluation.passed is False]  # fmt: skip

@@ -262,3 +262,18 @@ def test_bad_files_are_errors_naming_the_line_or_the_trace(tmp_path: Path):
         load_otlp(path)
     with pytest.raises(DatasetError, match="trace file not found"):
         load_otlp(tmp_path / "missing.json")
+
+
+def test_chat_spans_without_captured_messages_are_counted_not_read():
+    def no_content(tracer: Any) -> None:
+        # An instrumentation with content capture off records the call, not the messages.
+        with tracer.start_as_current_span("chat") as span:
+            span.set_attribute(gen_ai.GEN_AI_OPERATION_NAME, "chat")
+            span.set_attribute(gen_ai.GEN_AI_REQUEST_MODEL, "gpt-4o-mini")
+
+    imported = parse_otlp(_otlp_json(_traced(no_content)))
+    assert len(imported.dataset) == 0
+    assert imported.skipped == {
+        "spans of kind chat without messages (content capture off?)": 1,
+        "traces without a chat span": 1,
+    }

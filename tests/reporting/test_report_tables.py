@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragas_boot.reporting.junit import render_junit
-from ragas_boot.reporting.markdown import render_markdown
+from ragas_boot.reporting.markdown import append_step_summary, render_markdown
 from ragas_boot.reporting.tables import render_csv, write_table
 from ragas_boot.runs import RunResult
 from ragas_boot.runs.rows import LONG_COLUMNS
@@ -159,3 +159,14 @@ def test_the_markdown_summary_shows_metrics_judges_and_what_did_not_pass(run: Ru
     assert "- FAILED agent_goal_accuracy: mean 0.719 is under --fail-under 0.9" in gated
     assert "`hostile&lt;script&gt;`" in gated  # dataset text is escaped: GitHub renders HTML
     assert "<script>" not in gated
+
+
+def test_the_step_summary_is_appended_only_on_github(run: RunResult, tmp_path: Path):
+    summary = render_markdown(run)
+    assert append_step_summary(summary, environ={}) is None
+    target = tmp_path / "step_summary.md"
+    target.write_text("earlier step\n", encoding="utf-8")
+    environ = {"GITHUB_STEP_SUMMARY": str(target)}
+    assert append_step_summary(summary, environ=environ) == target
+    assert append_step_summary(summary, environ=environ) == target
+    assert target.read_text(encoding="utf-8") == "earlier step\n" + summary + summary

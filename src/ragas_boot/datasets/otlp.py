@@ -294,7 +294,7 @@ class _Conventions:
         if oi_kind is not None:
             kind = str(oi_kind).upper()
             if kind in self.oi_chat:
-                trace.chats.append(self._oi_chat(span, source))
+                return _chat(trace, self._oi_chat(span, source))
             elif kind in self.oi_tool:
                 self._tool(
                     trace,
@@ -310,7 +310,7 @@ class _Conventions:
             return None
         if operation is not None:
             if operation in self.gen_chat:
-                trace.chats.append(self._gen_chat(span, source))
+                return _chat(trace, self._gen_chat(span, source))
             elif operation in self.gen_tool:
                 self._tool(
                     trace,
@@ -409,6 +409,15 @@ class _Conventions:
             trace.tool_status[str(call_id)] = span.error
         elif span.error:
             trace.failed_tools.append(str(name or span.name))
+
+
+def _chat(trace: _Trace, messages: list[dict[str, Any]]) -> str | None:
+    """Keep a chat span's conversation; one without messages (its instrumentation did not
+    capture content) is skipped and counted."""
+    if not messages:
+        return "chat without messages (content capture off?)"
+    trace.chats.append(messages)
+    return None
 
 
 def _plain_kind(span: _Span) -> str:

@@ -10,12 +10,18 @@ dataset is escaped for a table cell: ``|`` and line breaks, and HTML (GitHub ren
 from __future__ import annotations
 
 import html
+import os
+from collections.abc import Mapping
+from pathlib import Path
 
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting.gates import run_gate_lines
 from ragas_boot.runs.results import RunGate, RunResult
 
-__all__ = ["render_markdown"]
+__all__ = ["STEP_SUMMARY_VARIABLE", "append_step_summary", "render_markdown"]
+
+#: The file GitHub Actions shows as the job's summary.
+STEP_SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"
 
 
 def _cell(value: object) -> str:
@@ -124,3 +130,22 @@ def render_markdown(run: RunResult, *, gate: RunGate | None = None, max_failures
         if len(not_passing) > max_failures:
             lines += ["", f"… and {len(not_passing) - max_failures} more."]
     return "\n".join(lines) + "\n"
+
+
+def append_step_summary(text: str, environ: Mapping[str, str] | None = None) -> Path | None:
+    """Append ``text`` to GitHub's job summary (``$GITHUB_STEP_SUMMARY``) when it is set.
+
+    Args:
+        text: the Markdown (:func:`render_markdown`).
+        environ: where to look the variable up; default ``os.environ``.
+
+    Returns:
+        The file appended to, or ``None`` when the variable is not set (not on GitHub).
+    """
+    target = (os.environ if environ is None else environ).get(STEP_SUMMARY_VARIABLE)
+    if not target:
+        return None
+    path = Path(target)
+    with path.open("a", encoding="utf-8") as file:
+        file.write(text if text.endswith("\n") else text + "\n")
+    return path
