@@ -258,3 +258,19 @@ def test_a_missing_extra_names_the_pip_command():
     assert str(caught.value) == (
         "reading X needs the 'xlib' package: run pip install 'ragas-boot[tables]'"
     )
+
+
+def test_a_dataset_dict_needs_one_split_and_other_objects_are_refused(tmp_path: Path):
+    datasets = pytest.importorskip("datasets", reason="the [hf] extra")
+    rows = datasets.Dataset.from_list(SINGLE_TURN[:1])
+    assert len(load_dataset(datasets.DatasetDict({"test": rows}))) == 1
+    with pytest.raises(DatasetError, match="the splits train, test: pass one split"):
+        load_dataset(datasets.DatasetDict({"train": rows, "test": rows}))
+    with pytest.raises(TypeError, match="got list"):
+        load_dataset([{"user_input": "q"}])
+    (tmp_path / "data.yaml").write_text("- {user_input: q}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="column_map applies to tables"):
+        load_dataset(tmp_path / "data.yaml", column_map={"q": "user_input"})
+    (tmp_path / "not-saved").mkdir()
+    with pytest.raises(DatasetError, match="not a dataset saved with save_to_disk"):
+        load_dataset(tmp_path / "not-saved")
