@@ -1,4 +1,5 @@
-"""The fakes of the GigaChat, Anthropic and Ollama APIs: lifecycle, scripts and records."""
+"""The fakes of the GigaChat, Anthropic and Ollama APIs (tests/support/fakes): lifecycle,
+scripts and records, on the same server base as FakeOpenAIServer."""
 
 from __future__ import annotations
 
@@ -8,13 +9,8 @@ import threading
 
 import pytest
 
-from ragas_boot.testing import (
-    FakeAnthropicServer,
-    FakeGigaChatServer,
-    FakeOllamaServer,
-    Reply,
-    gigachat_key,
-)
+from ragas_boot.testing import Reply
+from support.fakes import FakeAnthropicServer, FakeGigaChatServer, FakeOllamaServer, gigachat_key
 
 
 def post(port: int, path: str, body: object, headers: dict[str, str] | None = None):
