@@ -125,11 +125,14 @@ async def trickle(
     *,
     seconds: float,
     pieces: int,
+    last: Callable[[], None] | None = None,
 ) -> web.StreamResponse:
     """Send ``response``'s head at once, then its body in ``pieces`` parts over ``seconds``.
 
     A client with a total timeout shorter than ``seconds`` gives up mid-body although every
     piece arrives well within a read timeout. A client that goes away mid-body ends it.
+    ``last`` is called just before the last part goes out (to record the answer before the
+    client can have read it).
     """
     from aiohttp import web
 
@@ -142,8 +145,10 @@ async def trickle(
     pause = seconds / len(parts)
     try:
         await stream.prepare(request)
-        for part in parts:
+        for index, part in enumerate(parts):
             await asyncio.sleep(pause)
+            if last is not None and index == len(parts) - 1:
+                last()
             await stream.write(part)
         await stream.write_eof()
     except ConnectionError:

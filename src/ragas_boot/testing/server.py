@@ -467,8 +467,9 @@ class Reply:
         over ``seconds`` (a slow or congested link: for clients' total timeouts, which a read
         timeout alone does not catch).
 
-        The record's status is 200 and ``answered_at`` the moment the last part was sent (or
-        the client went away); ``stop()`` closes a trickle still running.
+        The record gets status 200 and ``answered_at`` as the last part goes out; a client
+        that goes away mid-body, or ``stop()`` closing a trickle still running, leaves status
+        ``None``.
 
         Args:
             seconds: how long sending the body takes.
@@ -1104,30 +1105,37 @@ class FakeOpenAIServer:
                     query=_params(arrival.query),
                 )
             )
-        status: int | None = None
+
+        def finish(status: int | None) -> None:
+            with self._lock:
+                entry = self._embedding_entries[position]
+                if entry.answered_at is None:
+                    self._embedding_entries[position] = dataclasses.replace(
+                        entry, status=status, answered_at=time.monotonic()
+                    )
+
         try:
             fault_reply = reply if isinstance(reply, Reply) else None
             wait = latency + (_wait(fault_reply) if fault_reply is not None else 0.0)
             if wait > 0:
                 await asyncio.sleep(wait)
             if fault_reply is not None and fault_reply.kind == "drop":
+                finish(None)
                 return await drop(http)
             response = self._render_embeddings(request, reply)
             if fault_reply is not None and fault_reply.kind == "trickle":
-                stream = await trickle(
-                    http, response, seconds=fault_reply.seconds, pieces=fault_reply.pieces
+                return await trickle(
+                    http,
+                    response,
+                    seconds=fault_reply.seconds,
+                    pieces=fault_reply.pieces,
+                    last=lambda: finish(response.status),
                 )
-                status = response.status
-                return stream
-            # Recorded (below) before the client can read the answer, so tests see it at once.
-            status = response.status
+            # Recorded before the client can read the answer, so tests see it at once.
+            finish(response.status)
             return response
         finally:
-            with self._lock:
-                entry = self._embedding_entries[position]
-                self._embedding_entries[position] = dataclasses.replace(
-                    entry, status=status, answered_at=time.monotonic()
-                )
+            finish(None)  # closed by stop() or the client went away first; else a no-op
 
     def _render_embeddings(
         self, request: EmbeddingsRequest, reply: EmbeddingReply | None
@@ -1182,9 +1190,13 @@ class FakeOpenAIServer:
         with self._lock:
             entry.usage = usage
         if reply.kind == "trickle":
-            stream = await trickle(http, response, seconds=reply.seconds, pieces=reply.pieces)
-            self._finish(entry, response.status)
-            return stream
+            return await trickle(
+                http,
+                response,
+                seconds=reply.seconds,
+                pieces=reply.pieces,
+                last=lambda: self._finish(entry, response.status),
+            )
         # Recorded before the client can read the answer, so tests see it at once.
         self._finish(entry, response.status)
         return response
