@@ -957,9 +957,9 @@ class FakeOpenAIServer:
 
         Args:
             model: the embedding model name.
-            *replies: a :class:`Reply` fault (``error``, ``garbage``, ``hang``, ``drop``; any
-                other kind sends the default vectors), or the vectors to send as they are
-                (e.g. one too few, to test a client's checks).
+            *replies: a :class:`Reply` fault (``error``, ``garbage``, ``hang``, ``drop``,
+                ``trickle``; any other kind sends the default vectors), or the vectors to send
+                as they are (e.g. one too few, to test a client's checks).
         """
         with self._lock:
             self._remember(model)
