@@ -80,21 +80,24 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Literal, Self, TypeAlias
 from urllib.parse import parse_qsl
 
-from ragas_boot.chat.wire import (
+from ragas_boot.chat.wire.embeddings import (
+    EmbeddingsRequest,
+    embeddings_body,
+    parse_embeddings_request,
+)
+
+# WireError is a request-body error; it lives in framing.py until the local judge leaves the
+# loopback shell (then it moves to openai.py). Nothing else of framing or shell is used here.
+from ragas_boot.chat.wire.framing import WireError
+from ragas_boot.chat.wire.openai import (
     ChatCompletionRequest,
     ToolCall,
-    WireError,
     completion_body,
     error_body,
     models_body,
     parse_chat_request,
     parse_json_body,
     unsupported,
-)
-from ragas_boot.chat.wire.embeddings import (
-    EmbeddingsRequest,
-    embeddings_body,
-    parse_embeddings_request,
 )
 from ragas_boot.testing._http import (
     HOST,
