@@ -29,7 +29,8 @@ cancel the judge calls in flight, write every ``--out`` report of what finished 
 marked ``interrupted``) and stop the local judge; a second signal aborts at once. Every
 ``--out`` path is checked before the first judge call, and reports are written atomically
 (a temporary file renamed over the target), never through a symbolic link unless
-``--follow-symlinks`` is given.
+``--follow-symlinks`` is given; the temporary file a killed run left (``.NAME.XXXX.tmp``) is
+removed by the next run that writes that report.
 
 Adding a subcommand
 -------------------

@@ -3,6 +3,13 @@
 A report is written to a temporary file beside its target and renamed over it: a reader never
 sees half a report, an interrupted write leaves the old one in place, and a symbolic link at
 the target is replaced, never written through (unless ``--follow-symlinks`` resolved it).
+
+A run killed while writing (``kill -9``, a power cut) leaves its temporary file
+(``.NAME.XXXX.tmp``). A writer holds an exclusive ``flock`` on its temporary file until it is
+renamed; the next write of the same report removes every such file whose lock it can take,
+which is to say whose writer is gone (the kernel drops a dead process's locks), and never the
+file of a write still under way in another process. Where ``flock`` does not exist
+(Windows), leftovers stay.
 """
 
 from __future__ import annotations
@@ -10,12 +17,12 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ragas_boot.cli._errors import UsageError
 
-__all__ = ["report_paths", "write_atomically"]
+__all__ = ["remove_leftovers", "report_paths", "write_atomically"]
 
 _REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".json": "json"}
 
@@ -65,19 +72,72 @@ def report_paths(values: Sequence[str], *, follow_symlinks: bool) -> list[tuple[
 
 def write_atomically(path: Path, text: str | Iterable[str]) -> None:
     """Write ``text`` (or its pieces, one at a time) to a temporary file beside ``path``,
-    then rename it over ``path``."""
+    then rename it over ``path``; first remove what killed writes of ``path`` left."""
+    remove_leftovers(path)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        locked = _try_lock(handle)  # held until the file is closed: the file of a live writer
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             for piece in (text,) if isinstance(text, str) else text:
                 file.write(piece)
             file.flush()
             os.fsync(file.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # as a plain open() would (mkstemp makes 0600)
-        os.replace(temporary, path)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o666 & ~umask)  # as a plain open() would (mkstemp makes 0600)
+            if locked:  # renamed while still locked: no other run's clean-up can take it first
+                os.replace(temporary, path)
+        if not locked:  # (Windows renames no open file)
+            os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def remove_leftovers(path: Path) -> list[Path]:
+    """Remove the temporary files of writes of ``path`` whose writer is gone; the removed."""
+    removed: list[Path] = []
+    for candidate in _temporaries(path):
+        with contextlib.suppress(OSError):  # gone meanwhile, or not ours to remove
+            handle = os.open(candidate, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            try:
+                if not _try_lock(handle):
+                    continue  # a write under way
+                os.unlink(candidate)
+                removed.append(candidate)
+            finally:
+                os.close(handle)
+    return removed
+
+
+def _temporaries(path: Path) -> Iterator[Path]:
+    """Files named as :func:`write_atomically` names its temporary files for ``path``."""
+    prefix, suffix = f".{path.name}.", ".tmp"
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(path.parent):
+            name = entry.name
+            # mkstemp's random part has no dot: .run.json.x1y2.tmp, never .run.json.old.x.tmp
+            middle = name[len(prefix) : -len(suffix)]
+            if (
+                name.startswith(prefix)
+                and name.endswith(suffix)
+                and middle
+                and "." not in middle
+                and entry.is_file(follow_symlinks=False)
+            ):
+                yield Path(entry.path)
+
+
+def _try_lock(handle: int) -> bool:
+    """Take the exclusive lock if it is free (for a leftover: its writer is gone); False
+    when it is held, or without flock."""
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
