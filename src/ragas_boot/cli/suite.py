@@ -20,7 +20,7 @@ from ragas_boot.cli._registry import register_command
 from ragas_boot.cli._reports import report_paths, write_atomically
 
 if TYPE_CHECKING:
-    from ragas_boot.runs.suites import AgentTestSuite, SuiteResult
+    from ragas_boot.suites import AgentTestSuite, SuiteResult
 
 __all__ = ["configure", "run"]
 
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     """``suite run``: the agent's runs scored, the report printed and written, the gate."""
     from ragas_boot.errors import SuiteError
     from ragas_boot.reporting.suite_report import render_console, render_html, render_json
-    from ragas_boot.runs.suites import load_suite
+    from ragas_boot.suites import load_suite
 
     suite = load_suite(args.suite)
     reports = report_paths(args.out, follow_symlinks=args.follow_symlinks)
@@ -126,12 +126,8 @@ def _record_suite(args: argparse.Namespace, result: SuiteResult, min_pass_rate: 
 
 def _suite_result(suite: AgentTestSuite, args: argparse.Namespace) -> SuiteResult:
     """Run the agent chosen as :mod:`ragas_boot.runs.suites.agents` describes."""
-    from ragas_boot.runs.suites import (
-        python_agent,
-        run_model_agent,
-        run_suite,
-        suite_config_path,
-    )
+    from ragas_boot.runs.suites.agents import python_agent, run_model_agent, suite_config_path
+    from ragas_boot.suites import run_suite
 
     if args.agent and args.agent_model:
         raise UsageError("give --agent or --agent-model, not both")

@@ -13,14 +13,4 @@ import from there, and the modules here import one another directly, so this pac
 nothing of its own.
 """
 
-# What cli.py imports from here, kept until the cli/ package (issue 25) imports them from
-# ragas_boot.suites and the modules here (then this block goes); not public (see __all__).
-from ragas_boot.runs.suites.agents import python_agent as python_agent
-from ragas_boot.runs.suites.agents import run_model_agent as run_model_agent
-from ragas_boot.runs.suites.agents import suite_config_path as suite_config_path
-from ragas_boot.runs.suites.results import SuiteResult as SuiteResult
-from ragas_boot.runs.suites.runner import run_suite as run_suite
-from ragas_boot.runs.suites.suite import AgentTestSuite as AgentTestSuite
-from ragas_boot.runs.suites.suite import load_suite as load_suite
-
 __all__: list[str] = []
