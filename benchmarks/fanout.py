@@ -179,6 +179,8 @@ async def raw_sample(clients: dict[str, Any], sample: Sample, metric: str) -> No
             {
                 "reference_topics": bullet_list(sample.reference_topics or []),
                 "extracted_topics": bullet_list(topics),
+            },
+            {
                 "count": len(topics),
             },
         )

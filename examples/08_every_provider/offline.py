@@ -5,13 +5,14 @@ Run from the repository root (needs ``pip install 'ragas-boot[gigachat]' langcha
     .venv/bin/python examples/08_every_provider/offline.py
 
 It starts three local fakes on 127.0.0.1 — ragas-boot's OpenAI-compatible test server, a fake
-GigaChat API (OAuth token exchange + chat completions) and a fake Anthropic Messages API —,
-scripts the same verdicts on all three, points the ``*_BASE_URL`` variables of
-``application.yaml`` at them and runs ``ragas-boot evaluate`` on the quick start's dataset
-with all three metrics. Each judge is reached over real HTTP by its own client library (the
-``openai`` client, ``gigachat`` under ``langchain-gigachat``, ``anthropic`` under
-``langchain-anthropic``). Extra arguments go to ``ragas-boot evaluate`` (e.g.
-``--out report.json``).
+GigaChat API (OAuth token exchange + chat completions) and a fake Anthropic Messages API (these
+two are the repository's test support, ``tests/support/fakes``, not part of the installed
+library: hence "from the repository root") —, scripts the same verdicts on all three,
+points the ``*_BASE_URL`` variables of ``application.yaml`` at them and runs
+``ragas-boot evaluate`` on the quick start's dataset with all three metrics. Each judge is
+reached over real HTTP by its own client library (the ``openai`` client, ``gigachat`` under
+``langchain-gigachat``, ``anthropic`` under ``langchain-anthropic``). Extra arguments go to
+``ragas-boot evaluate`` (e.g. ``--out report.json``).
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ from typing import Any
 
 from ragas_boot.cli import main as ragas_boot
 from ragas_boot.testing import FakeOpenAIServer
-from ragas_boot.testing.anthropic_server import FakeAnthropicServer
-from ragas_boot.testing.gigachat_server import FakeGigaChatServer, gigachat_key
 
 HERE = Path(__file__).parent
+# The GigaChat and Anthropic fakes test ragas-boot's adapters; they live with the tests.
+sys.path.insert(0, str(HERE.parents[1] / "tests"))
+from support.fakes import FakeAnthropicServer, FakeGigaChatServer, gigachat_key  # noqa: E402
+
 DATASET = HERE.parent / "quickstart" / "dataset.yaml"
 #: What the fakes accept (offline only; real keys come from the environment).
 GIGACHAT_KEY = gigachat_key("offline-client", "offline-secret")

@@ -5,6 +5,7 @@ The public surface is re-exported here; everything else lives in the layer packa
 ``reporting``) and in ``datasets``.
 """
 
+from ragas_boot._version import __version__
 from ragas_boot.config import RagasSettings, load_settings
 from ragas_boot.container import RagasContainer, create_container
 from ragas_boot.datasets import Dataset, load_dataset
@@ -24,8 +25,6 @@ from ragas_boot.metrics.registry import register_metric
 from ragas_boot.metrics.results import MetricResult
 from ragas_boot.runs import RunResult, aevaluate_dataset, evaluate_dataset
 from ragas_boot.samples import AIMessage, HumanMessage, Sample, ToolCall, ToolMessage
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AIMessage",

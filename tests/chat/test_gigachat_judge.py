@@ -16,7 +16,7 @@ from ragas_boot.config.settings import StructuredOutputMode
 from ragas_boot.errors import ConfigError, JudgeHTTPError, JudgeTimeoutError, MissingExtraError
 from ragas_boot.samples import AIMessage, HumanMessage
 from ragas_boot.testing import Reply
-from ragas_boot.testing.gigachat_server import FakeGigaChatServer, gigachat_key
+from support.fakes import FakeGigaChatServer, gigachat_key
 
 pytest.importorskip("langchain_gigachat")
 

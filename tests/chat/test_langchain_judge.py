@@ -26,8 +26,7 @@ from ragas_boot.errors import (
 )
 from ragas_boot.samples import AIMessage, HumanMessage
 from ragas_boot.testing import Reply
-from ragas_boot.testing.anthropic_server import FakeAnthropicServer
-from ragas_boot.testing.ollama_server import FakeOllamaServer
+from support.fakes import FakeAnthropicServer, FakeOllamaServer
 
 pytest.importorskip("langchain_anthropic")
 pytest.importorskip("langchain_ollama")

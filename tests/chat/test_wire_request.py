@@ -6,14 +6,14 @@ from typing import Any
 
 import pytest
 
-from ragas_boot.chat.wire import (
+from ragas_boot.chat.wire.framing import WireError
+from ragas_boot.chat.wire.openai import (
     ChatCompletionRequest,
     ContentPart,
     FunctionTool,
     ResponseFormat,
     ToolCall,
     ToolChoice,
-    WireError,
     completion_body,
     error_body,
     parse_chat_request,

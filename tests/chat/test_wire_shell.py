@@ -12,7 +12,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from ragas_boot.chat.wire import HttpRequest, LoopbackServer, Response, WireError, chat_route
+from ragas_boot.chat.wire.framing import HttpRequest, Response, WireError
+from ragas_boot.chat.wire.openai import chat_route
+from ragas_boot.chat.wire.shell import LoopbackServer
 
 
 async def echo(request: HttpRequest) -> Response:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragas_boot.testing import ChatRequest, FakeOpenAIServer, Reply
-from ragas_boot.testing.gigachat_server import FakeGigaChatServer, gigachat_key
+from support.fakes import FakeGigaChatServer, gigachat_key
 
 pytest.importorskip("langchain_gigachat")
 

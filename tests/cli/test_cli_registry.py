@@ -72,7 +72,7 @@ def test_entry_points_of_the_commands_group_are_loaded_once(run_cli, monkeypatch
     broken = importlib.metadata.EntryPoint(
         name="broken", value="no_such_module_xyz:nothing", group=cli.ENTRY_POINT_GROUP
     )
-    monkeypatch.setattr(cli, "_plugins_loaded", False)
+    monkeypatch.setattr(cli._registry, "_plugins_loaded", False)
     monkeypatch.setattr(
         importlib.metadata,
         "entry_points",

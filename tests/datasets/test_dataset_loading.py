@@ -196,9 +196,9 @@ def test_jsonl_errors_name_the_line(tmp_path: Path):
 def test_a_missing_file_or_an_unknown_suffix_is_a_dataset_error(tmp_path: Path):
     with pytest.raises(DatasetError, match="dataset file not found"):
         load_dataset(tmp_path / "nope.yaml")
-    (tmp_path / "data.csv").write_text("a,b\n", encoding="utf-8")
-    with pytest.raises(DatasetError, match=r"unknown dataset format '\.csv'"):
-        load_dataset(tmp_path / "data.csv")
+    (tmp_path / "data.txt").write_text("a,b\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"unknown dataset format '\.txt'"):
+        load_dataset(tmp_path / "data.txt")
 
 
 def test_a_json_file_is_read_like_yaml(tmp_path: Path):

@@ -36,6 +36,7 @@ SNIPPET_DOCS = (
     "providers.md",
     "trust.md",
     "calibration.md",
+    "data.md",
 )
 YAML_DOCS = ("configuration.md", "providers.md", "trust.md")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragas_boot import AllJudgesFailedError, Sample, SampleValidationError
-from ragas_boot.metrics.embeddings import ResponseRelevancyConfig
+from ragas_boot.metrics import ResponseRelevancyConfig
 from ragas_boot.testing import Reply, asks_for
 
 SAMPLE = Sample(user_input="What is the capital of France?", response="Paris is the capital.")

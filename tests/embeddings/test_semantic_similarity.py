@@ -9,7 +9,7 @@ import pytest
 
 from ragas_boot import AllJudgesFailedError, Sample, SampleValidationError
 from ragas_boot.errors import ConfigError
-from ragas_boot.metrics.embeddings import SemanticSimilarityConfig
+from ragas_boot.metrics import SemanticSimilarityConfig
 from ragas_boot.testing import Reply, asks_for
 
 PAIR = Sample(response="Paris is the capital of France.", reference="France's capital is Paris.")

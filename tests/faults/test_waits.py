@@ -103,6 +103,24 @@ def test_a_retry_after_within_max_interval_is_waited_for_on_the_servers_clock(
     assert second.request.received_at - first.answered_at >= 0.2
 
 
+def test_an_answer_trickled_past_the_call_timeout_times_out(
+    openai_server, executor_factory, judge_transport
+):
+    # A piece every 0.1 s: well within any read timeout; only a deadline on the whole call
+    # (the provider's `timeout`) ends it.
+    openai_server.respond("judge-a", Reply.trickle(60, pieces=600))
+    judge_list = judges(
+        openai_server, judge_transport, ["judge-a"], call_timeout=timedelta(milliseconds=500)
+    )
+    executor = executor_factory(judge_list, retry=RetrySettings(max_attempts=1))
+
+    [call] = step(executor).calls
+
+    assert (call.ok, call.error_kind, call.attempts) == (False, "timeout", 1)
+    (record,) = openai_server.requests_for("judge-a")
+    assert record.status is None  # the client went away mid-body
+
+
 # --------------------------------------------------------------------------- circuit breaker
 
 

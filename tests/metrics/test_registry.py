@@ -64,6 +64,19 @@ def test_the_built_in_metrics_are_found_by_their_declarations():
         check_declaration(cls)
 
 
+def test_the_metrics_package_exports_every_built_in_metric_and_its_config():
+    """``ragas_boot.metrics.__all__`` follows the registry: a new metric module is exported."""
+    import ragas_boot.metrics as metrics
+
+    built_in = [cls for cls in METRICS.values() if cls.__module__.startswith("ragas_boot.metrics.")]
+    assert len(built_in) >= 23
+    for cls in built_in:
+        for exported in (cls, cls.config_type):
+            assert exported.__name__ in metrics.__all__, f"{exported.__name__} is not exported"
+            assert getattr(metrics, exported.__name__) is exported
+    assert len(set(metrics.__all__)) == len(metrics.__all__)
+
+
 @pytest.mark.parametrize(
     "name", ["agent_goal_accuracy", "agent-goal-accuracy", "AgentGoalAccuracyMetric",
              "AgentGoalAccuracy", "  AGENT_GOAL_ACCURACY "],

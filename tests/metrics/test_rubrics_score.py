@@ -68,7 +68,10 @@ def test_rubric_rendered_in_numeric_order_with_reference(make_container, openai_
     result = make_container(["judge-a"]).rubrics_score().evaluate(sample, {"rubrics": rubric})
     prompt = openai_server.requests_for("judge-a")[0].request.prompt
     assert "Score 1: one\nScore 2: two\nScore 10: ten" in prompt
-    assert "Reference answer (use it as context):\nThe textbook answer." in prompt
+    assert (
+        'Reference answer (use it as context):\n<data name="reference">\nThe textbook answer.\n'
+        "</data>" in prompt
+    )
     assert result.score == 1.0
     assert (result.metadata["min_level"], result.metadata["max_level"]) == (1, 10)
 

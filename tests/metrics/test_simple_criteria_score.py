@@ -55,7 +55,11 @@ def test_scale_and_reference_in_the_prompt(make_container, openai_server):
     assert result.score == 1.0
     prompt = openai_server.requests_for("judge-a")[0].request.prompt
     assert "Scale: from 1 (does not meet the criterion at all) to 5 (fully meets it)" in prompt
-    assert "Compare the response with this reference answer:\n180" in prompt
+    # The instruction is outside the reference's block: only the sample text is data.
+    assert (
+        'Compare the response with this reference answer:\n<data name="reference">\n180\n</data>'
+        in (prompt)
+    )
     assert result.explanation.startswith("Score 1.00 on the 1–5 scale")
 
 

@@ -11,7 +11,7 @@ from ragas_boot import AIMessage, HumanMessage, Sample, SampleValidationError, T
 from ragas_boot.datasets import parse_dataset
 from ragas_boot.errors import DatasetError
 from ragas_boot.metrics import ToolCallAccuracyConfig, ToolCallAccuracyMetric
-from ragas_boot.metrics.agent.tool_matching import (
+from ragas_boot.metrics.agent.matching import (
     FailedCalls,
     argument_score,
     match_tool_calls,

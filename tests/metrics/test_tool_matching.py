@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from ragas_boot.metrics.agent.tool_matching import (
+from ragas_boot.metrics.agent.matching import (
     DEFAULT_ARGUMENT_MATCH_THRESHOLD,
     CallOrder,
     ToolCallMatching,

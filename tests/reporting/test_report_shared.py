@@ -27,7 +27,7 @@ from ragas_boot.reporting.allure_page import (
 from ragas_boot.reporting.pytest_table import summary_lines
 from ragas_boot.reporting.suite_report import render_console, render_html, render_json
 from ragas_boot.runs import RunResult
-from ragas_boot.runs.suites import AgentRun, AgentTestCase, SuiteResult, score_case
+from ragas_boot.suites import AgentRun, AgentTestCase, SuiteResult, score_case
 
 
 @pytest.fixture

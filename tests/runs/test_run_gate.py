@@ -7,7 +7,7 @@ import pytest
 from ragas_boot import Sample
 from ragas_boot.reporting.gates import run_gate_lines, suite_gate_line
 from ragas_boot.runs import GateFailure, RunGate, evaluate_dataset
-from ragas_boot.runs.suites import SuiteGate
+from ragas_boot.runs.suites.results import SuiteGate
 from ragas_boot.samples import AIMessage, HumanMessage, ToolCall
 from ragas_boot.testing import Reply
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ragas_boot.runs.suites import resolve_reference
+from ragas_boot.runs.suites.suite import resolve_reference
 from ragas_boot.testing import ChatRequest, Reply, ReplyLike
 
 DATA = Path(__file__).parent / "data"

@@ -12,7 +12,7 @@ from suite_helpers import scripted_turns
 
 from ragas_boot.cli import main
 from ragas_boot.metrics import FailedCalls
-from ragas_boot.runs.suites import resolve_reference
+from ragas_boot.runs.suites.suite import resolve_reference
 from ragas_boot.samples import from_openai_messages
 from ragas_boot.suites import AgentRun, load_suite, score_case
 from ragas_boot.testing import FakeOpenAIServer, Reply

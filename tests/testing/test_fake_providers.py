@@ -1,4 +1,5 @@
-"""The fakes of the GigaChat, Anthropic and Ollama APIs: lifecycle, scripts and records."""
+"""The fakes of the GigaChat, Anthropic and Ollama APIs (tests/support/fakes): lifecycle,
+scripts and records, on the same server base as FakeOpenAIServer."""
 
 from __future__ import annotations
 
@@ -8,13 +9,8 @@ import threading
 
 import pytest
 
-from ragas_boot.testing import (
-    FakeAnthropicServer,
-    FakeGigaChatServer,
-    FakeOllamaServer,
-    Reply,
-    gigachat_key,
-)
+from ragas_boot.testing import Reply
+from support.fakes import FakeAnthropicServer, FakeGigaChatServer, FakeOllamaServer, gigachat_key
 
 
 def post(port: int, path: str, body: object, headers: dict[str, str] | None = None):
@@ -124,3 +120,29 @@ def test_the_gigachat_fake_exchanges_the_key_for_a_token_and_checks_it():
     assert answered[2]["usage"]["total_tokens"] > 0
     assert expired[0] == 401
     assert server.token_requests == 3
+
+
+def test_stop_closes_a_held_request_at_once_and_joins_the_worker_threads():
+    server = FakeOllamaServer().start()
+    server.script("m", Reply.hang(60))
+    port = server.port
+    outcome: list[BaseException] = []
+
+    def call() -> None:
+        body = {"model": "m", "stream": False, "messages": [{"role": "user", "content": "x"}]}
+        try:
+            post(port, "/api/chat", body)
+        except BaseException as error:
+            outcome.append(error)
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    while server.peak_in_flight == 0:
+        threading.Event().wait(0.01)
+    server.stop()
+    caller.join(30)
+
+    assert not caller.is_alive()
+    assert len(outcome) == 1 and isinstance(outcome[0], ConnectionError)  # closed unanswered
+    prefix = FakeOllamaServer.thread_name
+    assert not [t.name for t in threading.enumerate() if t.name.startswith(prefix)]

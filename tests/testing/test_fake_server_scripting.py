@@ -5,13 +5,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
+import socket
+import threading
 import time
 from typing import Any
 
 import openai
 import pytest
 
-from ragas_boot.testing import ChatRequest, FakeOpenAIServer, Reply
+from ragas_boot.testing import ChatRequest, FakeOpenAIServer, Reply, hashed_vector
 
 
 def content(client: openai.OpenAI, model: str = "judge", prompt: str = "hi") -> str | None:
@@ -223,6 +226,100 @@ async def test_hang_fault_holds_the_request(
     assert record.answered_at - record.request.received_at >= 0.2
 
 
+def test_trickle_sends_the_head_at_once_and_the_body_in_pieces(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    openai_server.script("judge", Reply.trickle(0.4, pieces=4))
+    body = json.dumps({"model": "judge", "messages": [{"role": "user", "content": "x"}]})
+    head = (
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+
+    with socket.create_connection(("127.0.0.1", openai_server.port), timeout=10) as sock:
+        sock.sendall((head + body).encode())
+        received = b""
+        while b"\r\n\r\n" not in received:
+            received += sock.recv(65536)
+        head_seen = time.monotonic()
+        response_head, _, payload = received.partition(b"\r\n\r\n")
+        length_header = re.search(rb"(?i)content-length: (\d+)", response_head)
+        assert length_header is not None
+        length = int(length_header[1])
+        while len(payload) < length:
+            payload += sock.recv(65536)
+        body_seen = time.monotonic()
+
+    (record,) = openai_server.requests
+    assert response_head.startswith(b"HTTP/1.1 200")
+    assert json.loads(payload)["choices"][0]["message"]["content"] == "ok"  # the default
+    # Four pieces 0.1 s apart: the last three came after the head (lower bounds only).
+    assert body_seen - head_seen >= 0.3 * 0.9
+    assert (record.status, record.fault) == (200, None)
+    assert record.answered_at is not None
+    assert record.answered_at - record.request.received_at >= 0.4 * 0.9
+
+
+@pytest.mark.asyncio
+async def test_trickle_fault_is_drawn_recorded_and_read_whole(
+    openai_server: FakeOpenAIServer, async_client: openai.AsyncOpenAI
+) -> None:
+    openai_server.inject_faults("judge", rate_trickle=1.0, trickle_seconds=0.2)
+
+    completion = await async_client.chat.completions.create(
+        model="judge", messages=[{"role": "user", "content": "x"}]
+    )
+
+    (record,) = openai_server.requests
+    assert completion.choices[0].message.content == "ok"
+    assert (record.status, record.fault) == (200, "trickle")
+    assert record.answered_at is not None
+    assert record.answered_at - record.request.received_at >= 0.2 * 0.9
+
+
+def test_trickled_embeddings_arrive_whole(
+    openai_server: FakeOpenAIServer, client: openai.OpenAI
+) -> None:
+    openai_server.script_embeddings("emb", Reply.trickle(0.2, pieces=3))
+
+    answer = client.embeddings.create(model="emb", input=["a b", "c"], encoding_format="float")
+
+    (record,) = openai_server.embedding_requests
+    assert [item.embedding for item in answer.data] == [
+        hashed_vector("a b"),
+        hashed_vector("c"),
+    ]
+    assert record.status == 200
+    assert record.answered_at is not None
+    assert record.answered_at - record.received_at >= 0.2 * 0.9
+
+
+def test_stop_closes_a_trickle_mid_body() -> None:
+    server = FakeOpenAIServer().start()
+    server.script("judge", Reply.trickle(60, pieces=2))
+    outcome: list[BaseException] = []
+
+    def call() -> None:
+        with openai.OpenAI(base_url=server.url, api_key="t", max_retries=0) as client:
+            try:
+                content(client)
+            except BaseException as error:
+                outcome.append(error)
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    while server.in_flight == 0:
+        time.sleep(0.01)
+    server.stop()
+    caller.join(30)
+
+    assert not caller.is_alive()
+    assert [type(error) for error in outcome] == [openai.APIConnectionError]
+    (record,) = server.requests
+    assert record.status is None and record.answered_at is not None
+    assert server.in_flight == 0
+
+
 def test_fail_always_takes_a_model_down(
     openai_server: FakeOpenAIServer, client: openai.OpenAI
 ) -> None:
@@ -295,10 +392,11 @@ def test_records_describe_each_request(
     [
         (lambda s: s.inject_faults(rate_429=0.7, rate_500=0.5), "add up to 1.2"),
         (lambda s: s.inject_faults(rate_drop=-0.1), "within"),
+        (lambda s: s.inject_faults(rate_trickle=0.1, trickle_seconds=-1), "seconds"),
         (lambda s: s.set_latency(None, -1), "latency"),
         (lambda s: s.when(lambda r: True, "x", times=0), "times"),
     ],
-    ids=["rates-over-1", "negative-rate", "negative-latency", "zero-times"],
+    ids=["rates-over-1", "negative-rate", "negative-trickle", "negative-latency", "zero-times"],
 )
 def test_bad_settings_are_refused(openai_server: FakeOpenAIServer, call: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):
@@ -310,10 +408,11 @@ def test_bad_settings_are_refused(openai_server: FakeOpenAIServer, call: Any, me
     [
         (lambda: Reply.error(200), "400-599"),
         (lambda: Reply.hang(-1), "seconds"),
+        (lambda: Reply.trickle(1, pieces=0), "pieces"),
         (lambda: Reply.text("x", delay=float("nan")), "delay"),
         (lambda: Reply.tool_calls([{"arguments": {}}]), "name"),
     ],
-    ids=["error-200", "negative-hang", "nan-delay", "nameless-call"],
+    ids=["error-200", "negative-hang", "no-pieces", "nan-delay", "nameless-call"],
 )
 def test_bad_replies_are_refused(make: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):

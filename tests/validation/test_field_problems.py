@@ -16,7 +16,7 @@ from ragas_boot import ConfigError, DatasetError, Sample, SampleValidationError,
 from ragas_boot._validation import FieldProblem, did_you_mean, field_problems, model_keys
 from ragas_boot.datasets import load_dataset
 from ragas_boot.errors import SuiteError
-from ragas_boot.runs.suites import validate_suite
+from ragas_boot.suites import validate_suite
 
 
 class Leaf(BaseModel):

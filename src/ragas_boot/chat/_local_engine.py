@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ragas_boot.chat._local_plan import ChatPlan, Generation
 from ragas_boot.chat.judge import LocalModelSpec
-from ragas_boot.chat.wire import WireError
+from ragas_boot.chat.wire.framing import WireError
 
 if TYPE_CHECKING:
     from llama_cpp.llama_grammar import LlamaGrammar

@@ -19,11 +19,11 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from ragas_boot.chat.wire import (
+from ragas_boot.chat.wire.framing import WireError
+from ragas_boot.chat.wire.openai import (
     ANY_OBJECT,
     ChatCompletionRequest,
     ToolCall,
-    WireError,
     completion_body,
     unsupported,
 )

@@ -36,16 +36,9 @@ from pydantic import BaseModel
 from ragas_boot.chat._local_plan import completion_for, plan_chat
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, LocalModelSpec
 from ragas_boot.chat.openai_judge import OpenAICompatibleJudge
-from ragas_boot.chat.wire import (
-    HOST,
-    ChatCompletionRequest,
-    HttpRequest,
-    LoopbackServer,
-    Response,
-    WireError,
-    chat_route,
-    models_route,
-)
+from ragas_boot.chat.wire.framing import HttpRequest, Response, WireError
+from ragas_boot.chat.wire.openai import ChatCompletionRequest, chat_route, models_route
+from ragas_boot.chat.wire.shell import HOST, LoopbackServer
 from ragas_boot.config.settings import StructuredOutputMode
 from ragas_boot.errors import ConfigError, MissingExtraError
 
@@ -160,7 +153,7 @@ class GenerationRecord:
 class LocalModelServer:
     """One GGUF model served over OpenAI-compatible HTTP on ``127.0.0.1`` (a free port).
 
-    It is the wire module's loopback shell (:class:`~ragas_boot.chat.wire.LoopbackServer`)
+    It is the wire module's loopback shell (:class:`~ragas_boot.chat.wire.shell.LoopbackServer`)
     with this model as its answerer, so it reads requests exactly as the test server does.
     Nothing happens until :meth:`start` (idempotent, thread-safe): it loads the model, binds
     the port and serves from a background thread. :meth:`stop` refuses waiting requests

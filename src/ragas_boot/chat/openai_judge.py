@@ -301,9 +301,9 @@ def scrub_secret(text: str, spec: _CallSpec) -> str:
     secret = spec.api_key.get_secret_value()
     if secret and len(secret) >= 4:
         text = text.replace(secret, "**********")
-    headers: dict[str, SecretStr] = getattr(spec, "headers", None) or {}
+    headers: dict[str, SecretStr | str] = getattr(spec, "headers", None) or {}
     for value in headers.values():
-        header = value.get_secret_value()
+        header = value.get_secret_value() if isinstance(value, SecretStr) else str(value)
         if len(header) >= 4:
             text = text.replace(header, "**********")
     for credential in url_secrets(spec.base_url):

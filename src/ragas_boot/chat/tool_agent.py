@@ -3,7 +3,7 @@
 Any chat model of ``application.yaml`` can be the agent under test: build the agent from the
 model's :class:`~ragas_boot.chat.JudgeSpec`. Each turn sends the conversation and the tool
 schemas; tool calls are answered by the user's tool functions, canned results or the seed
-article's mock (see :class:`~ragas_boot.runs.suites.ToolSpec`), and the loop goes on until
+article's mock (see :class:`~ragas_boot.suites.ToolSpec`), and the loop goes on until
 the model answers without calling a tool or has made more calls than the case's
 ``max_tool_calls`` (the calls of that last turn are recorded, not executed).
 

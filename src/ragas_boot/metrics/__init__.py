@@ -5,11 +5,7 @@ from ragas_boot.metrics.agent.agent_goal_accuracy import (
     AgentGoalAccuracyMetric,
     AgentGoalMode,
 )
-from ragas_boot.metrics.agent.tool_call_accuracy import (
-    ToolCallAccuracyConfig,
-    ToolCallAccuracyMetric,
-)
-from ragas_boot.metrics.agent.tool_matching import (
+from ragas_boot.metrics.agent.matching import (
     CallOrder,
     FailedCalls,
     ToolCallMatching,
@@ -17,12 +13,29 @@ from ragas_boot.metrics.agent.tool_matching import (
     ValueComparison,
     match_tool_calls,
 )
+from ragas_boot.metrics.agent.tool_call_accuracy import (
+    ToolCallAccuracyConfig,
+    ToolCallAccuracyMetric,
+)
 from ragas_boot.metrics.agent.topic_adherence import (
     TopicAdherenceConfig,
     TopicAdherenceMetric,
     TopicAdherenceMode,
 )
 from ragas_boot.metrics.base import Metric, MetricConfig, Need, ScoringOutcome
+from ragas_boot.metrics.embeddings.answer_correctness import (
+    AnswerCorrectnessConfig,
+    AnswerCorrectnessMetric,
+)
+from ragas_boot.metrics.embeddings.response_relevancy import (
+    ResponseRelevancyConfig,
+    ResponseRelevancyMetric,
+)
+from ragas_boot.metrics.embeddings.semantic_similarity import (
+    SemanticSimilarityConfig,
+    SemanticSimilarityMetric,
+)
+from ragas_boot.metrics.embeddings.vectors import LongTextStrategy
 from ragas_boot.metrics.general.aspect_critic import AspectCriticConfig, AspectCriticMetric
 from ragas_boot.metrics.general.rubrics_score import RubricsScoreConfig, RubricsScoreMetric
 from ragas_boot.metrics.general.simple_criteria_score import (
@@ -74,6 +87,8 @@ __all__ = [
     "AgentGoalMode",
     "AnswerAccuracyConfig",
     "AnswerAccuracyMetric",
+    "AnswerCorrectnessConfig",
+    "AnswerCorrectnessMetric",
     "AspectCriticConfig",
     "AspectCriticMetric",
     "BleuScoreConfig",
@@ -96,6 +111,7 @@ __all__ = [
     "FaithfulnessMetric",
     "HallucinationConfig",
     "HallucinationMetric",
+    "LongTextStrategy",
     "Metric",
     "MetricConfig",
     "MetricResult",
@@ -104,11 +120,15 @@ __all__ = [
     "NoiseSensitivityMetric",
     "ResponseGroundednessConfig",
     "ResponseGroundednessMetric",
+    "ResponseRelevancyConfig",
+    "ResponseRelevancyMetric",
     "RougeScoreConfig",
     "RougeScoreMetric",
     "RubricsScoreConfig",
     "RubricsScoreMetric",
     "ScoringOutcome",
+    "SemanticSimilarityConfig",
+    "SemanticSimilarityMetric",
     "SimpleCriteriaScoreConfig",
     "SimpleCriteriaScoreMetric",
     "StringSimilarityConfig",

@@ -261,8 +261,15 @@ class Metric(ABC, Generic[ConfigT]):
     config_type: ClassVar[type[MetricConfig]]
     #: What the metric needs: judges, embedding models, both or nothing.
     needs: ClassVar[frozenset[Need]] = frozenset({Need.JUDGES})
-    #: Sample fields read, by mode value (``"*"``: every mode); ``a|b`` means either.
+    #: Sample fields read, by mode value (``"*"``: every mode); ``a|b`` means either. The
+    #: one statement of them: :meth:`check_sample` requires them, :meth:`can_read` asks.
     reads: ClassVar[Mapping[str, tuple[str, ...]]]
+    #: The config field whose value names the mode ``reads`` is keyed by (and that a
+    #: SampleValidationError shows), or None.
+    mode_field: ClassVar[str | None] = None
+    #: Why the metric needs its sample fields: ends the SampleValidationError of a field it
+    #: lacks (``{name}`` stands for the metric's name).
+    why: ClassVar[str] = "{name} reads it"
     #: Whether a lower score is better (a threshold is then a maximum).
     lower_is_better: ClassVar[bool] = False
     #: YAML key of the metric's section that holds named variants (``criteria``), or None.
@@ -686,13 +693,29 @@ class Metric(ABC, Generic[ConfigT]):
 
     # ------------------------------------------------------------------ implementation
 
-    @abstractmethod
     def check_sample(self, sample: Sample, config: ConfigT) -> ConfigT:
         """Validate that ``sample`` has what ``config`` needs; return the config to run.
+
+        By default: every field ``reads`` names for the config's mode (see ``mode_field``).
+        Text must be present and not blank; ``retrieved_contexts`` present (an empty list is
+        the metric's to report); any other field present and not empty; ``a|b``: either. One
+        error names every field that fails (one field: its own message). A metric overrides
+        this only for what ``reads`` cannot say (a mode that falls back, a field the config
+        can stand in for).
 
         Raises:
             SampleValidationError: naming the missing field and the mode.
         """
+        # Imported here: the steps import this module (Chain), so a top-level import is a cycle.
+        from ragas_boot.metrics.steps.inputs import require_fields
+
+        mode = None
+        if self.mode_field is not None:
+            mode = str(getattr(config, self.mode_field).value)
+        per_mode = self.reads.get(mode, ()) if mode is not None else ()
+        fields = (*self.reads.get("*", ()), *per_mode)
+        require_fields(sample, fields, self.name, mode, self.why.format(name=self.name))
+        return config
 
     @abstractmethod
     def total_steps(self, config: ConfigT) -> int:

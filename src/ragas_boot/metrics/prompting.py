@@ -12,7 +12,6 @@ from typing import Any
 from ragas_boot.samples import AIMessage, HumanMessage, ToolCall, ToolMessage
 
 __all__ = [
-    "DATA_PLACEHOLDERS",
     "bullet_list",
     "check_template",
     "data_block",
@@ -25,31 +24,6 @@ __all__ = [
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 _PROMPTS = "prompts"
-
-#: Placeholders whose values are material to judge, not instructions: text that comes from
-#: the sample (conversation, tool outputs, responses, contexts, references, questions) or from
-#: a judge's earlier answer about it (statements, topics, an inferred goal, a first reason).
-#: :func:`render_prompt` puts each inside a ``<data name="...">`` block. The others (a
-#: criterion's definition, rubrics, counts, score bounds) come from the configuration and stay
-#: as they are.
-DATA_PLACEHOLDERS = frozenset(
-    {
-        "answer",
-        "context",
-        "conversation",
-        "extracted_topics",
-        "goal",
-        "initial_reason",
-        "interaction",
-        "question",
-        "reference",
-        "reference_topics",
-        "response",
-        "statements",
-        "text",
-        "user_input",
-    }
-)
 
 # A "<" that would open or close a data block: "<data", "</data", "< / DATA" in any case.
 _DATA_TAG = re.compile(r"<(?=\s*/?\s*data\b)", re.IGNORECASE)
@@ -124,25 +98,45 @@ def data_block(name: str, text: str) -> str:
     return f'<data name="{name}">\n{_DATA_TAG.sub("&lt;", text)}\n</data>'
 
 
-def render_prompt(template: str, values: Mapping[str, Any]) -> str:
-    """Fill ``{name}`` placeholders; braces that are not a known placeholder stay as they are.
+def render_prompt(
+    template: str, data: Mapping[str, Any], config: Mapping[str, Any] | None = None
+) -> str:
+    """Fill ``{name}`` placeholders; braces that are not a placeholder stay as they are.
 
-    Values are inserted literally (a conversation full of JSON braces is safe). Values of
-    :data:`DATA_PLACEHOLDERS` (sample text and what judges said about it) go inside a
-    :func:`data_block` unless blank; the shipped templates tell the judge that such blocks are
-    material to judge, never instructions.
+    The caller declares what each value is. ``data`` holds material to judge: text from the
+    sample (conversation, tool outputs, responses, contexts, references, questions) or a
+    judge's earlier answer about it (statements, topics, an inferred goal, a first reason);
+    each goes inside a :func:`data_block` unless blank, and the shipped templates tell the
+    judge that such blocks are material to judge, never instructions. ``config`` holds what
+    comes from the configuration (a criterion's definition, rubrics, counts, score bounds) and
+    is inserted as it is. Values are inserted literally (a conversation full of JSON braces is
+    safe).
 
     Raises:
-        KeyError: the template names a placeholder that ``values`` lacks.
+        KeyError: the template names a placeholder declared in neither ``data`` nor
+            ``config`` (so a new placeholder cannot slip in unfenced).
+        ValueError: a name is declared both as data and as configuration.
     """
+    settings = config or {}
+    both = set(data) & set(settings)
+    if both:
+        raise ValueError(
+            f"prompt placeholder(s) {', '.join(sorted(both))} declared both as data and as "
+            "configuration"
+        )
 
     def substitute(match: re.Match[str]) -> str:
         key = match.group(1)
-        if key not in values:
-            raise KeyError(f"prompt placeholder '{{{key}}}' has no value")
-        text = str(values[key])
-        # An empty value (an optional part left out) has nothing to judge: no block.
-        return data_block(key, text) if key in DATA_PLACEHOLDERS and text.strip() else text
+        if key in data:
+            text = str(data[key])
+            # An empty value (an optional part left out) has nothing to judge: no block.
+            return data_block(key, text) if text.strip() else text
+        if key in settings:
+            return str(settings[key])
+        raise KeyError(
+            f"prompt placeholder '{{{key}}}' has no value: declare it as data (sample text, "
+            "fenced in a <data> block) or as configuration"
+        )
 
     return _PLACEHOLDER.sub(substitute, template)
 

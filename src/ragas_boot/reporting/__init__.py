@@ -4,6 +4,9 @@
 * :func:`render_json`: the JSON report (``schema_version``; see ``docs/report-json.md``);
 * :func:`render_html`: one self-contained HTML page (inline CSS and SVG, no script);
 * :func:`render_settings_yaml`: the resolved configuration, secrets masked, with origins;
+* :func:`render_csv` / :func:`write_table`: the run as a CSV or Parquet table (the rows of
+  ``RunResult.to_pandas()``); :func:`render_junit`: JUnit XML for CI test reports;
+  :func:`render_markdown`: a CI summary, :func:`append_step_summary` for GitHub's;
 * :func:`redact`: the last line of defence against a secret reaching an output.
 
 Every other renderer lives here too, in its own module: :mod:`~ragas_boot.reporting.suite_report`
@@ -20,18 +23,26 @@ from ragas_boot.reporting.json_report import (
     render_json,
     report_json_schema,
 )
+from ragas_boot.reporting.junit import render_junit
+from ragas_boot.reporting.markdown import append_step_summary, render_markdown
 from ragas_boot.reporting.redaction import redact, secret_values
 from ragas_boot.reporting.settings_view import render_settings_yaml
+from ragas_boot.reporting.tables import render_csv, write_table
 
 __all__ = [
     "REPORT_SCHEMA_VERSION",
     "ConsoleView",
+    "append_step_summary",
     "console_renderables",
     "redact",
     "render_console",
+    "render_csv",
     "render_html",
     "render_json",
+    "render_junit",
+    "render_markdown",
     "render_settings_yaml",
     "report_json_schema",
     "secret_values",
+    "write_table",
 ]

@@ -175,7 +175,7 @@ def _judge_summary(run: RunResult, judge_id: str, metric: str | None) -> JudgeSu
 
 
 def _header(run: RunResult, title: str) -> str:
-    from ragas_boot import __version__
+    from ragas_boot._version import __version__
 
     dataset = run.dataset
     facts = [

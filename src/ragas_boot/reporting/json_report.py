@@ -31,7 +31,7 @@ REPORT_SCHEMA_VERSION = 1
 
 def generator() -> dict[str, str]:
     """``{"name": "ragas-boot", "version": ...}``: who wrote a JSON report."""
-    from ragas_boot import __version__
+    from ragas_boot._version import __version__
 
     return {"name": "ragas-boot", "version": __version__}
 

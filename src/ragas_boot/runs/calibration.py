@@ -14,10 +14,14 @@
 
 A panel's verdicts are recomputed from the judges' own scores in the run, so one run with
 every judge prices every panel without asking anyone again. The figures come from
-scikit-learn (``cohen_kappa_score``, ``confusion_matrix``, ``precision_score``, ...) and
+scikit-learn (``confusion_matrix``, ``precision_score``, ...) and
 krippendorff, installed by the ``[calibration]`` extra and imported when first needed.
 The bootstrap resamples the labelled samples with a seeded numpy generator, so reruns
 give the same intervals.
+
+Cohen's κ is the one of :mod:`ragas_boot.runs.statistics` (the run's judge-to-judge κ): every
+run computes it, so it cannot live in an optional extra; the tests check it against
+scikit-learn's ``cohen_kappa_score``.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from ragas_boot.errors import MissingExtraError, NoConsensusError, SampleValidat
 from ragas_boot.execution.aggregation import aggregate
 from ragas_boot.metrics.results import MetricResult, meets_threshold
 from ragas_boot.runs.results import DatasetInfo, Evaluation, JudgeInfo, MetricInfo, RunResult
+from ragas_boot.runs.statistics import cohen_kappa
 from ragas_boot.samples import HumanLabel, Sample
 
 __all__ = [
@@ -311,12 +316,12 @@ class _Stats:
         self.settings = settings
 
     def point(self, truth: Sequence[bool], rated: Sequence[bool]) -> dict[str, float | None]:
-        """Accuracy, precision, recall and κ from scikit-learn (None where undefined)."""
+        """Accuracy, precision and recall from scikit-learn, κ (None where undefined)."""
         m, np = self.metrics, self.np
         t, r = np.array(truth, dtype=bool), np.array(rated, dtype=bool)
         kappa = None
         if len(set(truth)) > 1 or len(set(rated)) > 1:  # else chance agreement is 1
-            kappa = float(m.cohen_kappa_score(t, r))
+            kappa = cohen_kappa(truth, rated)
         precision = float(m.precision_score(t, r, zero_division=np.nan))
         recall = float(m.recall_score(t, r, zero_division=np.nan))
         return {
@@ -403,7 +408,7 @@ class _Stats:
         """κ alone, for ranking the many panels of the search."""
         if not truth or (len(set(truth)) == 1 and len(set(rated)) == 1):
             return None
-        return float(self.metrics.cohen_kappa_score(truth, rated))
+        return cohen_kappa(truth, rated)
 
     def alpha(self, matrix: list[list[float | None]], level: str) -> float | None:
         """Krippendorff's α of an annotators × samples matrix (None = not labelled)."""

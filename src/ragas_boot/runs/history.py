@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
     from ragas_boot.config.settings import HistorySettings, RagasSettings
     from ragas_boot.runs.results import RunResult
-    from ragas_boot.runs.suites import SuiteResult
+    from ragas_boot.runs.suites.results import SuiteResult
 
 log = logging.getLogger(__name__)
 

@@ -28,6 +28,8 @@ from ragas_boot.metrics.results import MetricResult
 from ragas_boot.samples import Sample
 
 if TYPE_CHECKING:  # runs/spool.py builds on this module
+    import pandas
+
     from ragas_boot.runs.spool import EvaluationSpool
 
 __all__ = [
@@ -663,6 +665,26 @@ class RunResult(BaseModel):
             failures=failures,
             passed=not failures,
         )
+
+    def to_pandas(self, *, wide: bool = False) -> pandas.DataFrame:
+        """The run as a pandas DataFrame (the ``[tables]`` extra).
+
+        Args:
+            wide: one row per sample with a score, ``:passed`` and ``:status`` column per
+                metric (ragas's shape); default: one row per sample × metric with status,
+                score, threshold, passed, reason, tokens, cost, latency and each judge's
+                score and reason (``score:JUDGE``, ``reason:JUDGE``); see ``runs/rows.py``.
+
+        Raises:
+            MissingExtraError: pandas is not installed.
+        """
+        from ragas_boot._extras import import_extra
+        from ragas_boot.runs.rows import long_columns, long_rows, wide_columns, wide_rows
+
+        pd = import_extra("pandas", feature="to_pandas()", extra="tables", package="pandas")
+        if wide:
+            return pd.DataFrame(list(wide_rows(self)), columns=wide_columns(self))
+        return pd.DataFrame(list(long_rows(self)), columns=long_columns(self))
 
     def failures(self) -> list[tuple[str, Evaluation]]:
         """``(sample id, evaluation)`` of every failed evaluation, in run order."""

@@ -10,7 +10,8 @@ are grouped with recommendations, and the report goes to the console, JSON or HT
 pytest test per case.
 
 This package gathers the suites' public surface from where each part lives: the suite, its
-cases, the runner and the results in :mod:`ragas_boot.runs.suites`; the built-in agent in
+cases, the runner and the results in the modules of :mod:`ragas_boot.runs.suites` (which
+exports nothing itself); the built-in agent in
 :mod:`ragas_boot.chat.tool_agent`; the renderers in :mod:`ragas_boot.reporting.suite_report`;
 and the pytest helpers in :mod:`ragas_boot.suites.testing`.
 
@@ -19,7 +20,7 @@ and the pytest helpers in :mod:`ragas_boot.suites.testing`.
 >>> print(render_console(result, result.gate(0.9)))  # doctest: +SKIP
 """
 
-from ragas_boot.chat.tool_agent import OpenAIToolAgent
+from ragas_boot.chat.tool_agent import AgentReply, OpenAIToolAgent, StopReason
 from ragas_boot.reporting.suite_report import (
     case_explanation,
     render_console,
@@ -27,41 +28,49 @@ from ragas_boot.reporting.suite_report import (
     render_json,
     report_data,
 )
-from ragas_boot.runs.suites import (
-    DEFAULT_MAX_LATENCY_MS,
-    DEFAULT_MAX_TOOL_CALLS,
-    DEFAULT_PASS_THRESHOLD,
-    Agent,
-    AgentReply,
-    AgentRun,
-    AgentTestCase,
-    AgentTestSuite,
-    CaseIssue,
-    CaseResult,
-    ExpectationAlternatives,
+from ragas_boot.runs.suites.analysis import (
     FailureAnalysis,
     FailureGroup,
     FailureKind,
-    IssueKind,
+    analyze_failures,
+)
+from ragas_boot.runs.suites.expectations import (
+    DEFAULT_MAX_LATENCY_MS,
+    DEFAULT_MAX_TOOL_CALLS,
+    AgentTestCase,
+    ExpectationAlternatives,
     JsonType,
     ParamRule,
     ParamValidator,
     RangeRule,
-    ScoreWeights,
-    ScoringSettings,
-    StopReason,
+    ToolCallExpectation,
+)
+from ragas_boot.runs.suites.results import (
+    AgentRun,
+    CaseIssue,
+    CaseResult,
+    IssueKind,
     SuiteGate,
     SuiteResult,
-    ToolCallExpectation,
-    ToolSpec,
-    analyze_failures,
+)
+from ragas_boot.runs.suites.runner import (
+    Agent,
     arun_case,
     arun_suite,
     as_agent_reply,
-    load_suite,
     run_case,
     run_suite,
+)
+from ragas_boot.runs.suites.scoring import (
+    DEFAULT_PASS_THRESHOLD,
+    ScoreWeights,
+    ScoringSettings,
     score_case,
+)
+from ragas_boot.runs.suites.suite import (
+    AgentTestSuite,
+    ToolSpec,
+    load_suite,
     suite_json_schema,
     validate_suite,
 )

@@ -1,19 +1,22 @@
-"""Test helpers: score assertions, and a local OpenAI-compatible server with scripted answers
-and injected faults (plus fakes of the GigaChat, Anthropic and Ollama APIs, scripted alike).
+"""What you need to test your own metrics, agents and configs offline.
 
-``assert_score(result, at_least=0.8)`` checks a score and, when it fails, says what every judge
-thought. Point a config's ``base-url`` at :attr:`FakeOpenAIServer.base_url` (or an OpenAI
-client's ``base_url`` at :attr:`FakeOpenAIServer.url`) to test judges offline. The pytest
-plugin offers the server as the ``ragas_openai_server`` fixture; a per-test ``openai_server``
-fixture lives in :mod:`ragas_boot.testing.fixtures` (it needs pytest).
+- :class:`FakeOpenAIServer`: a local OpenAI-compatible server (chat completions, embeddings,
+  the model list) with scripted answers (:class:`Reply`, rules with :func:`asks_for`) and
+  injected faults (429, 500, garbage, hang, drop, trickle), which records every request. Point
+  a config's ``base-url`` at :attr:`FakeOpenAIServer.base_url` (or an OpenAI client's
+  ``base_url`` at :attr:`FakeOpenAIServer.url`).
+- :class:`SentenceJudge`: a deterministic stand-in judge for the RAG metrics
+  (``server.respond(None, SentenceJudge())``).
+- :func:`assert_score`: checks a score and, when it fails, says what every judge thought.
+
+The pytest plugin offers the server as the session fixture ``ragas_openai_server``; a fresh
+server per test is the ``openai_server`` fixture of :mod:`ragas_boot.testing.fixtures` (kept
+apart because it imports pytest).
 """
 
-from ragas_boot.testing._fake_api import ChatCall, ProviderRequest
 from ragas_boot.testing._schema import minimal_instance
-from ragas_boot.testing.anthropic_server import FakeAnthropicServer
 from ragas_boot.testing.assertions import assert_score
-from ragas_boot.testing.gigachat_server import FakeGigaChatServer, gigachat_key
-from ragas_boot.testing.ollama_server import FakeOllamaServer
+from ragas_boot.testing.rag_judge import SentenceJudge
 from ragas_boot.testing.server import (
     DEFAULT_EMBEDDING_DIMENSIONS,
     DEFAULT_MODEL,
@@ -37,14 +40,9 @@ __all__ = [
     "DEFAULT_EMBEDDING_DIMENSIONS",
     "DEFAULT_MODEL",
     "DEFAULT_TEXT",
-    "ChatCall",
     "ChatRequest",
-    "FakeAnthropicServer",
-    "FakeGigaChatServer",
-    "FakeOllamaServer",
     "FakeOpenAIServer",
     "FaultName",
-    "ProviderRequest",
     "RecordedEmbeddingRequest",
     "RecordedRequest",
     "Reply",
@@ -52,10 +50,10 @@ __all__ = [
     "ReplyLike",
     "ReplySource",
     "Rule",
+    "SentenceJudge",
     "VectorSource",
     "asks_for",
     "assert_score",
-    "gigachat_key",
     "hashed_vector",
     "minimal_instance",
 ]

@@ -2,9 +2,9 @@
 
 Tests of ragas-boot (and of users' own configs) reach their judges over real HTTP: this server
 answers ``POST /v1/chat/completions``, ``POST /v1/embeddings`` and ``GET /v1/models`` on
-``127.0.0.1`` (a free port) from
-an asyncio loop in a daemon thread, so it serves sync and async tests alike, keeps connections
-alive and holds hundreds of requests in flight at once. It uses the standard library only.
+``127.0.0.1`` (a free port) from an ``aiohttp.web`` app on its own asyncio loop in a daemon
+thread, so it serves sync and async tests alike, keeps connections alive and holds hundreds of
+requests in flight at once.
 
 Example:
     .. code-block:: python
@@ -34,8 +34,8 @@ Which answer a chat request gets, first match wins:
 
 1. ``stream: true`` is refused (400): the server does not stream.
 2. ``fail_always(model, reply)``: a model that is down.
-3. ``inject_faults(...)``: a seeded draw may pick a fault (429, 500, garbage, hang, drop); a
-   faulted request consumes no script and no rule.
+3. ``inject_faults(...)``: a seeded draw may pick a fault (429, 500, garbage, hang, drop,
+   trickle); a faulted request consumes no script and no rule.
 4. ``when(predicate, reply, model=None, times=None)`` rules, in the order they were added.
 5. ``script(model, *replies)``: the model's own queue, then the any-model (``None``) queue.
 6. ``respond(model, responder)``: the model's responder, then the any-model one.
@@ -74,34 +74,47 @@ import threading
 import time
 import zlib
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Final, Literal, Self, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Literal, Self, TypeAlias
 from urllib.parse import parse_qsl
 
-from ragas_boot.chat.wire import (
-    HOST,
-    ChatCompletionRequest,
-    Headers,
-    HttpRequest,
-    LoopbackServer,
-    Response,
-    ToolCall,
-    chat_route,
-    completion_body,
-    error_body,
-    error_response,
-    models_route,
-    unsupported,
-)
 from ragas_boot.chat.wire.embeddings import (
     EmbeddingsRequest,
     embeddings_body,
-    embeddings_route,
+    parse_embeddings_request,
 )
-from ragas_boot.chat.wire.framing import header_seconds, reason
+
+# WireError is a request-body error; it lives in framing.py until the local judge leaves the
+# loopback shell (then it moves to openai.py). Nothing else of framing or shell is used here.
+from ragas_boot.chat.wire.framing import WireError
+from ragas_boot.chat.wire.openai import (
+    ChatCompletionRequest,
+    ToolCall,
+    completion_body,
+    error_body,
+    models_body,
+    parse_chat_request,
+    parse_json_body,
+    unsupported,
+)
+from ragas_boot.testing._http import (
+    HOST,
+    BackgroundServer,
+    Received,
+    drop,
+    header_seconds,
+    json_response,
+    raw_response,
+    reason,
+    received,
+    trickle,
+)
 from ragas_boot.testing._schema import find_schema_in_text, minimal_instance
+
+if TYPE_CHECKING:
+    from aiohttp import web
 
 __all__ = [
     "DEFAULT_EMBEDDING_DIMENSIONS",
@@ -159,9 +172,9 @@ def hashed_vector(text: str, dimensions: int = DEFAULT_EMBEDDING_DIMENSIONS) -> 
 
 
 ReplyKind: TypeAlias = Literal[
-    "json", "text", "tool_calls", "error", "garbage", "empty", "hang", "drop"
+    "json", "text", "tool_calls", "error", "garbage", "empty", "hang", "drop", "trickle"
 ]
-FaultName: TypeAlias = Literal["429", "500", "garbage", "hang", "drop", "fail_always"]
+FaultName: TypeAlias = Literal["429", "500", "garbage", "hang", "drop", "trickle", "fail_always"]
 
 _NAME: Final = "FakeOpenAIServer"
 # A 200 answer cut off mid-document, like a proxy that dropped the upstream.
@@ -180,7 +193,7 @@ class ChatRequest:
 
     Attributes:
         chat: the request as read by the wire module: typed messages, response format,
-            tools and tool choice (:class:`ragas_boot.chat.wire.ChatCompletionRequest`).
+            tools and tool choice (:class:`ragas_boot.chat.wire.openai.ChatCompletionRequest`).
         json_schema: the JSON schema the answer should follow, best effort: the forced tool's
             parameters, else ``response_format``'s schema (``json_schema``, or ``json_object``
             with a ``schema``), else a schema written in a message (after the words
@@ -278,9 +291,10 @@ class Reply:
         calls: for ``tool_calls``: ``(name, arguments as JSON text, id or None)`` each.
         status: the HTTP status.
         retry_after: the ``Retry-After`` header in seconds, for errors.
-        seconds: how long a ``hang`` holds the request.
+        seconds: how long a ``hang`` holds the request, or a ``trickle`` takes to send its body.
         delay: seconds to wait before answering (added to the model's latency).
         usage: fields that override the estimated ``usage`` block.
+        pieces: how many parts a ``trickle`` sends its body in.
     """
 
     kind: ReplyKind
@@ -291,12 +305,15 @@ class Reply:
     seconds: float = 0.0
     delay: float = 0.0
     usage: Mapping[str, int] | None = None
+    pieces: int = 1
 
     def __post_init__(self) -> None:
         for name in ("delay", "seconds"):
             value = getattr(self, name)
             if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
                 raise ValueError(f"Reply {name} must be a finite number >= 0, got {value!r}")
+        if isinstance(self.pieces, bool) or not isinstance(self.pieces, int) or self.pieces < 1:
+            raise ValueError(f"Reply pieces must be an integer >= 1, got {self.pieces!r}")
 
     @classmethod
     def json(cls, obj: Any, *, delay: float = 0.0, usage: Mapping[str, int] | None = None) -> Reply:
@@ -447,6 +464,23 @@ class Reply:
         """
         return cls("drop", delay=delay)
 
+    @classmethod
+    def trickle(cls, seconds: float, *, pieces: int = 8, delay: float = 0.0) -> Reply:
+        """Send the default answer's head at once, then its body in ``pieces`` parts spread
+        over ``seconds`` (a slow or congested link: for clients' total timeouts, which a read
+        timeout alone does not catch).
+
+        The record gets status 200 and ``answered_at`` as the last part goes out; a client
+        that goes away mid-body, or ``stop()`` closing a trickle still running, leaves status
+        ``None``.
+
+        Args:
+            seconds: how long sending the body takes.
+            pieces: how many parts the body is sent in.
+            delay: seconds to wait before the head is sent.
+        """
+        return cls("trickle", seconds=seconds, pieces=pieces, delay=delay)
+
 
 ReplyLike: TypeAlias = Reply | dict[str, Any] | str
 """A reply, a dict (sent as :meth:`Reply.json`) or a string (sent as :meth:`Reply.text`)."""
@@ -577,7 +611,7 @@ class Rule:
 
 
 class _FaultPlan:
-    __slots__ = ("hang_seconds", "limits", "retry_after", "rng")
+    __slots__ = ("hang_seconds", "limits", "retry_after", "rng", "trickle_seconds")
 
     def __init__(
         self,
@@ -585,6 +619,7 @@ class _FaultPlan:
         rates: Sequence[tuple[FaultName, float]],
         retry_after: float,
         hang_seconds: float,
+        trickle_seconds: float,
         seed: int,
     ) -> None:
         total = 0.0
@@ -598,7 +633,9 @@ class _FaultPlan:
             raise ValueError(f"fault rates add up to {total:g}, more than 1")
         self.limits = tuple(limits)
         self.retry_after = retry_after
+        Reply.hang(hang_seconds), Reply.trickle(trickle_seconds)  # checked now, not when drawn
         self.hang_seconds = hang_seconds
+        self.trickle_seconds = trickle_seconds
         self.rng = random.Random(seed)
 
     def draw(self) -> FaultName | None:
@@ -617,6 +654,8 @@ class _FaultPlan:
             return Reply.garbage()
         if fault == "hang":
             return Reply.hang(self.hang_seconds)
+        if fault == "trickle":
+            return Reply.trickle(self.trickle_seconds)
         return Reply.drop()
 
 
@@ -671,16 +710,12 @@ class FakeOpenAIServer:
         self._vectors: dict[str, VectorSource] = {}
         self._embedding_scripts: dict[str, deque[EmbeddingReply]] = {}
         self._embedding_entries: list[RecordedEmbeddingRequest] = []
-        self._shell = LoopbackServer(
-            {
-                _CHAT_PATH: {"POST": chat_route(self._answer_chat)},
-                "/v1/embeddings": {"POST": embeddings_route(self._answer_embeddings)},
-                "/v1/models": {
-                    "GET": models_route(self._model_names, created=0, owned_by="ragas-boot")
-                },
-            },
-            name=_NAME,
-        )
+        self._routes: dict[str, dict[str, _Route]] = {
+            _CHAT_PATH: {"POST": self._answer_chat},
+            "/v1/embeddings": {"POST": self._answer_embeddings},
+            "/v1/models": {"GET": self._answer_models},
+        }
+        self._server = BackgroundServer(self._serve, name=_NAME)
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -694,7 +729,7 @@ class FakeOpenAIServer:
             RuntimeError: the server is already running.
             OSError: the port could not be bound.
         """
-        self._shell.start()
+        self._server.start()
         return self
 
     def stop(self) -> None:
@@ -706,7 +741,7 @@ class FakeOpenAIServer:
         Raises:
             RuntimeError: the server thread did not end in time.
         """
-        self._shell.stop()
+        self._server.stop()
 
     def __enter__(self) -> Self:
         return self.start()
@@ -722,7 +757,7 @@ class FakeOpenAIServer:
     @property
     def running(self) -> bool:
         """Whether the server is serving."""
-        return self._shell.running
+        return self._server.running
 
     @property
     def port(self) -> int:
@@ -731,7 +766,7 @@ class FakeOpenAIServer:
         Raises:
             RuntimeError: the server is not running.
         """
-        port = self._shell.port
+        port = self._server.port
         if port is None:
             raise RuntimeError("FakeOpenAIServer is not running: call start() or use `with`")
         return port
@@ -747,7 +782,7 @@ class FakeOpenAIServer:
         return f"{self.base_url}/v1"
 
     def __repr__(self) -> str:
-        port = self._shell.port
+        port = self._server.port
         where = f"http://{HOST}:{port}" if port is not None else "stopped"
         return f"<FakeOpenAIServer {where}>"
 
@@ -845,6 +880,8 @@ class FakeOpenAIServer:
         rate_hang: float = 0.0,
         hang_seconds: float = 30.0,
         rate_drop: float = 0.0,
+        rate_trickle: float = 0.0,
+        trickle_seconds: float = 5.0,
         seed: int = 0,
     ) -> None:
         """Make a seeded share of ``model``'s requests fail (replacing earlier settings).
@@ -862,6 +899,9 @@ class FakeOpenAIServer:
             rate_hang: share held ``hang_seconds`` before the default answer.
             hang_seconds: how long a hang lasts.
             rate_drop: share whose connection is closed without an answer.
+            rate_trickle: share whose default answer's body is sent in pieces over
+                ``trickle_seconds`` (see :meth:`Reply.trickle`).
+            trickle_seconds: how long a trickle takes.
             seed: the seed of the draws.
 
         Raises:
@@ -873,9 +913,14 @@ class FakeOpenAIServer:
             ("garbage", rate_garbage),
             ("hang", rate_hang),
             ("drop", rate_drop),
+            ("trickle", rate_trickle),  # last: the draws of the other faults stay as they were
         ]
         plan = _FaultPlan(
-            rates=rates, retry_after=retry_after, hang_seconds=hang_seconds, seed=seed
+            rates=rates,
+            retry_after=retry_after,
+            hang_seconds=hang_seconds,
+            trickle_seconds=trickle_seconds,
+            seed=seed,
         )
         with self._lock:
             self._remember(model)
@@ -915,9 +960,9 @@ class FakeOpenAIServer:
 
         Args:
             model: the embedding model name.
-            *replies: a :class:`Reply` fault (``error``, ``garbage``, ``hang``, ``drop``; any
-                other kind sends the default vectors), or the vectors to send as they are
-                (e.g. one too few, to test a client's checks).
+            *replies: a :class:`Reply` fault (``error``, ``garbage``, ``hang``, ``drop``,
+                ``trickle``; any other kind sends the default vectors), or the vectors to send
+                as they are (e.g. one too few, to test a client's checks).
         """
         with self._lock:
             self._remember(model)
@@ -999,21 +1044,42 @@ class FakeOpenAIServer:
         with self._lock:
             return list(self._models) or [DEFAULT_MODEL]
 
-    async def _answer_chat(self, chat: ChatCompletionRequest, http: HttpRequest) -> Response | None:
-        """Record and answer one chat request; ``None`` drops the connection."""
-        entry = self._begin(chat, http)
+    async def _serve(self, request: web.Request) -> web.StreamResponse:
+        """Route one request by path and method; others get OpenAI's 404 or 405 body."""
+        arrival = received(request)
+        methods = self._routes.get(arrival.path)
+        if methods is None:
+            message = f"Invalid URL ({request.method} {arrival.path})"
+            return _error_response(WireError(404, message, code="unknown_url"))
+        route = methods.get(request.method)
+        if route is None:
+            message = f"Method {request.method} is not allowed on {arrival.path}."
+            allow = (("Allow", ", ".join(sorted(methods))),)
+            return _error_response(WireError(405, message, code="method_not_allowed"), allow)
+        return await route(request, arrival)
+
+    async def _answer_models(self, request: web.Request, arrival: Received) -> web.StreamResponse:
+        body = models_body(self._model_names(), created=0, owned_by="ragas-boot")
+        return json_response(200, body)
+
+    async def _answer_chat(self, request: web.Request, arrival: Received) -> web.StreamResponse:
+        """Record and answer one chat request; a body that does not parse gets a 400 unrecorded."""
         try:
-            response = await self._respond(entry)
-            # Recorded before the client can read the answer, so tests see it at once.
-            self._finish(entry, None if response is None else response.status)
-            return response
+            chat = parse_chat_request(parse_json_body(await request.read()))
+        except WireError as error:
+            return _error_response(error)
+        entry = self._begin(chat, arrival)
+        try:
+            return await self._respond(entry, request)
         finally:
             self._finish(entry, None)  # closed by stop() before answering; else a no-op
 
-    async def _answer_embeddings(
-        self, request: EmbeddingsRequest, http: HttpRequest
-    ) -> Response | None:
-        """Record and answer one embeddings request; ``None`` drops the connection."""
+    async def _answer_embeddings(self, http: web.Request, arrival: Received) -> web.StreamResponse:
+        """Record and answer one embeddings request; a body that does not parse gets a 400."""
+        try:
+            request = parse_embeddings_request(parse_json_body(await http.read()))
+        except WireError as error:
+            return _error_response(error)
         reply: EmbeddingReply | None = None
         fault: FaultName | None = None
         with self._lock:
@@ -1037,44 +1103,51 @@ class FakeOpenAIServer:
                     index=index,
                     status=None,
                     fault=fault,
-                    received_at=http.received_at,
+                    received_at=arrival.received_at,
                     answered_at=None,
-                    query=_params(http.query),
+                    query=_params(arrival.query),
                 )
             )
-        response: Response | None = None
-        try:
-            wait = latency
-            if isinstance(reply, Reply):
-                wait += reply.delay + reply.seconds
-            if wait > 0:
-                await asyncio.sleep(wait)
-            response = self._render_embeddings(request, reply)
-            return response
-        finally:
+
+        def finish(status: int | None) -> None:
             with self._lock:
                 entry = self._embedding_entries[position]
-                self._embedding_entries[position] = dataclasses.replace(
-                    entry,
-                    status=None if response is None else response.status,
-                    answered_at=time.monotonic(),
+                if entry.answered_at is None:
+                    self._embedding_entries[position] = dataclasses.replace(
+                        entry, status=status, answered_at=time.monotonic()
+                    )
+
+        try:
+            fault_reply = reply if isinstance(reply, Reply) else None
+            wait = latency + (_wait(fault_reply) if fault_reply is not None else 0.0)
+            if wait > 0:
+                await asyncio.sleep(wait)
+            if fault_reply is not None and fault_reply.kind == "drop":
+                finish(None)
+                return await drop(http)
+            response = self._render_embeddings(request, reply)
+            if fault_reply is not None and fault_reply.kind == "trickle":
+                return await trickle(
+                    http,
+                    response,
+                    seconds=fault_reply.seconds,
+                    pieces=fault_reply.pieces,
+                    last=lambda: finish(response.status),
                 )
+            # Recorded before the client can read the answer, so tests see it at once.
+            finish(response.status)
+            return response
+        finally:
+            finish(None)  # closed by stop() or the client went away first; else a no-op
 
     def _render_embeddings(
         self, request: EmbeddingsRequest, reply: EmbeddingReply | None
-    ) -> Response | None:
+    ) -> web.Response:
         if isinstance(reply, Reply):
-            if reply.kind == "drop":
-                return None
             if reply.kind == "error":
-                extra: Headers = ()
-                if reply.retry_after is not None:
-                    extra = (("Retry-After", header_seconds(reply.retry_after)),)
-                return Response.json(
-                    reply.status, error_body(reply.status, reply.content or ""), extra
-                )
+                return _reply_error(reply)
             if reply.kind == "garbage":
-                return Response(200, _GARBAGE_BODY)
+                return raw_response(200, _GARBAGE_BODY)
             reply = None
         if reply is not None:
             vectors: list[Sequence[float]] = [list(vector) for vector in reply]
@@ -1096,40 +1169,53 @@ class FakeOpenAIServer:
             encoding_format=request.encoding_format,
             prompt_tokens=sum(math.ceil(len(text) / 4) for text in request.inputs),
         )
-        return Response.json(200, body)
+        return json_response(200, body)
 
-    async def _respond(self, entry: _Entry) -> Response | None:
+    async def _respond(self, entry: _Entry, http: web.Request) -> web.StreamResponse:
         request = entry.request
         refusal = unsupported(request.chat)
         if refusal is not None:
-            return error_response(refusal)
+            response = _error_response(refusal)
+            self._finish(entry, response.status)
+            return response
         reply, fault, error = self._decide(request)
         with self._lock:
             entry.fault, entry.error = fault, error
             latency = self._latency.get(request.model, self._latency.get(None, 0.0))
-        wait = latency + reply.delay + reply.seconds
+        wait = latency + _wait(reply)
         if wait > 0:
             await asyncio.sleep(wait)
         if reply.kind == "drop":
-            return None
+            self._finish(entry, None)
+            return await drop(http)
         response, usage = self._render(request, reply)
+        response.headers["x-request-id"] = f"req_fake{request.index:08d}"
         with self._lock:
             entry.usage = usage
-        request_id = ("x-request-id", f"req_fake{request.index:08d}")
-        return Response(response.status, response.body, (*response.headers, request_id))
+        if reply.kind == "trickle":
+            return await trickle(
+                http,
+                response,
+                seconds=reply.seconds,
+                pieces=reply.pieces,
+                last=lambda: self._finish(entry, response.status),
+            )
+        # Recorded before the client can read the answer, so tests see it at once.
+        self._finish(entry, response.status)
+        return response
 
-    def _begin(self, chat: ChatCompletionRequest, http: HttpRequest) -> _Entry:
+    def _begin(self, chat: ChatCompletionRequest, arrival: Received) -> _Entry:
         json_schema = _json_schema(chat)  # outside the lock: it may search long prompts
         with self._lock:
             request = ChatRequest(
                 chat=chat,
                 json_schema=json_schema,
-                headers=http.headers,
-                received_at=http.received_at,
-                wall_time=http.wall_time,
+                headers=arrival.headers,
+                received_at=arrival.received_at,
+                wall_time=arrival.wall_time,
                 index=self._next_index,
-                path=http.path,
-                query=_params(http.query),
+                path=arrival.path,
+                query=_params(arrival.query),
             )
             self._next_index += 1
             entry = _Entry(request)
@@ -1203,21 +1289,14 @@ class FakeOpenAIServer:
 
     def _render(
         self, request: ChatRequest, reply: Reply
-    ) -> tuple[Response, Mapping[str, int] | None]:
+    ) -> tuple[web.Response, Mapping[str, int] | None]:
         """The response, and the usage block it carries (``None``: none)."""
         kind = reply.kind
         if kind == "error":
-            extra: Headers = ()
-            if reply.retry_after is not None:
-                extra = (("Retry-After", header_seconds(reply.retry_after)),)
-            error = error_body(reply.status, reply.content or "")
-            error_usage = reply.error_usage()
-            if error_usage is not None:
-                error["usage"] = error_usage
-            return Response.json(reply.status, error, extra), error_usage
+            return _reply_error(reply), reply.error_usage()
         if kind == "garbage":
-            return Response(200, _GARBAGE_BODY), None
-        if kind == "hang":
+            return raw_response(200, _GARBAGE_BODY), None
+        if kind in ("hang", "trickle"):
             reply = self._default_reply(request)
         content = reply.content
         specs = reply.calls
@@ -1244,7 +1323,34 @@ class FakeOpenAIServer:
             completion_tokens=usage["completion_tokens"],
         )
         body["usage"].update(reply.usage or {})  # extra fields, or a total of its own
-        return Response.json(200, body), dict(body["usage"])
+        return json_response(200, body), dict(body["usage"])
+
+
+_Route: TypeAlias = "Callable[[web.Request, Received], Awaitable[web.StreamResponse]]"
+
+
+def _wait(reply: Reply) -> float:
+    """Seconds before a reply is sent: its delay, and a hang's hold (a trickle spreads its
+    own ``seconds`` over the body)."""
+    return reply.delay + (reply.seconds if reply.kind == "hang" else 0.0)
+
+
+def _error_response(error: WireError, headers: Sequence[tuple[str, str]] = ()) -> web.Response:
+    body = error_body(error.status, error.message, param=error.param, code=error.code)
+    return json_response(error.status, body, headers)
+
+
+def _reply_error(reply: Reply) -> web.Response:
+    """An error reply's response: OpenAI's error body (with usage, when the reply bills),
+    and ``Retry-After`` when it gives one."""
+    headers: list[tuple[str, str]] = []
+    if reply.retry_after is not None:
+        headers.append(("Retry-After", header_seconds(reply.retry_after)))
+    body = error_body(reply.status, reply.content or "")
+    usage = reply.error_usage()
+    if usage is not None:
+        body["usage"] = usage
+    return json_response(reply.status, body, headers)
 
 
 def _callback_failure(what: str, error: Exception) -> tuple[Reply, None, str]:

@@ -1,4 +1,4 @@
-"""``POST /v1/embeddings`` on the wire: the request as read, the answer body, the route.
+"""``POST /v1/embeddings`` bodies: the request as read and checked, the answer body.
 
 Accepted: ``model`` (a non-empty string), ``input`` (a string or a list of strings; token
 arrays are refused), ``dimensions`` (a positive integer) and ``encoding_format`` (``float``,
@@ -10,18 +10,15 @@ from __future__ import annotations
 
 import base64
 import struct
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from ragas_boot.chat.wire.framing import HttpRequest, Response, WireError
-from ragas_boot.chat.wire.openai import error_response, parse_json_body
+from ragas_boot.chat.wire.framing import WireError
 
 __all__ = [
-    "EmbeddingsAnswerer",
     "EmbeddingsRequest",
     "embeddings_body",
-    "embeddings_route",
     "parse_embeddings_request",
 ]
 
@@ -112,27 +109,3 @@ def embeddings_body(
         "model": model,
         "usage": {"prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens},
     }
-
-
-EmbeddingsAnswerer: TypeAlias = Callable[
-    [EmbeddingsRequest, HttpRequest], Awaitable[Response | None]
-]
-"""Answers a checked embeddings request (``None``: close the connection without an answer)."""
-
-
-def embeddings_route(
-    answer: EmbeddingsAnswerer,
-) -> Callable[[HttpRequest], Awaitable[Response | None]]:
-    """The ``POST /v1/embeddings`` route: parse the body, then ``answer`` it.
-
-    A body that does not parse is answered 400 without reaching ``answer``.
-    """
-
-    async def route(http: HttpRequest) -> Response | None:
-        try:
-            request = parse_embeddings_request(parse_json_body(http.body))
-        except WireError as error:
-            return error_response(error)
-        return await answer(request, http)
-
-    return route

@@ -11,7 +11,7 @@ from pydantic import Field
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.errors import SampleValidationError
 from ragas_boot.execution.results import StepRecord
-from ragas_boot.metrics.agent.tool_matching import (
+from ragas_boot.metrics.agent.matching import (
     CallOrder,
     FailedCalls,
     ToolCallMatching,
@@ -19,6 +19,7 @@ from ragas_boot.metrics.agent.tool_matching import (
     ValueComparison,
     match_tool_calls,
 )
+from ragas_boot.metrics.agent.matching.report import SUMMARY_TEMPLATES_RU
 from ragas_boot.metrics.base import Metric, MetricConfig, Need, ScoringOutcome
 from ragas_boot.samples import Sample
 
@@ -82,15 +83,6 @@ _FROM_MATCHING = (  # in the order of ToolCallMatching.as_dict
     "excluded",
 )
 """Keys of :meth:`ToolCallMatching.as_dict` copied into the result's metadata."""
-
-
-_SUMMARY_RU = {
-    "head": "Точность {accuracy:.1f}% | Верно {correct}/{required} | Неверно {incorrect}"
-    " | Пропущено {missed} | Лишние {extra}",
-    "optional": " | Необязательные {optional}",
-    "alternative": " | Вариант {number} из {count}",
-    "failed": " | Ошибки {failed} (исправлено {recovered}, исключено {excluded})",
-}
 
 
 _TEXT = {
@@ -216,7 +208,7 @@ def _details(
     }
     summary = data["summary"]
     if language == "ru":
-        summary = matching.summary_in(_SUMMARY_RU)
+        summary = matching.summary_in(SUMMARY_TEMPLATES_RU)
     explanation = _TEXT["ru" if language == "ru" else "en"].format(
         summary=summary,
         precision=precision,

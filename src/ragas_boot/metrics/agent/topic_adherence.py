@@ -234,8 +234,8 @@ class TopicAdherenceMetric(Metric[TopicAdherenceConfig]):
                     {
                         "reference_topics": bullet_list(reference),
                         "extracted_topics": bullet_list(topics[judge.id]),
-                        "count": len(topics[judge.id]),
                     },
+                    {"count": len(topics[judge.id])},
                 ),
                 lambda judge: classification_model(tuple(topics[judge.id]), tuple(reference)),
                 index=1,

@@ -1,25 +1,7 @@
-"""Metrics on embedding models: SemanticSimilarity, ResponseRelevancy, AnswerCorrectness."""
+"""Metrics on embedding models: SemanticSimilarity, ResponseRelevancy, AnswerCorrectness.
 
-from ragas_boot.metrics.embeddings.answer_correctness import (
-    AnswerCorrectnessConfig,
-    AnswerCorrectnessMetric,
-)
-from ragas_boot.metrics.embeddings.response_relevancy import (
-    ResponseRelevancyConfig,
-    ResponseRelevancyMetric,
-)
-from ragas_boot.metrics.embeddings.semantic_similarity import (
-    SemanticSimilarityConfig,
-    SemanticSimilarityMetric,
-)
-from ragas_boot.metrics.embeddings.vectors import LongTextStrategy
+Like the other metric sub-packages it exports nothing itself: :mod:`ragas_boot.metrics` is the
+metrics' one public face.
+"""
 
-__all__ = [
-    "AnswerCorrectnessConfig",
-    "AnswerCorrectnessMetric",
-    "LongTextStrategy",
-    "ResponseRelevancyConfig",
-    "ResponseRelevancyMetric",
-    "SemanticSimilarityConfig",
-    "SemanticSimilarityMetric",
-]
+__all__: list[str] = []

@@ -15,7 +15,6 @@ from ragas_boot.metrics.base import Metric, MetricConfig, Need, ScoringOutcome
 from ragas_boot.metrics.embeddings.semantic_similarity import (
     SemanticSimilarityConfig,
     SemanticSimilarityMetric,
-    require_text_fields,
 )
 from ragas_boot.metrics.response.factual_correctness import (
     FactualCorrectnessConfig,
@@ -90,18 +89,7 @@ class AnswerCorrectnessMetric(Metric[AnswerCorrectnessConfig]):
     config_type: ClassVar[type[MetricConfig]] = AnswerCorrectnessConfig
     needs: ClassVar[frozenset[Need]] = frozenset({Need.JUDGES, Need.EMBEDDINGS})
     reads: ClassVar[Mapping[str, tuple[str, ...]]] = {"*": ("response", "reference")}
-
-    def check_sample(
-        self, sample: Sample, config: AnswerCorrectnessConfig
-    ) -> AnswerCorrectnessConfig:
-        """Needs a non-blank ``response`` and ``reference``."""
-        require_text_fields(
-            sample,
-            ("response", "reference"),
-            metric=self.name,
-            why="AnswerCorrectness compares the response with the reference",
-        )
-        return config
+    why: ClassVar[str] = "AnswerCorrectness compares the response with the reference"
 
     def total_steps(self, config: AnswerCorrectnessConfig) -> int:
         """FactualCorrectness's four steps and SemanticSimilarity's one (as weighted)."""

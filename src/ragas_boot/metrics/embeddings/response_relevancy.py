@@ -12,7 +12,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.execution.results import Exclusion
 from ragas_boot.metrics.base import Metric, MetricConfig, Need, ScoringOutcome
-from ragas_boot.metrics.embeddings.semantic_similarity import require_text_fields
 from ragas_boot.metrics.embeddings.vectors import cosine_similarity
 from ragas_boot.metrics.prompting import render_prompt
 from ragas_boot.samples import Sample
@@ -112,18 +111,9 @@ class ResponseRelevancyMetric(Metric[ResponseRelevancyConfig]):
     config_type: ClassVar[type[MetricConfig]] = ResponseRelevancyConfig
     needs: ClassVar[frozenset[Need]] = frozenset({Need.JUDGES, Need.EMBEDDINGS})
     reads: ClassVar[Mapping[str, tuple[str, ...]]] = {"*": ("user_input", "response")}
-
-    def check_sample(
-        self, sample: Sample, config: ResponseRelevancyConfig
-    ) -> ResponseRelevancyConfig:
-        """Needs a non-blank ``user_input`` and ``response``."""
-        require_text_fields(
-            sample,
-            ("user_input", "response"),
-            metric=self.name,
-            why="ResponseRelevancy compares the user input with questions read off the response",
-        )
-        return config
+    why: ClassVar[str] = (
+        "ResponseRelevancy compares the user input with questions read off the response"
+    )
 
     def total_steps(self, config: ResponseRelevancyConfig) -> int:
         """Question generation, then embeddings."""
@@ -138,8 +128,8 @@ class ResponseRelevancyMetric(Metric[ResponseRelevancyConfig]):
             {
                 "user_input": user_input,
                 "response": sample.response,
-                "count": config.number_of_questions,
             },
+            {"count": config.number_of_questions},
         )
         generate = await self.executor.run_step(
             "GenerateQuestions",

@@ -9,7 +9,6 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from ragas_boot.chat.judge import JudgeModel
-from ragas_boot.errors import SampleValidationError
 from ragas_boot.execution.results import Exclusion
 from ragas_boot.metrics.base import Metric, MetricConfig, Need, ScoringOutcome
 from ragas_boot.metrics.embeddings.vectors import (
@@ -26,7 +25,6 @@ __all__ = [
     "SemanticSimilarityConfig",
     "SemanticSimilarityMetric",
     "SimilarityScores",
-    "require_text_fields",
 ]
 
 
@@ -54,17 +52,6 @@ class SemanticSimilarityConfig(MetricConfig):
         gt=0.0,
         description="Characters per token of the estimate (2.5 suits Russian, 3.5 long English).",
     )
-
-
-def require_text_fields(sample: Sample, fields: Sequence[str], *, metric: str, why: str) -> None:
-    """Raise one SampleValidationError naming every field of ``fields`` that is missing or blank."""
-    missing = [name for name in fields if not (getattr(sample, name) or "").strip()]
-    if missing:
-        raise SampleValidationError(
-            f"{'is' if len(missing) == 1 else 'are'} missing or blank; {why}",
-            field=", ".join(missing),
-            metric=metric,
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,18 +98,7 @@ class SemanticSimilarityMetric(Metric[SemanticSimilarityConfig]):
     config_type: ClassVar[type[MetricConfig]] = SemanticSimilarityConfig
     needs: ClassVar[frozenset[Need]] = frozenset({Need.EMBEDDINGS})
     reads: ClassVar[Mapping[str, tuple[str, ...]]] = {"*": ("response", "reference")}
-
-    def check_sample(
-        self, sample: Sample, config: SemanticSimilarityConfig
-    ) -> SemanticSimilarityConfig:
-        """Needs a non-blank ``response`` and ``reference``."""
-        require_text_fields(
-            sample,
-            ("response", "reference"),
-            metric=self.name,
-            why="SemanticSimilarity compares the response with the reference",
-        )
-        return config
+    why: ClassVar[str] = "SemanticSimilarity compares the response with the reference"
 
     def total_steps(self, config: SemanticSimilarityConfig) -> int:
         """One embedding step."""

@@ -90,7 +90,8 @@ class AspectCriticMetric(JudgedTextMetric[AspectCriticConfig]):
         language = self._language(config)
         prompt = render_prompt(
             self._template(config, "aspect_critic"),
-            {"definition": config.definition, "interaction": render_interaction(sample, language)},
+            {"interaction": render_interaction(sample, language)},
+            {"definition": config.definition},
         )
         repeats = await self._ask("Evaluate", judges, prompt, AspectVerdict, config.strictness)
         exclusions = repeats.exclusions()

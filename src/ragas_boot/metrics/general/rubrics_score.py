@@ -17,7 +17,7 @@ from ragas_boot.metrics.general._judging import (
     JudgedTextMetric,
     render_interaction,
 )
-from ragas_boot.metrics.prompting import render_prompt
+from ragas_boot.metrics.prompting import data_block, render_prompt
 from ragas_boot.samples import Sample
 
 __all__ = ["RubricsScoreConfig", "RubricsScoreMetric", "level_model", "parse_rubrics"]
@@ -170,13 +170,16 @@ class RubricsScoreMetric(JudgedTextMetric[RubricsScoreConfig]):
         low, high = min(levels), max(levels)
         reference = ""
         if sample.reference and sample.reference.strip():
-            reference = "\n" + text["reference"].format(reference=sample.reference)
+            reference = "\n" + text["reference"].format(
+                reference=data_block("reference", sample.reference)
+            )
         prompt = render_prompt(
             self._template(config, "rubrics_score"),
+            {"interaction": render_interaction(sample, language)},
             {
                 "rubrics": "\n".join(f"Score {level}: {what}" for level, what in levels.items()),
+                # The instruction stays outside the reference's block (see _TEXT).
                 "reference": reference,
-                "interaction": render_interaction(sample, language),
             },
         )
         repeats = await self._ask("Evaluate", judges, prompt, level_model(tuple(levels)), 1)

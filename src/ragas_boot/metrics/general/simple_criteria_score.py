@@ -19,7 +19,7 @@ from ragas_boot.metrics.general._judging import (
     render_interaction,
     scale_text,
 )
-from ragas_boot.metrics.prompting import render_prompt
+from ragas_boot.metrics.prompting import data_block, render_prompt
 from ragas_boot.samples import Sample
 
 __all__ = ["CriteriaScore", "SimpleCriteriaScoreConfig", "SimpleCriteriaScoreMetric", "normalize"]
@@ -121,12 +121,15 @@ class SimpleCriteriaScoreMetric(JudgedTextMetric[SimpleCriteriaScoreConfig]):
         text = _TEXT["ru" if language == "ru" else "en"]
         reference = ""
         if sample.reference and sample.reference.strip():
-            reference = "\n" + text["reference"].format(reference=sample.reference)
+            # The instruction stays outside the reference's block: only the sample text is data.
+            reference = "\n" + text["reference"].format(
+                reference=data_block("reference", sample.reference)
+            )
         prompt = render_prompt(
             self._template(config, "simple_criteria"),
+            {"interaction": render_interaction(sample, language)},
             {
                 "definition": config.definition,
-                "interaction": render_interaction(sample, language),
                 "reference": reference,
                 "min_score": scale_text(config.min_score),
                 "max_score": scale_text(config.max_score),

@@ -11,7 +11,7 @@ from types import ModuleType
 from typing import Any, ClassVar, TypeVar
 
 from ragas_boot.chat.judge import JudgeModel
-from ragas_boot.errors import MissingExtraError, SampleValidationError
+from ragas_boot.errors import MissingExtraError
 from ragas_boot.execution.results import StepRecord
 from ragas_boot.metrics.base import Metric, MetricConfig, Need, ScoringOutcome
 from ragas_boot.samples import Sample
@@ -52,23 +52,11 @@ class NlpMetric(Metric[ConfigT]):
 
     needs: ClassVar[frozenset[Need]] = frozenset()
     reads: ClassVar[Mapping[str, tuple[str, ...]]] = {"*": ("response", "reference")}
+    why: ClassVar[str] = "{name} compares the response with the reference text"
     #: Name of the computing step (``ComputeBleu``...).
     step_name: ClassVar[str]
     #: The library that computes the score (recorded in the metadata).
     library: ClassVar[str]
-
-    def check_sample(self, sample: Sample, config: ConfigT) -> ConfigT:
-        """Needs a non-blank ``response`` and ``reference``."""
-        for name in ("response", "reference"):
-            value = getattr(sample, name)
-            if value is None or not value.strip():
-                what = "missing" if value is None else "empty"
-                raise SampleValidationError(
-                    f"is {what}; {self.name} compares the response with the reference text",
-                    field=name,
-                    metric=self.name,
-                )
-        return config
 
     def total_steps(self, config: ConfigT) -> int:
         """One computed step."""

@@ -17,7 +17,6 @@ from ragas_boot.metrics.steps import (
     outcome_text,
     rate,
     rating_model,
-    require_text,
 )
 from ragas_boot.samples import Sample
 
@@ -62,13 +61,7 @@ class AnswerAccuracyMetric(Metric[AnswerAccuracyConfig]):
     description: ClassVar[str] = "How well the response agrees with the reference (0/1/2 rating)"
     config_type: ClassVar[type[MetricConfig]] = AnswerAccuracyConfig
     reads: ClassVar[Mapping[str, tuple[str, ...]]] = {"*": ("response", "reference")}
-
-    def check_sample(self, sample: Sample, config: AnswerAccuracyConfig) -> AnswerAccuracyConfig:
-        """Needs ``response`` and ``reference``."""
-        why = "AnswerAccuracy rates the response against the reference"
-        require_text(sample, "response", self.name, None, why)
-        require_text(sample, "reference", self.name, None, why)
-        return config
+    why: ClassVar[str] = "AnswerAccuracy rates the response against the reference"
 
     def total_steps(self, config: AnswerAccuracyConfig) -> int:
         """1, or 2 with the dual judge."""
@@ -97,11 +90,8 @@ class AnswerAccuracyMetric(Metric[AnswerAccuracyConfig]):
                 chain.alive(),
                 lambda judge: render_prompt(
                     template,
-                    {
-                        **values,
-                        "initial_rating": initial[judge.id].raw,
-                        "initial_reason": initial[judge.id].reason,
-                    },
+                    {**values, "initial_reason": initial[judge.id].reason},
+                    {"initial_rating": initial[judge.id].raw},
                 ),
                 rating_model(2, _CONFIRMED),
             )

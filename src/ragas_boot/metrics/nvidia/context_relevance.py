@@ -16,8 +16,6 @@ from ragas_boot.metrics.steps import (
     mean_text,
     outcome_text,
     rating_model,
-    require_contexts,
-    require_text,
 )
 from ragas_boot.samples import Sample
 
@@ -54,15 +52,7 @@ class ContextRelevanceMetric(Metric[ContextRelevanceConfig]):
     description: ClassVar[str] = "How relevant each retrieved context is to the question (0/1/2)"
     config_type: ClassVar[type[MetricConfig]] = ContextRelevanceConfig
     reads: ClassVar[Mapping[str, tuple[str, ...]]] = {"*": ("user_input", "retrieved_contexts")}
-
-    def check_sample(
-        self, sample: Sample, config: ContextRelevanceConfig
-    ) -> ContextRelevanceConfig:
-        """Needs ``user_input`` and ``retrieved_contexts`` (may be empty)."""
-        why = "ContextRelevance rates each context for the question"
-        require_text(sample, "user_input", self.name, None, why)
-        require_contexts(sample, self.name, None, why)
-        return config
+    why: ClassVar[str] = "ContextRelevance rates each context for the question"
 
     def total_steps(self, config: ContextRelevanceConfig) -> int:
         """One step per context, all sent at once."""

@@ -17,8 +17,6 @@ from ragas_boot.metrics.steps import (
     mean_text,
     outcome_text,
     rate,
-    require_contexts,
-    require_text,
 )
 from ragas_boot.samples import Sample
 
@@ -76,15 +74,7 @@ class ResponseGroundednessMetric(Metric[ResponseGroundednessConfig]):
     description: ClassVar[str] = "How well the contexts support the response (0/1/2 rating)"
     config_type: ClassVar[type[MetricConfig]] = ResponseGroundednessConfig
     reads: ClassVar[Mapping[str, tuple[str, ...]]] = {"*": ("response", "retrieved_contexts")}
-
-    def check_sample(
-        self, sample: Sample, config: ResponseGroundednessConfig
-    ) -> ResponseGroundednessConfig:
-        """Needs ``response`` and ``retrieved_contexts`` (may be empty)."""
-        why = "ResponseGroundedness rates the response against the contexts"
-        require_text(sample, "response", self.name, None, why)
-        require_contexts(sample, self.name, None, why)
-        return config
+    why: ClassVar[str] = "ResponseGroundedness rates the response against the contexts"
 
     def total_steps(self, config: ResponseGroundednessConfig) -> int:
         """One rating step (none when the heuristic decides)."""

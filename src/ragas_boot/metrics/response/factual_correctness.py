@@ -21,7 +21,6 @@ from ragas_boot.metrics.steps import (
     mean_text,
     numbered_list,
     outcome_text,
-    require_text,
 )
 from ragas_boot.samples import Sample
 
@@ -105,15 +104,8 @@ class FactualCorrectnessMetric(Metric[FactualCorrectnessConfig]):
     description: ClassVar[str] = "Share of claims the response and the reference support both ways"
     config_type: ClassVar[type[MetricConfig]] = FactualCorrectnessConfig
     reads: ClassVar[Mapping[str, tuple[str, ...]]] = {"*": ("response", "reference")}
-
-    def check_sample(
-        self, sample: Sample, config: FactualCorrectnessConfig
-    ) -> FactualCorrectnessConfig:
-        """Needs ``response`` and ``reference``."""
-        why = "FactualCorrectness compares the response's claims with the reference's"
-        require_text(sample, "response", self.name, config.mode.value, why)
-        require_text(sample, "reference", self.name, config.mode.value, why)
-        return config
+    mode_field: ClassVar[str | None] = "mode"
+    why: ClassVar[str] = "FactualCorrectness compares the response's claims with the reference's"
 
     def total_steps(self, config: FactualCorrectnessConfig) -> int:
         """Decompose and verify each side the mode needs (4 for F1, 2 otherwise)."""
@@ -166,7 +158,8 @@ class FactualCorrectnessMetric(Metric[FactualCorrectnessConfig]):
         def against(context: str) -> Any:
             return lambda judge, claims: render_prompt(
                 verify_template,
-                {"context": context, "statements": numbered_list(claims), "count": len(claims)},
+                {"context": context, "statements": numbered_list(claims)},
+                {"count": len(claims)},
             )
 
         checks: list[Awaitable[dict[str, list[Verdict]]]] = []

@@ -16,8 +16,6 @@ from ragas_boot.metrics.steps import (
     item_key,
     mean_text,
     outcome_text,
-    require_contexts,
-    require_text,
 )
 from ragas_boot.samples import Sample
 
@@ -58,15 +56,7 @@ class ContextEntityRecallMetric(Metric[ContextEntityRecallConfig]):
     description: ClassVar[str] = "Share of the reference's entities the contexts mention"
     config_type: ClassVar[type[MetricConfig]] = ContextEntityRecallConfig
     reads: ClassVar[Mapping[str, tuple[str, ...]]] = {"*": ("reference", "retrieved_contexts")}
-
-    def check_sample(
-        self, sample: Sample, config: ContextEntityRecallConfig
-    ) -> ContextEntityRecallConfig:
-        """Needs ``reference`` and ``retrieved_contexts`` (may be empty)."""
-        why = "ContextEntityRecall looks for the reference's entities in the contexts"
-        require_text(sample, "reference", self.name, None, why)
-        require_contexts(sample, self.name, None, why)
-        return config
+    why: ClassVar[str] = "ContextEntityRecall looks for the reference's entities in the contexts"
 
     def total_steps(self, config: ContextEntityRecallConfig) -> int:
         """Reference and context entities (sent at once)."""

@@ -9,7 +9,6 @@ from pydantic import BaseModel, Field
 
 from ragas_boot._enums import CaseInsensitiveEnum
 from ragas_boot.chat.judge import JudgeModel
-from ragas_boot.errors import SampleValidationError
 from ragas_boot.execution.results import StepRecord
 from ragas_boot.metrics.base import Metric, MetricConfig, ScoringOutcome
 from ragas_boot.metrics.prompting import render_prompt
@@ -18,8 +17,6 @@ from ragas_boot.metrics.steps import (
     contexts_of,
     mean_text,
     outcome_text,
-    require_contexts,
-    require_text,
 )
 from ragas_boot.samples import Sample
 
@@ -101,30 +98,21 @@ class ContextPrecisionMetric(Metric[ContextPrecisionConfig]):
         "RESPONSE_BASED": ("user_input", "retrieved_contexts", "response"),
     }
 
+    mode_field: ClassVar[str | None] = "evaluation_strategy"
+    why: ClassVar[str] = "ContextPrecision judges each context's usefulness for the question"
+
     def check_sample(
         self, sample: Sample, config: ContextPrecisionConfig
     ) -> ContextPrecisionConfig:
-        """Needs ``user_input``, ``retrieved_contexts`` and the strategy's reference/response."""
+        """The fields of ``reads``; AUTO then becomes the strategy the sample allows."""
+        config = super().check_sample(sample, config)
         strategy = config.evaluation_strategy
-        why = "ContextPrecision judges each context's usefulness for the question"
-        require_text(sample, "user_input", self.name, strategy.value, why)
-        require_contexts(sample, self.name, strategy.value, why)
         if strategy is ContextPrecisionStrategy.AUTO:
-            if (sample.reference or "").strip():
-                strategy = ContextPrecisionStrategy.REFERENCE_BASED
-            elif (sample.response or "").strip():
-                strategy = ContextPrecisionStrategy.RESPONSE_BASED
-            else:
-                raise SampleValidationError(
-                    "is missing; ContextPrecision needs a reference or, failing that, a response",
-                    field="reference|response",
-                    metric=self.name,
-                    mode=strategy.value,
-                )
-        elif strategy is ContextPrecisionStrategy.REFERENCE_BASED:
-            require_text(sample, "reference", self.name, strategy.value, why)
-        else:
-            require_text(sample, "response", self.name, strategy.value, why)
+            strategy = (
+                ContextPrecisionStrategy.REFERENCE_BASED
+                if (sample.reference or "").strip()
+                else ContextPrecisionStrategy.RESPONSE_BASED
+            )
         return config.model_copy(update={"evaluation_strategy": strategy})
 
     def total_steps(self, config: ContextPrecisionConfig) -> int:

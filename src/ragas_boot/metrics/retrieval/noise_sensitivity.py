@@ -22,8 +22,6 @@ from ragas_boot.metrics.steps import (
     mean_text,
     numbered_list,
     outcome_text,
-    require_contexts,
-    require_text,
 )
 from ragas_boot.samples import Sample
 
@@ -131,17 +129,9 @@ class NoiseSensitivityMetric(Metric[NoiseSensitivityConfig]):
     reads: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "*": ("user_input", "response", "reference", "retrieved_contexts")
     }
+    mode_field: ClassVar[str | None] = "mode"
+    why: ClassVar[str] = "NoiseSensitivity compares the response, the reference and the contexts"
     lower_is_better: ClassVar[bool] = True
-
-    def check_sample(
-        self, sample: Sample, config: NoiseSensitivityConfig
-    ) -> NoiseSensitivityConfig:
-        """Needs ``user_input``, ``response``, ``reference`` and ``retrieved_contexts``."""
-        why = "NoiseSensitivity compares the response, the reference and the contexts"
-        for field in ("user_input", "response", "reference"):
-            require_text(sample, field, self.name, config.mode.value, why)
-        require_contexts(sample, self.name, config.mode.value, why)
-        return config
 
     def total_steps(self, config: NoiseSensitivityConfig) -> int:
         """Decompose (2 at once), then check (1 + 2 per context, at once)."""
@@ -189,7 +179,8 @@ class NoiseSensitivityMetric(Metric[NoiseSensitivityConfig]):
         def against(context: str) -> Any:
             return lambda judge, items: render_prompt(
                 check,
-                {"context": context, "statements": numbered_list(items), "count": len(items)},
+                {"context": context, "statements": numbered_list(items)},
+                {"count": len(items)},
             )
 
         checks = [

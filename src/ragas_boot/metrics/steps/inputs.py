@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ragas_boot.errors import SampleValidationError
 from ragas_boot.samples import Sample
 
-__all__ = ["contexts_of", "require_contexts", "require_text"]
+__all__ = ["contexts_of", "require_contexts", "require_field", "require_fields", "require_text"]
 
 
 def require_text(sample: Sample, field: str, metric: str, mode: str | None, why: str) -> str:
@@ -28,6 +30,51 @@ def require_contexts(sample: Sample, metric: str, mode: str | None, why: str) ->
         raise SampleValidationError(
             f"is missing; {why}", field="retrieved_contexts", metric=metric, mode=mode
         )
+
+
+def require_field(sample: Sample, field: str, metric: str, mode: str | None, why: str) -> None:
+    """SampleValidationError unless ``sample`` has ``field`` as a metric's ``reads`` means it:
+    text present and not blank, ``retrieved_contexts`` present (may be empty), anything else
+    present and not empty; ``a|b`` is met by either."""
+    if "|" in field:
+        if not any(_has(sample, name) for name in field.split("|")):
+            raise SampleValidationError(f"is missing; {why}", field=field, metric=metric, mode=mode)
+        return
+    if field == "retrieved_contexts":
+        require_contexts(sample, metric, mode, why)
+        return
+    value = getattr(sample, field)
+    if isinstance(value, str) or value is None:
+        require_text(sample, field, metric, mode, why)
+    elif not value:
+        raise SampleValidationError(f"is empty; {why}", field=field, metric=metric, mode=mode)
+
+
+def require_fields(
+    sample: Sample, fields: Sequence[str], metric: str, mode: str | None, why: str
+) -> None:
+    """:func:`require_field` for each of ``fields``; one SampleValidationError naming every
+    field that fails (a single failing field keeps its own message)."""
+    failures: list[SampleValidationError] = []
+    for field in fields:
+        try:
+            require_field(sample, field, metric, mode, why)
+        except SampleValidationError as error:
+            failures.append(error)
+    if len(failures) == 1:
+        raise failures[0]
+    if failures:
+        raise SampleValidationError(
+            f"are missing or empty; {why}",
+            field=", ".join(str(error.field) for error in failures),
+            metric=metric,
+            mode=mode,
+        )
+
+
+def _has(sample: Sample, field: str) -> bool:
+    value = getattr(sample, field)
+    return bool(value.strip()) if isinstance(value, str) else bool(value)
 
 
 def contexts_of(sample: Sample) -> list[str]:

@@ -12,7 +12,7 @@ from ragas_boot.metrics.prompting import render_prompt
 from ragas_boot.metrics.steps.chain import Chain
 from ragas_boot.metrics.steps.decompose import Statements
 from ragas_boot.metrics.steps.explain import mean_text, outcome_text
-from ragas_boot.metrics.steps.inputs import contexts_of, require_contexts, require_text
+from ragas_boot.metrics.steps.inputs import contexts_of
 from ragas_boot.metrics.steps.pipelines import decompose_then_judge
 from ragas_boot.metrics.steps.verdicts import VerdictScale, numbered_list
 from ragas_boot.samples import Sample
@@ -44,17 +44,8 @@ class StatementShareMetric(Metric[ConfigT]):
     count_positive: ClassVar[bool] = True
     #: Metadata key of the counted statements per judge.
     count_key: ClassVar[str]
-    #: Why the fields are needed (in the SampleValidationError).
-    why: ClassVar[str]
     #: Per language: ``detail`` ({count}, {total}), ``no_contexts``, ``no_statements``.
     texts: ClassVar[Mapping[str, Mapping[str, str]]]
-
-    def check_sample(self, sample: Sample, config: ConfigT) -> ConfigT:
-        """Needs ``user_input``, the decomposed text and ``retrieved_contexts`` (may be [])."""
-        require_text(sample, "user_input", self.name, None, self.why)
-        require_text(sample, self.text_field, self.name, None, self.why)
-        require_contexts(sample, self.name, None, self.why)
-        return config
 
     def total_steps(self, config: ConfigT) -> int:
         """Decompose, then judge."""
@@ -83,7 +74,7 @@ class StatementShareMetric(Metric[ConfigT]):
             output_model=Statements,
             judge_step=self.judge_step,
             judge_prompt=lambda judge, items: render_prompt(
-                template, {**values, "statements": numbered_list(items), "count": len(items)}
+                template, {**values, "statements": numbered_list(items)}, {"count": len(items)}
             ),
             scale=self.scale,
         )

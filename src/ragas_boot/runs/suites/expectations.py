@@ -44,7 +44,7 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 
 from ragas_boot.chat.tool_agent import DEFAULT_MAX_TOOL_CALLS
-from ragas_boot.metrics.agent.tool_matching import (
+from ragas_boot.metrics.agent.matching import (
     ToolCallMode,
     ValueComparison,
     argument_score,
@@ -97,7 +97,7 @@ class SuiteModel(BaseModel):
 def same_value(actual: Any, expected: Any, comparison: ValueComparison | str) -> bool:
     """Whether two argument values are equal under ``comparison``.
 
-    The equality of :func:`~ragas_boot.metrics.agent.tool_matching.argument_score`: JSON
+    The equality of :func:`~ragas_boot.metrics.agent.matching.argument_score`: JSON
     equality for ``EXACT`` (``1 == 1.0``, ``True != 1``), and with ``NORMALIZE`` also numeric
     strings equal to numbers and strings compared trimmed and case-insensitively.
     """

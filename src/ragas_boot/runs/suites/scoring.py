@@ -5,7 +5,7 @@ Dimensions, each in [0, 1] or ``None`` when the case does not check it:
 * **tool precision** = matched calls / calls made, **tool recall** = matched calls / expected
   calls. Calls are matched to expectations by a maximum matching on the tool name (a
   multiset: two calls of one tool match two expectations of it, never more), ties broken by
-  how many required values agree (:func:`~ragas_boot.metrics.agent.tool_matching.match_tool_calls`
+  how many required values agree (:func:`~ragas_boot.metrics.agent.matching.match_tool_calls`
   in FLEXIBLE mode with threshold 0).
 * **parameter accuracy**: the mean over expected calls of the mean over their parameters:
   a required parameter missing scores 0, with another value 0.5, right 1; a forbidden
@@ -36,7 +36,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from ragas_boot.metrics.agent.tool_matching import (
+from ragas_boot.metrics.agent.matching import (
     FailedCalls,
     ToolCallMode,
     ValueComparison,

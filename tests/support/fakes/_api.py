@@ -1,35 +1,43 @@
-"""The shell of the fake provider APIs (GigaChat, Anthropic, Ollama): scripts, faults, records.
+"""The base of the fakes of other vendors' APIs (GigaChat, Anthropic, Ollama): scripts, records.
 
-Each fake is a small HTTP server on ``127.0.0.1`` (a free port) in a background thread, in the
-style of :class:`~ragas_boot.testing.FakeOpenAIServer`: answers are scripted per model with the
-same :class:`~ragas_boot.testing.Reply` values (JSON, text, errors with ``Retry-After``, cut-off
-bodies, hangs, dropped connections); an unscripted request gets a minimal instance of the JSON
-schema it asks for. Subclasses only speak their wire format: :meth:`FakeAPIServer._chat`
-turns a request body into a :class:`ChatCall`, :meth:`FakeAPIServer._render` a reply into a
-body.
+These fakes exist to test ragas-boot's adapters of those vendors (they are test support, not
+the library's API). Each is served by the same base as
+:class:`~ragas_boot.testing.FakeOpenAIServer` (:class:`ragas_boot.testing._http.BackgroundServer`:
+an ``aiohttp.web`` app on its own loop in a daemon thread, ``127.0.0.1``, a free port); answers
+are scripted per model with the same :class:`~ragas_boot.testing.Reply` values (JSON, text,
+errors with ``Retry-After``, cut-off bodies, hangs, dropped connections); an unscripted request
+gets a minimal instance of the JSON schema it asks for. Subclasses only speak their wire
+format: ``_route`` turns a request into a :class:`Response` (a chat request through a
+:class:`ChatCall` and :meth:`FakeAPIServer._answer_chat`), ``_render`` a reply into a body.
+
+``_route`` and the scripted responders are plain functions that may block (delays and hangs
+wait on an event that ``stop()`` sets): each request runs them on a worker thread of the
+server's loop.
 """
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import json
-import socket
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-from ragas_boot.testing._schema import find_schema_in_text, minimal_instance
-from ragas_boot.testing.server import Reply, ReplyLike
+from ragas_boot.chat.wire.schemas import find_schema_in_text, minimal_instance
+from ragas_boot.testing import Reply, ReplyLike
+from ragas_boot.testing._http import HOST, BackgroundServer, drop, raw_response, received
+
+if TYPE_CHECKING:
+    from aiohttp import web
 
 __all__ = ["ChatCall", "FakeAPIServer", "ProviderRequest", "Response"]
 
-_HOST = "127.0.0.1"
-_MAX_BODY = 16 * 1024 * 1024
+#: Worker threads of a fake: as many requests as the tests hold at once (hangs included).
+_WORKERS = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,74 +108,6 @@ def schema_from(texts: Iterable[str]) -> dict[str, Any] | None:
     return find_schema_in_text(texts)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass  # tests read the records, not stderr
-
-    def _serve(self) -> None:
-        fake = self.server.fake
-        started = time.monotonic()
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(min(length, _MAX_BODY)) if length else b""
-        headers = {name.lower(): value for name, value in self.headers.items()}
-        path = self.path.split("?", 1)[0].rstrip("/") or "/"
-        body = fake._parse_body(raw, headers.get("content-type", ""))
-        try:
-            response, model = fake._route(self.command, path, headers, body)
-        except Exception as error:  # a bug of a test's responder: answer it, do not hang
-            response, model = Response(500, {"error": f"fake server error: {error!r}"}), None
-        # Recorded before answering: a client that has its answer sees the request recorded.
-        fake._record(
-            ProviderRequest(
-                method=self.command,
-                path=path,
-                headers=headers,
-                body=body,
-                model=model,
-                status=None if response.drop else response.status,
-                started=started,
-                finished=time.monotonic(),
-            )
-        )
-        if response.drop:
-            with contextlib.suppress(OSError):
-                self.connection.shutdown(socket.SHUT_RDWR)
-            self.close_connection = True
-            return
-        payload = (
-            response.raw
-            if response.raw is not None
-            else json.dumps(response.body, ensure_ascii=False).encode()
-        )
-        self.send_response(response.status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        for name, value in response.headers.items():
-            self.send_header(name, value)
-        self.end_headers()
-        with contextlib.suppress(OSError):
-            self.wfile.write(payload)
-
-    do_GET = _serve
-    do_POST = _serve
-    do_DELETE = _serve
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = False
-
-    def __init__(self, fake: FakeAPIServer) -> None:
-        self.fake = fake
-        super().__init__((_HOST, 0), _Handler)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # a client that went away mid-answer is routine here
-
-
 class FakeAPIServer:
     """Base of the fake provider servers: lifecycle, scripts, fault replies and records.
 
@@ -186,38 +126,22 @@ class FakeAPIServer:
         self._in_flight = 0
         self._peak = 0
         self._stopping = threading.Event()
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        self._server = BackgroundServer(self._serve, name=self.thread_name, workers=_WORKERS)
 
     # ------------------------------------------------------------------ lifecycle
 
     def start(self) -> Self:
         """Bind a free port of 127.0.0.1 and serve from a background thread."""
-        if self._server is not None:
+        if self._server.running:
             return self
         self._stopping.clear()
-        self._server = _Server(self)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name=f"{self.thread_name}-{self.port}",
-            daemon=True,
-        )
-        self._thread.start()
+        self._server.start()
         return self
 
     def stop(self) -> None:
-        """Stop serving; held (hanging) requests are released at once."""
-        server, thread = self._server, self._thread
-        if server is None:
-            return
-        self._stopping.set()
-        server.shutdown()
-        server.server_close()
-        if thread is not None:
-            thread.join(timeout=10)
-        self._server = None
-        self._thread = None
+        """Stop serving; held (hanging) requests are closed unanswered at once."""
+        self._stopping.set()  # releases the worker threads that wait out a delay or a hang
+        self._server.stop()
 
     def __enter__(self) -> Self:
         return self.start()
@@ -233,17 +157,18 @@ class FakeAPIServer:
     @property
     def port(self) -> int:
         """The bound port (the server must be started)."""
-        if self._server is None:
+        port = self._server.port
+        if port is None:
             raise RuntimeError(f"{type(self).__name__} is not started")
-        return int(self._server.server_address[1])
+        return port
 
     @property
     def origin(self) -> str:
         """``http://127.0.0.1:<port>``."""
-        return f"http://{_HOST}:{self.port}"
+        return f"http://{HOST}:{self.port}"
 
     def __repr__(self) -> str:
-        where = self.origin if self._server is not None else "stopped"
+        where = self.origin if self._server.running else "stopped"
         return f"{type(self).__name__}({where}, requests={len(self._records)})"
 
     # ------------------------------------------------------------------ scripting
@@ -304,6 +229,44 @@ class FakeAPIServer:
             self._records.append(record)
 
     # ------------------------------------------------------------------ serving
+
+    async def _serve(self, request: web.Request) -> web.StreamResponse:
+        arrival = received(request)
+        raw = await request.read()
+        body = self._parse_body(raw, arrival.headers.get("content-type", ""))
+        # The vendor route and the test's responders may block: a worker thread runs them.
+        response, model = await asyncio.to_thread(
+            self._route_safely, request.method, arrival.path, arrival.headers, body
+        )
+        # Recorded before answering: a client that has its answer sees the request recorded.
+        self._record(
+            ProviderRequest(
+                method=request.method,
+                path=arrival.path,
+                headers=arrival.headers,
+                body=body,
+                model=model,
+                status=None if response.drop else response.status,
+                started=arrival.received_at,
+                finished=time.monotonic(),
+            )
+        )
+        if response.drop:
+            return await drop(request)
+        payload = (
+            response.raw
+            if response.raw is not None
+            else json.dumps(response.body, ensure_ascii=False).encode()
+        )
+        return raw_response(response.status, payload, response.headers)
+
+    def _route_safely(
+        self, method: str, path: str, headers: Mapping[str, str], body: Any
+    ) -> tuple[Response, str | None]:
+        try:
+            return self._route(method, path, headers, body)
+        except Exception as error:  # a bug of a test's responder: answer it, do not hang
+            return Response(500, {"error": f"fake server error: {error!r}"}), None
 
     def _parse_body(self, raw: bytes, content_type: str) -> Any:
         if not raw:

@@ -27,8 +27,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ragas_boot.testing._fake_api import ChatCall, FakeAPIServer, Response, schema_from
-from ragas_boot.testing.server import Reply
+from ragas_boot.testing import Reply
+from support.fakes._api import ChatCall, FakeAPIServer, Response, schema_from
 
 __all__ = ["FakeGigaChatServer", "gigachat_key"]
 

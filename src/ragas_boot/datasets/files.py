@@ -1,4 +1,4 @@
-"""Dataset files: the samples a run evaluates, in YAML, JSON or JSONL.
+"""Dataset files in ragas-boot's own formats: YAML, JSON or JSONL.
 
 A YAML (or JSON) file holds one or more ``---`` documents; each document is either
 
@@ -50,17 +50,21 @@ from pydantic.alias_generators import to_camel
 
 from ragas_boot._loading import DATASET_LIMITS, LoadLimitError, load_json, load_yaml_documents
 from ragas_boot._validation import did_you_mean
+from ragas_boot.datasets.model import (
+    Dataset,
+    default_sample_id,
+    read_source_text,
+    sample_from_fields,
+)
 from ragas_boot.errors import DatasetError, SampleValidationError
-from ragas_boot.samples import AIMessage, Sample, ToolCall, ToolMessage, from_openai_messages
+from ragas_boot.samples import AIMessage, Sample, ToolCall, ToolMessage
 from ragas_boot.samples._base import message_of
 
 __all__ = [
     "DATASET_FORMATS",
-    "Dataset",
     "DatasetFormat",
     "dataset_json_schema",
-    "default_sample_id",
-    "load_dataset",
+    "load_file",
     "parse_dataset",
 ]
 
@@ -79,39 +83,8 @@ _FILE_KEYS = ("name", "description", "samples")
 _PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
-class Dataset(BaseModel):
-    """Samples to evaluate, each with a unique id, in file order.
-
-    Build one with :func:`load_dataset` (or :func:`parse_dataset`), or directly from samples
-    (ids are then left as given).
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    name: str | None = Field(default=None, description="Dataset name, from the file's `name`.")
-    description: str | None = Field(
-        default=None, description="What the dataset covers, from the file's `description`."
-    )
-    path: str | None = Field(default=None, description="The file it was read from.")
-    samples: list[Sample] = Field(default_factory=list, description="The samples, in order.")
-
-    def __len__(self) -> int:
-        return len(self.samples)
-
-    @property
-    def ids(self) -> list[str]:
-        """The samples' ids, in order."""
-        return [sample.id or "" for sample in self.samples]
-
-
-def default_sample_id(index: int, total: int) -> str:
-    """The id of a sample that has none: ``sample-001`` for the first of up to 999."""
-    width = max(3, len(str(total)))
-    return f"sample-{index + 1:0{width}d}"
-
-
-def load_dataset(path: str | os.PathLike[str]) -> Dataset:
-    """Read a dataset file; the format comes from the suffix (.yaml/.yml/.json/.jsonl).
+def load_file(path: str | os.PathLike[str]) -> Dataset:
+    """Read a YAML, JSON or JSONL dataset file; the format comes from the suffix.
 
     Raises:
         DatasetError: the file is missing, unreadable, not valid YAML/JSON, or a sample is
@@ -122,19 +95,7 @@ def load_dataset(path: str | os.PathLike[str]) -> Dataset:
     if suffix not in DATASET_FORMATS:
         known = ", ".join(DATASET_FORMATS)
         raise DatasetError(f"unknown dataset format '{suffix}'; use one of {known}", file=str(file))
-    try:
-        size = file.stat().st_size
-        if size > DATASET_LIMITS.max_bytes:
-            raise DatasetError(
-                f"the file has {size:,} bytes, more than the {DATASET_LIMITS.max_bytes:,} a "
-                "dataset may have; split it",
-                file=str(file),
-            )
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DatasetError("dataset file not found", file=str(file)) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise DatasetError(f"cannot read the dataset: {error}", file=str(file)) from None
+    text = read_source_text(file)
     return parse_dataset(text, format=DATASET_FORMATS[suffix], source=str(file))
 
 
@@ -197,29 +158,12 @@ class _Entry:
 
     def sample(self, source: str, default_id: str) -> Sample:
         try:
-            sample = _to_sample(self.data)
+            sample = sample_from_fields(self.data)
         except SampleValidationError as error:
             raise self.error(source, message_of(error), field=error.field) from None
         if sample.id is None:
             sample = sample.model_copy(update={"id": default_id})
         return sample
-
-
-def _to_sample(data: Any) -> Sample:
-    if not isinstance(data, Mapping):
-        raise SampleValidationError(
-            f"expected a sample (a mapping of fields), got {type(data).__name__}",
-            field="<sample>",
-        )
-    bad_keys = [key for key in data if not isinstance(key, str)]
-    if bad_keys:
-        raise SampleValidationError(
-            f"field names must be strings, got {bad_keys[0]!r}", field="<sample>"
-        )
-    if "messages" not in data:
-        return Sample.model_validate(data)
-    fields = {key: value for key, value in data.items() if key != "messages"}
-    return from_openai_messages(data["messages"], **fields)
 
 
 def _jsonl_entries(text: str, source: str) -> Iterator[_Entry]:

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from ragas_boot.testing._fake_api import ChatCall, FakeAPIServer, Response, schema_from
-from ragas_boot.testing.server import Reply
+from ragas_boot.testing import Reply
+from support.fakes._api import ChatCall, FakeAPIServer, Response, schema_from
 
 __all__ = ["FakeOllamaServer"]
 

@@ -1,0 +1,389 @@
+"""Running a dataset (``evaluate``, ``compare``, ``calibrate``): plan -> run -> report -> exit code.
+
+:func:`run_dataset` is those four calls; each is a function a test can drive with a
+:class:`~ragas_boot.cli._options.RunOptions` and no argparse. The plan does everything that can
+fail on bad input before a judge is asked (report paths, the dataset, the settings, the metric
+names, calibration labels, the baseline); the run owns the container and the progress bar; the
+report prints, records and writes what finished; the exit code applies the gate policy.
+
+``evaluate`` and ``compare`` never lose finished work: on SIGINT or SIGTERM they stop sending,
+cancel the judge calls in flight, write every report of what finished (the rest marked
+``interrupted``) and stop the local judge; a second signal aborts at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragas_boot.cli._arguments import load_settings
+from ragas_boot.cli._console import message, redact, stderr, stdout
+from ragas_boot.cli._errors import (
+    EXIT_BAD_INPUT,
+    EXIT_BUDGET,
+    EXIT_GATE_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_TERMINATED,
+    UsageError,
+)
+from ragas_boot.cli._history import load_baseline, show_diff, store
+from ragas_boot.cli._metrics import metric_names, needs_models, without_embedding_metrics
+from ragas_boot.cli._options import RunLimits, RunOptions
+from ragas_boot.cli._reports import report_paths, write_atomically
+
+if TYPE_CHECKING:
+    from ragas_boot.config.settings import RagasSettings
+    from ragas_boot.datasets import Dataset
+    from ragas_boot.runs import ProgressCallback, RunControl, RunResult
+    from ragas_boot.runs.history import StoredRun
+    from ragas_boot.runs.regressions import RunDiff
+
+__all__ = [
+    "Interrupts",
+    "Reported",
+    "RunPlan",
+    "exit_code",
+    "plan_run",
+    "report_run",
+    "run_dataset",
+    "run_plan",
+]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunPlan:
+    """A dataset run checked and resolved, before any judge is asked."""
+
+    options: RunOptions
+    settings: RagasSettings  # the flags applied over the YAML (RunOptions.over)
+    limits: RunLimits
+    dataset: Dataset
+    metrics: list[str]  # bean names
+    reports: list[tuple[Path, str]]  # each --out with its kind, checked writable
+    baseline: StoredRun | None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Reported:
+    """What :func:`report_run` did that the exit code depends on."""
+
+    unwritten: int  # reports that could not be written
+    recorded: bool  # False: the history failed to record the run
+    diff: RunDiff | None  # against --baseline
+
+
+@dataclass
+class Interrupts:
+    """SIGINT / SIGTERM received during a run: the run is told to stop, the signals kept."""
+
+    control: RunControl
+    signals: list[int] = field(default_factory=list)
+
+    def stop(self, signum: int) -> None:
+        self.signals.append(signum)
+        self.control.stop("interrupted")
+
+
+def run_dataset(options: RunOptions) -> int:
+    """Plan, run, report; the exit code. A signal stops the run and still reports it."""
+    plan = plan_run(options)
+    if options.dry_run:
+        return _dry_run(plan)
+    # The spool of a large run is closed (its unnamed file gone) once the reports are written.
+    with _stop_on_signals() as interrupts, contextlib.ExitStack() as cleanup:
+        run = run_plan(plan, control=interrupts.control)
+        cleanup.callback(run.close_spool)
+        reported = report_run(plan, run)
+    return exit_code(plan, run, reported, signals=interrupts.signals)
+
+
+def plan_run(options: RunOptions) -> RunPlan:
+    """Check and load everything the run needs; bad input fails here, before any judge call.
+
+    Raises:
+        UsageError: a bad ``--out`` or ``--metric``, ``--fail-on-regression`` without
+            ``--baseline``.
+        RagasBootError: a bad dataset, configuration, criterion, label or baseline.
+    """
+    from ragas_boot.datasets import load_dataset
+
+    reports = report_paths(options.out, follow_symlinks=options.follow_symlinks)
+    metric_names(options.metrics)  # an unknown metric is reported before anything is loaded
+    dataset = load_dataset(options.dataset)
+    loaded = load_settings(options.config, options.profiles)
+    settings, limits = options.over(loaded)
+    names = metric_names(options.metrics, settings, dataset.samples)
+    if options.view == "calibrate":  # before any judge is asked: labels and the extra are needed
+        from ragas_boot.runs.calibration import check_ready
+
+        check_ready(dataset.samples, names)
+    if options.fail_on_regression and not options.baseline:
+        raise UsageError("--fail-on-regression needs --baseline RUN (a run id or 'latest')")
+    # An unknown baseline fails before any judge call.
+    baseline = load_baseline(settings, options.baseline) if options.baseline else None
+    return RunPlan(
+        options=options,
+        settings=settings,
+        limits=limits,
+        dataset=dataset,
+        metrics=names,
+        reports=reports,
+        baseline=baseline,
+    )
+
+
+def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
+    """Score the dataset: the container lives (and the local judge runs) only this long."""
+    from ragas_boot.container import create_container
+    from ragas_boot.runs import evaluate_dataset
+
+    options, names = plan.options, plan.metrics
+    # Metrics that use no judge (ToolCallAccuracy, NLP) never build one: such a run needs
+    # neither the local judge's extra nor a reachable model.
+    judged = needs_models(names) or not options.metrics
+    with create_container(plan.settings, build_judges=judged) as container:
+        if not options.metrics and not container.embedding_models():
+            # By default, metrics that need embedding models are left out when none is
+            # configured; asked for by name, they fail with an error naming embedding-models.
+            names = without_embedding_metrics(names)
+        beans = {name: container.metric(name) for name in names}
+        for bean in beans.values():
+            bean.check_ready()  # a missing judge or embedding model fails before any call
+        enabled = options.progress and stderr().is_terminal
+        with _progress(enabled, len(plan.dataset)) as callback:
+            return evaluate_dataset(
+                plan.dataset,
+                beans,
+                configs=options.metric_overrides(names),
+                concurrency=options.concurrency,
+                progress=callback,
+                deadline_s=plan.limits.deadline_s,
+                evaluation_deadline_s=plan.limits.evaluation_deadline_s,
+                control=control,
+                max_cost=plan.limits.max_cost,
+                spool_after=plan.limits.spool_after,
+            )
+
+
+def report_run(plan: RunPlan, run: RunResult) -> Reported:
+    """Print the run (and the people's labels), record it, diff it, write every ``--out``."""
+    from ragas_boot.reporting import console_renderables
+
+    options = plan.options
+    calibration = _calibration(plan, run)
+    if options.view == "calibrate":
+        from ragas_boot.reporting.calibration import calibration_renderables
+
+        parts = calibration_renderables(calibration) if calibration is not None else []
+    else:
+        parts = console_renderables(run, "compare" if options.view == "compare" else "evaluate")
+        if calibration is not None:  # compare on a labelled dataset: the people too
+            from ragas_boot.reporting.calibration import calibration_renderables
+
+            parts += calibration_renderables(calibration)
+    for part in parts:
+        stdout().print(part)
+    snapshot, recorded = _record_run(plan, run)
+    diff = None
+    if plan.baseline is not None:
+        from ragas_boot.runs.regressions import diff_runs
+
+        diff = show_diff(diff_runs(plan.baseline, snapshot, tolerance=options.tolerance))
+    unwritten = 0
+    for path, kind in plan.reports:  # one report failing must not cost the others
+        try:
+            write_atomically(path, _report_pieces(plan, run, kind, diff, calibration))
+        except OSError as error:
+            unwritten += 1
+            message(f"ragas-boot: error: cannot write {path}: {error}", "bold red")
+        else:
+            message(f"Report written: {path}")
+    return Reported(unwritten=unwritten, recorded=recorded, diff=diff)
+
+
+def exit_code(
+    plan: RunPlan, run: RunResult, reported: Reported, *, signals: list[int] | None = None
+) -> int:
+    """Say why a run stopped early and how the gate went; the exit code of the run."""
+    from ragas_boot.reporting.gates import run_gate_lines
+
+    options = plan.options
+    if run.stopped is not None:
+        unfinished = sum(
+            1
+            for sample in run.samples
+            for evaluation in sample.evaluations
+            if evaluation.error is not None and evaluation.error.kind == run.stopped
+        )
+        total = run.dataset.size * len(run.metrics)
+        cause = {
+            "deadline": "the run's deadline passed",
+            "budget": f"the spend cap of {run.max_cost or 0:g} was reached",
+        }.get(run.stopped, "interrupted")
+        message(
+            f"STOPPED {cause}: {total - unfinished} of {total} evaluations finished, "
+            f"{unfinished} marked '{run.stopped}'",
+            "bold red",
+        )
+    if signals:
+        return EXIT_TERMINATED if signals[0] == signal.SIGTERM else EXIT_INTERRUPTED
+    if reported.unwritten or not reported.recorded:
+        return EXIT_BAD_INPUT
+    if run.stopped == "budget":
+        return EXIT_BUDGET
+    gate = run.gate(options.fail_under, min_pass_rate=options.min_pass_rate)
+    if not gate.passed or run.stopped is None:  # no PASSED line for a run cut short
+        for line in run_gate_lines(gate):
+            message(line, "green" if gate.passed else "bold red")
+    diff = reported.diff
+    regressed = diff is not None and diff.regressed and options.fail_on_regression
+    return EXIT_OK if gate.passed and run.stopped is None and not regressed else EXIT_GATE_FAILED
+
+
+def _report_pieces(
+    plan: RunPlan, run: RunResult, kind: str, diff: RunDiff | None, calibration: Any
+) -> Iterator[str]:
+    """One report's text, masked, a piece at a time: a large run's report is never one
+    string, and each piece is whole values or elements, so no secret straddles two pieces."""
+    from ragas_boot.reporting.html_report import html_chunks
+    from ragas_boot.reporting.json_report import json_chunks
+
+    options = plan.options
+    if options.view == "calibrate" and calibration is not None:
+        from ragas_boot.reporting.calibration import (
+            render_calibration_html,
+            render_calibration_json,
+        )
+
+        render = render_calibration_html if kind == "html" else render_calibration_json
+        yield redact(render(calibration))
+        return
+    if kind == "html":  # compare on labels: the people's section too
+        title = (
+            f"ragas-boot judge comparison: {plan.dataset.name or options.dataset}"
+            if options.view == "compare"
+            else None
+        )
+        pieces = html_chunks(run, title=title, baseline=diff, calibration=calibration)
+    else:
+        pieces = json_chunks(run, calibration=calibration)
+    for piece in pieces:
+        yield redact(piece)
+
+
+def _record_run(plan: RunPlan, run: RunResult) -> tuple[StoredRun, bool]:
+    """The run as the history keeps it, recorded unless the history is off; False when
+    recording failed (reported; exit code 2 once the reports are written)."""
+    from ragas_boot.runs.history import snapshot_run
+
+    source = plan.settings.source
+    snapshot = snapshot_run(
+        run,
+        kind="evaluate" if plan.options.view == "evaluate" else "compare",
+        config_files=source.files,
+        profiles=source.active_profiles,
+    )
+    return snapshot, store(plan.settings.history, snapshot, enabled=plan.options.history)
+
+
+def _calibration(plan: RunPlan, run: RunResult) -> Any:
+    """The run against the samples' labels (``calibrate``; ``compare`` when labelled)."""
+    options = plan.options
+    if options.view == "evaluate" or not any(sample.labels for sample in plan.dataset.samples):
+        return None
+    from ragas_boot.errors import MissingExtraError, SampleValidationError
+    from ragas_boot.runs.calibration import calibrate
+
+    try:
+        return calibrate(run, seed=options.seed, resamples=options.resamples)
+    except (MissingExtraError, SampleValidationError) as error:
+        if options.view == "calibrate":
+            raise
+        # compare works without the extra, and on labels of metrics it did not run
+        message(f"Not compared with the dataset's labels: {error}", "dim")
+        return None
+
+
+def _dry_run(plan: RunPlan) -> int:
+    """``--dry-run``: the calls, tokens and cost the run would make; nothing is sent."""
+    from ragas_boot.container import create_container
+    from ragas_boot.reporting.estimate import estimate_renderables
+    from ragas_boot.runs.estimate import estimate_run
+
+    names = plan.metrics
+    with create_container(plan.settings) as container:
+        if not plan.options.metrics and not container.embedding_models():
+            names = without_embedding_metrics(names)
+        beans = {name: container.metric(name) for name in names}
+        for bean in beans.values():
+            bean.check_ready()
+        executor = container.executor()
+        estimate = estimate_run(
+            plan.dataset,
+            beans,
+            configs=plan.options.metric_overrides(names),
+            cached=executor.would_answer_from_cache if executor.cache is not None else None,
+        )
+    for part in estimate_renderables(estimate):
+        stdout().print(part)
+    return EXIT_OK
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool, total: int) -> Iterator[ProgressCallback | None]:
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
+
+    from ragas_boot.reporting import _format as fmt
+    from ragas_boot.runs import RunProgress
+
+    columns = (
+        SpinnerColumn(),
+        TextColumn("Evaluating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("samples · {task.fields[detail]}"),
+    )
+    with Progress(*columns, console=stderr(), transient=True) as bar:
+        task = bar.add_task("evaluate", total=total, detail="starting")
+
+        def update(state: RunProgress) -> None:
+            eta = fmt.seconds(state.eta_s) if state.eta_s is not None else "…"
+            detail = (
+                f"{state.judge_calls} judge calls ({state.failed_judge_calls} failed) · "
+                f"{state.failed_evaluations} failed evaluations · ETA {eta}"
+            )
+            bar.update(task, completed=state.samples_done, detail=detail)
+
+        yield update
+
+
+@contextlib.contextmanager
+def _stop_on_signals() -> Iterator[Interrupts]:
+    """Stop the run on SIGINT / SIGTERM (main thread only); restore the old handlers."""
+    from ragas_boot.runs import RunControl
+
+    interrupts = Interrupts(control=RunControl())
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupts
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        if interrupts.signals:  # a second signal: stop waiting for a clean end
+            raise KeyboardInterrupt
+        interrupts.stop(signum)
+
+    saved = {number: signal.signal(number, handler) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield interrupts
+    finally:
+        for number, previous in saved.items():
+            signal.signal(number, previous)

@@ -1,0 +1,106 @@
+"""The run history as the commands use it: record a run, note a missing extra, show a diff."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragas_boot.cli._arguments import settings_from_args
+from ragas_boot.cli._console import message, stdout
+
+if TYPE_CHECKING:
+    from ragas_boot.config.settings import HistorySettings, RagasSettings
+    from ragas_boot.runs.history import StoredRun
+    from ragas_boot.runs.regressions import RunDiff
+
+__all__ = ["history_settings", "load_baseline", "show_diff", "store"]
+
+#: Marker file in the history's home: the note that runs are not recorded was shown there.
+_HISTORY_NOTE_MARKER = "history-not-recorded-note"
+
+
+def load_baseline(settings: RagasSettings, run_id: str) -> StoredRun:
+    """The ``--baseline`` run, loaded before the new run is made (so 'latest' is the last
+    one recorded before it)."""
+    from ragas_boot.runs.history import open_history
+
+    with open_history(settings) as history:
+        return history.load(run_id)
+
+
+def store(section: HistorySettings | None, snapshot: StoredRun, *, enabled: bool = True) -> bool:
+    """Record ``snapshot`` unless ``enabled`` is false (``--no-history``) or
+    ``history.enabled: false``; False when that failed (reported). Without SQLAlchemy and
+    with no history URL configured, a note."""
+    from ragas_boot.errors import HistoryError, MissingExtraError
+    from ragas_boot.runs.history import open_history
+
+    if not enabled or (section is not None and not section.enabled):
+        return True
+    try:
+        with open_history(section) as history:  # its password is masked by load_settings
+            history.record(snapshot)
+            message(f"Run recorded: {snapshot.id} ({history.label})", "dim")
+    except MissingExtraError as error:
+        if section is None or section.url is None:  # on by default: a note, not a failure
+            _history_note(section, error)
+            return True
+        message(f"ragas-boot: error: run not recorded: {error}", "bold red")
+        return False
+    except HistoryError as error:
+        message(f"ragas-boot: error: run not recorded: {error}", "bold red")
+        return False
+    return True
+
+
+def _history_note(section: Any, error: Exception) -> None:
+    """Say that runs are not recorded without the ``[history]`` extra: on every run when the
+    configuration asks for the history (``history.enabled: true`` written out), else once per
+    home folder (a marker file there), so that a default history never nags; ``ragas-boot
+    runs list`` still explains, and ``history.enabled: false`` says it is off on purpose."""
+    from ragas_boot.runs.history import history_home
+
+    asked = section is not None and "enabled" in section.model_fields_set
+    if not asked:
+        marker = history_home() / _HISTORY_NOTE_MARKER
+        if marker.exists():
+            return
+        with contextlib.suppress(OSError):  # a read-only home: the note then shows each time
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text(
+                "ragas-boot told once here that runs are not recorded without the [history] "
+                "extra; delete this file to be told again.\n",
+                encoding="utf-8",
+            )
+    tail = (
+        ""
+        if asked
+        else " (said once in this home folder; `ragas-boot runs list` explains again, "
+        "spring.ai.ragas.history.enabled: false turns recording off)"
+    )
+    message(f"note: run not recorded: {error}{tail}", "dim")
+
+
+def show_diff(diff: RunDiff) -> RunDiff:
+    """Print the diff's tables (stdout) and its verdict lines (stderr)."""
+    from ragas_boot.reporting.history_report import diff_lines, diff_renderables
+
+    for part in diff_renderables(diff):
+        stdout().print(part)
+    for line in diff_lines(diff):
+        message(line, "bold red" if diff.regressed else "green")
+    return diff
+
+
+def history_settings(args: argparse.Namespace) -> RagasSettings | None:
+    """The settings naming the history: ``--config`` (or the default file, when one exists);
+    None, the default history, when no configuration file is there to read."""
+    from ragas_boot.config.loader import CONFIG_ENV_VAR, DEFAULT_FILES
+
+    named = args.config is not None or args.profile or os.environ.get(CONFIG_ENV_VAR, "").strip()
+    if not named and not any(Path(name).is_file() for name in DEFAULT_FILES):
+        return None
+    return settings_from_args(args)

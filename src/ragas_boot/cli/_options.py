@@ -1,0 +1,294 @@
+"""The options of a dataset run (``evaluate``, ``compare``, ``calibrate``), and the one place
+where a flag given on the command line wins over its YAML key.
+
+:class:`RunOptions` holds what the command line said (``None``: not given, take the YAML's
+value); :meth:`RunOptions.over` resolves it against the loaded settings once, into the
+settings the run uses and its :class:`RunLimits`. Code and tests build :class:`RunOptions`
+directly, without argparse.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from ragas_boot.cli._arguments import (
+    add_cache_dir,
+    add_config_arguments,
+    add_history_arguments,
+    aggregation,
+    duration,
+    positive_float,
+    positive_int,
+    profile_names,
+    repeat_count,
+    spool_after,
+    unit_float,
+)
+from ragas_boot.cli._metrics import metric_choices
+
+if TYPE_CHECKING:
+    from ragas_boot.config.settings import RagasSettings
+
+__all__ = ["RunLimits", "RunOptions", "View", "add_run_arguments"]
+
+#: Which command runs the dataset: it chooses the console tables and the reports.
+View = Literal["evaluate", "compare", "calibrate"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunLimits:
+    """The run's bounds, each the flag's value when given, else its YAML key's."""
+
+    deadline_s: float | None
+    evaluation_deadline_s: float | None
+    max_cost: float | None
+    spool_after: int | None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunOptions:
+    """What the command line asks of a dataset run; ``None`` leaves a value to the YAML.
+
+    Each field is the flag of the same name (``metrics`` is ``--metric``, ``out`` is
+    ``--out``, ``progress`` / ``cache`` / ``history`` are the negations of ``--no-progress``,
+    ``--no-cache`` and ``--no-history``; ``seed`` and ``resamples`` are ``calibrate``'s).
+    """
+
+    dataset: str
+    view: View = "evaluate"
+    metrics: tuple[str, ...] = ()
+    config: str | None = None
+    profiles: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
+    aggregation: str | None = None
+    concurrency: int = 8
+    out: tuple[str, ...] = ()
+    fail_under: float | None = None
+    min_judges: int | None = None
+    repeat: int | None = None
+    min_pass_rate: float | None = None
+    follow_symlinks: bool = False
+    deadline_s: float | None = None
+    evaluation_deadline_s: float | None = None
+    max_cost: float | None = None
+    spool_after: int | Literal["never"] | None = None
+    dry_run: bool = False
+    progress: bool = True
+    cache: bool = True
+    cache_dir: str | None = None
+    baseline: str | None = None
+    fail_on_regression: bool = False
+    tolerance: float = 0.0
+    history: bool = True
+    seed: int = 0
+    resamples: int = 1000
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, view: View) -> RunOptions:
+        """The options parsed by :func:`add_run_arguments`."""
+        return cls(
+            dataset=args.dataset,
+            view=view,
+            metrics=tuple(args.metric),
+            config=args.config,
+            profiles=tuple(profile_names(args.profile)),
+            models=tuple(m.strip() for value in args.models for m in value.split(",") if m.strip()),
+            aggregation=args.aggregation,
+            concurrency=args.concurrency,
+            out=tuple(args.out),
+            fail_under=args.fail_under,
+            min_judges=args.min_judges,
+            repeat=args.repeat,
+            min_pass_rate=args.min_pass_rate,
+            follow_symlinks=args.follow_symlinks,
+            deadline_s=args.deadline,
+            evaluation_deadline_s=args.evaluation_deadline,
+            max_cost=args.max_cost,
+            spool_after=args.spool_after,
+            dry_run=args.dry_run,
+            progress=not args.no_progress,
+            cache=not args.no_cache,
+            cache_dir=args.cache_dir,
+            baseline=args.baseline,
+            fail_on_regression=args.fail_on_regression,
+            tolerance=args.tolerance,
+            history=not args.no_history,
+            seed=getattr(args, "seed", 0),
+            resamples=getattr(args, "resamples", 1000),
+        )
+
+    def over(self, settings: RagasSettings) -> tuple[RagasSettings, RunLimits]:
+        """The flags over the YAML: the settings with ``--no-cache`` / ``--cache-dir`` applied
+        to ``spring.ai.ragas.cache``, and the run's limits (``spring.ai.ragas.run``)."""
+        cache: dict[str, Any] = {}
+        if not self.cache:
+            cache["enabled"] = False
+        if self.cache_dir:
+            cache["dir"] = self.cache_dir
+        if cache:
+            settings = settings.model_copy(
+                update={"cache": settings.cache.model_copy(update=cache)}
+            )
+        run = settings.run
+        yaml_deadline = run.deadline.total_seconds() if run.deadline is not None else None
+        yaml_evaluation_deadline = (
+            run.evaluation_deadline.total_seconds() if run.evaluation_deadline is not None else None
+        )
+        spool: int | None = run.spool_after
+        if self.spool_after is not None:
+            spool = None if self.spool_after == "never" else int(self.spool_after)
+        limits = RunLimits(
+            deadline_s=self.deadline_s if self.deadline_s is not None else yaml_deadline,
+            evaluation_deadline_s=(
+                self.evaluation_deadline_s
+                if self.evaluation_deadline_s is not None
+                else yaml_evaluation_deadline
+            ),
+            max_cost=self.max_cost if self.max_cost is not None else run.max_cost,
+            spool_after=spool,
+        )
+        return settings, limits
+
+    def metric_overrides(self, names: list[str]) -> dict[str, dict[str, Any]]:
+        """Per metric, the run settings the flags override (``--models``, ``--aggregation``,
+        ``--min-judges``, ``--repeat``); the metrics' own YAML gives the rest."""
+        override: dict[str, Any] = {}
+        if self.models:
+            override["models"] = list(self.models)
+        if self.aggregation:
+            override["aggregation"] = self.aggregation
+        if self.min_judges is not None:
+            override["min_judges"] = self.min_judges
+        if self.repeat is not None:
+            override["repeat"] = self.repeat
+        return {name: dict(override) for name in names} if override else {}
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, *, metric_required: bool) -> None:
+    """The arguments of a dataset run, read back by :meth:`RunOptions.from_args`."""
+    parser.add_argument("dataset", metavar="DATASET", help="dataset file (.yaml, .json, .jsonl)")
+    parser.add_argument(
+        "--metric",
+        action="append",
+        default=[],
+        metavar="NAME",
+        required=metric_required,
+        help=f"metric to run: {metric_choices()}; METRIC:CRITERION runs a named criterion "
+        "of the YAML (aspect_critic:no-profanity); repeat"
+        + (
+            ""
+            if metric_required
+            else "; default: every metric that uses judges and can read the dataset's samples"
+        ),
+    )
+    add_config_arguments(parser)
+    parser.add_argument(
+        "--models",
+        action="append",
+        default=[],
+        metavar="A,B",
+        help="only these judges (ids or aliases, comma-separated); default: all",
+    )
+    parser.add_argument(
+        "--aggregation",
+        type=aggregation,
+        metavar="NAME",
+        help="how judges' scores combine: average, median, min, max, majority_voting, consensus",
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=8,
+        metavar="N",
+        help="evaluations in flight at once (default: 8)",
+    )
+    parser.add_argument(
+        "--out",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="write a report: .html (self-contained) or .json; repeat for several",
+    )
+    parser.add_argument(
+        "--fail-under",
+        type=unit_float,
+        metavar="X",
+        help="exit 1 when the mean score of any metric is under X (a CI gate); for "
+        "lower-is-better metrics (noise_sensitivity, hallucination), over 1 - X",
+    )
+    parser.add_argument(
+        "--min-judges",
+        type=positive_int,
+        metavar="K",
+        help="quorum: a score needs K answering judges, else it is undefined ('no quorum') "
+        "and fails the gate unless quorum-failure is SKIP (default: the YAML's min-judges)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=repeat_count,
+        metavar="N",
+        help="score each sample N times (repeats bypass the response cache); reports show "
+        "each sample's pass rate, its 95%% Wilson interval and 'unstable' when the repeats "
+        "disagree (default: the YAML's repeat, else 1)",
+    )
+    parser.add_argument(
+        "--min-pass-rate",
+        type=unit_float,
+        metavar="X",
+        help="exit 1 when any sample's share of passing repeats is under X, 0.8 or 80%% "
+        "(default: each metric's min-pass-rate)",
+    )
+    parser.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="--out may be a symbolic link: write to its target (default: refuse)",
+    )
+    parser.add_argument(
+        "--deadline",
+        type=duration,
+        metavar="DURATION",
+        help="longest time the whole run may take (30s, 10m, 1h); then what is unfinished is "
+        "cancelled and reported as 'deadline' (default: spring.ai.ragas.run.deadline)",
+    )
+    parser.add_argument(
+        "--evaluation-deadline",
+        type=duration,
+        metavar="DURATION",
+        help="longest time one sample × metric may take (default: "
+        "spring.ai.ragas.run.evaluation-deadline)",
+    )
+    parser.add_argument(
+        "--max-cost",
+        type=positive_float,
+        metavar="AMOUNT",
+        help="spend cap of the run, in the judges' price currency: once the priced judges' "
+        "billed tokens cost AMOUNT no judge call is sent, what is unfinished is reported as "
+        "'budget' and the exit code is 3 (default: spring.ai.ragas.run.max-cost)",
+    )
+    parser.add_argument(
+        "--spool-after",
+        type=spool_after,
+        metavar="N",
+        help="a run of more than N samples keeps its judge calls' prompts and raw answers in "
+        "an unnamed temporary file instead of memory (the JSON report is the same; the HTML "
+        "report shows them for the first and the failing samples); 0 = always, 'never' = keep "
+        "everything in memory (default: spring.ai.ragas.run.spool-after, 1000)",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="send nothing: print the judge calls the run would make per metric and judge, "
+        "their estimated tokens and cost, and exit 0",
+    )
+    parser.add_argument(
+        "--no-progress", action="store_true", help="no live progress bar (auto off when piped)"
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the response cache (default: spring.ai.ragas.cache.enabled)",
+    )
+    add_cache_dir(parser)
+    add_history_arguments(parser)

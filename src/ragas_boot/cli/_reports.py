@@ -1,0 +1,143 @@
+"""Report files: ``--out`` paths checked before any work, and written atomically.
+
+A report is written to a temporary file beside its target and renamed over it: a reader never
+sees half a report, an interrupted write leaves the old one in place, and a symbolic link at
+the target is replaced, never written through (unless ``--follow-symlinks`` resolved it).
+
+A run killed while writing (``kill -9``, a power cut) leaves its temporary file
+(``.NAME.XXXX.tmp``). A writer holds an exclusive ``flock`` on its temporary file until it is
+renamed; the next write of the same report removes every such file whose lock it can take,
+which is to say whose writer is gone (the kernel drops a dead process's locks), and never the
+file of a write still under way in another process. Where ``flock`` does not exist
+(Windows), leftovers stay.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from ragas_boot.cli._errors import UsageError
+
+__all__ = ["remove_leftovers", "report_paths", "write_atomically"]
+
+_REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".json": "json"}
+
+
+def report_paths(values: Sequence[str], *, follow_symlinks: bool) -> list[tuple[Path, str]]:
+    """The ``--out`` paths with their kind (``html``, ``json``), each checked writable now:
+    a bad one must not cost a whole run.
+
+    Raises:
+        UsageError: a path with another suffix, a symbolic link (unless followed), a missing
+            or unwritable directory, a non-file, or a path given twice.
+    """
+    paths: list[tuple[Path, str]] = []
+    for value in values:
+        path = Path(value)
+        kind = _REPORT_SUFFIXES.get(path.suffix.lower())
+        if kind is None:
+            raise UsageError(f"--out {value}: use a .html, .htm or .json file name")
+        if path.is_symlink():
+            if not follow_symlinks:
+                raise UsageError(
+                    f"--out {value} is a symbolic link (to {os.readlink(path)}); pass "
+                    "--follow-symlinks to write to its target, or choose another name"
+                )
+            path = path.resolve()
+        if not path.parent.is_dir():
+            raise UsageError(f"--out {value}: the directory {path.parent} does not exist")
+        if path.exists() and not path.is_file():
+            raise UsageError(f"--out {value} exists and is not a file")
+        if path.exists() and not os.access(path, os.W_OK):
+            raise UsageError(f"--out {value} is not writable")
+        try:  # the report is renamed into place: the directory must take a new file
+            probe, probe_name = tempfile.mkstemp(
+                dir=path.parent, prefix=".ragas-boot-", suffix=".tmp"
+            )
+            os.close(probe)
+            os.unlink(probe_name)
+        except OSError as error:
+            raise UsageError(
+                f"--out {value}: cannot write in {path.parent}: {error.strerror or error}"
+            ) from None
+        if any(path == earlier for earlier, _ in paths):
+            raise UsageError(f"--out {value} is given twice")
+        paths.append((path, kind))
+    return paths
+
+
+def write_atomically(path: Path, text: str | Iterable[str]) -> None:
+    """Write ``text`` (or its pieces, one at a time) to a temporary file beside ``path``,
+    then rename it over ``path``; first remove what killed writes of ``path`` left."""
+    remove_leftovers(path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        locked = _try_lock(handle)  # held until the file is closed: the file of a live writer
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            for piece in (text,) if isinstance(text, str) else text:
+                file.write(piece)
+            file.flush()
+            os.fsync(file.fileno())
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o666 & ~umask)  # as a plain open() would (mkstemp makes 0600)
+            if locked:  # renamed while still locked: no other run's clean-up can take it first
+                os.replace(temporary, path)
+        if not locked:  # (Windows renames no open file)
+            os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def remove_leftovers(path: Path) -> list[Path]:
+    """Remove the temporary files of writes of ``path`` whose writer is gone; the removed."""
+    removed: list[Path] = []
+    for candidate in _temporaries(path):
+        with contextlib.suppress(OSError):  # gone meanwhile, or not ours to remove
+            handle = os.open(candidate, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            try:
+                if not _try_lock(handle):
+                    continue  # a write under way
+                os.unlink(candidate)
+                removed.append(candidate)
+            finally:
+                os.close(handle)
+    return removed
+
+
+def _temporaries(path: Path) -> Iterator[Path]:
+    """Files named as :func:`write_atomically` names its temporary files for ``path``."""
+    prefix, suffix = f".{path.name}.", ".tmp"
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(path.parent):
+            name = entry.name
+            # mkstemp's random part has no dot: .run.json.x1y2.tmp, never .run.json.old.x.tmp
+            middle = name[len(prefix) : -len(suffix)]
+            if (
+                name.startswith(prefix)
+                and name.endswith(suffix)
+                and middle
+                and "." not in middle
+                and entry.is_file(follow_symlinks=False)
+            ):
+                yield Path(entry.path)
+
+
+def _try_lock(handle: int) -> bool:
+    """Take the exclusive lock if it is free (for a leftover: its writer is gone); False
+    when it is held, or without flock."""
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True

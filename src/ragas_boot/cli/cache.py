@@ -1,0 +1,78 @@
+"""``ragas-boot cache stats | clear [--expired]``: the judges' response cache."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from ragas_boot.cli._arguments import (
+    add_cache_dir,
+    add_config_arguments,
+    add_log_flags,
+    settings_from_args,
+)
+from ragas_boot.cli._console import write
+from ragas_boot.cli._errors import EXIT_OK
+from ragas_boot.cli._registry import register_command
+
+__all__ = ["configure", "run"]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """The ``stats`` and ``clear`` actions."""
+    actions = parser.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
+    stats = actions.add_parser("stats", help="entries, size and models of the response cache")
+    clear = actions.add_parser("clear", help="remove the response cache's entries")
+    clear.add_argument("--expired", action="store_true", help="only entries past their ttl")
+    for action in (stats, clear):
+        add_log_flags(action, top=False)
+        add_config_arguments(action)
+        add_cache_dir(action)
+
+
+def _cache_settings(args: argparse.Namespace) -> Any:
+    from ragas_boot.config.settings import CacheSettings
+
+    if args.cache_dir:
+        return CacheSettings(dir=args.cache_dir)
+    default_files = [Path("application.yaml"), Path("application.yml")]
+    configured = args.config is not None or os.environ.get("RAGAS_CONFIG")
+    if not configured and not any(path.is_file() for path in default_files):
+        return CacheSettings()  # no configuration here: the default folder
+    return settings_from_args(args).cache
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the cache's figures, or remove its (expired) entries."""
+    from ragas_boot.execution.cache import ResponseCache, resolve_cache_dir
+
+    settings = _cache_settings(args)
+    directory = resolve_cache_dir(settings.dir)
+    if not directory.is_dir():
+        write(f"No response cache at {directory}\n")
+        return EXIT_OK
+    cache = ResponseCache(directory=directory, ttl=settings.ttl)
+    try:
+        if args.cache_command == "clear":
+            removed = cache.clear(expired_only=args.expired)
+            kind = "expired entries" if args.expired else "entries"
+            write(f"Removed {removed} {kind} from {directory}\n")
+            return EXIT_OK
+        stats = cache.stats()
+    finally:
+        cache.close()
+    lines = [
+        f"Response cache: {stats.directory}",
+        f"Entries: {stats.entries} · size {stats.size_bytes / 1024:,.1f} KiB · "
+        f"{stats.tokens:,} tokens when first asked (saved by each hit on them)",
+        *(f"  {model}: {count}" for model, count in stats.models.items()),
+    ]
+    if not settings.enabled:
+        lines.append("(spring.ai.ragas.cache.enabled is false: runs neither read nor write it)")
+    write("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+register_command("cache", configure, run, help="show or clear the judges' response cache")

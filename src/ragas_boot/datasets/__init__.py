@@ -1,0 +1,61 @@
+"""Datasets: the samples a run evaluates, read from wherever they are kept.
+
+* ``files``: ragas-boot's YAML, JSON and JSONL dataset files (and their JSON Schema);
+* ``tables``: CSV, Parquet, pandas DataFrames and Hugging Face datasets, with ragas's column
+  names and a column map;
+* ``otlp``: OpenTelemetry traces exported as OTLP JSON (GenAI and OpenInference conventions);
+* ``loading``: :func:`load_dataset`, one entry for all of them;
+* ``model``: :class:`Dataset` itself, default ids and random sampling.
+"""
+
+from ragas_boot.datasets.files import (
+    DATASET_FORMATS,
+    DatasetFormat,
+    dataset_json_schema,
+    load_file,
+    parse_dataset,
+)
+from ragas_boot.datasets.loading import SOURCE_FORMATS, SourceFormat, load_dataset
+from ragas_boot.datasets.model import (
+    Dataset,
+    default_sample_id,
+    sample_dataset,
+    sample_from_fields,
+)
+from ragas_boot.datasets.otlp import TraceImport, load_otlp, parse_otlp
+from ragas_boot.datasets.tables import (
+    ColumnMap,
+    dataset_from_hf,
+    dataset_from_pandas,
+    dataset_from_records,
+    load_csv,
+    load_hf_directory,
+    load_parquet,
+    parse_column_map,
+)
+
+__all__ = [
+    "DATASET_FORMATS",
+    "SOURCE_FORMATS",
+    "ColumnMap",
+    "Dataset",
+    "DatasetFormat",
+    "SourceFormat",
+    "TraceImport",
+    "dataset_from_hf",
+    "dataset_from_pandas",
+    "dataset_from_records",
+    "dataset_json_schema",
+    "default_sample_id",
+    "load_csv",
+    "load_dataset",
+    "load_file",
+    "load_hf_directory",
+    "load_otlp",
+    "load_parquet",
+    "parse_column_map",
+    "parse_dataset",
+    "parse_otlp",
+    "sample_dataset",
+    "sample_from_fields",
+]

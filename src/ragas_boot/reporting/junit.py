@@ -1,0 +1,146 @@
+"""A run as JUnit XML, the test report every CI server reads (GitLab, Jenkins, Azure DevOps,
+GitHub test reporters).
+
+One ``<testsuite>`` per metric, one ``<testcase>`` per sample × metric (``classname`` the
+metric's bean name, ``name`` the sample id). A score under the metric's threshold is a
+``<failure>`` whose message gives the score, the threshold and each judge's score and reason;
+an undefined score (no quorum, nothing to score) is ``<skipped>``; an evaluation that failed
+(no judge answered, the sample lacks a field, a deadline, the spend cap) is an ``<error>``.
+The XML is written by :mod:`xml.etree.ElementTree`; characters XML 1.0 cannot hold (control
+characters from a dataset) are replaced by ``\\uFFFD``.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from ragas_boot.reporting import _format as fmt
+from ragas_boot.runs.results import Evaluation, MetricInfo, RunResult
+from ragas_boot.runs.rows import evaluation_reason
+
+__all__ = ["failure_message", "render_junit"]
+
+# Code points XML 1.0 forbids (C0 controls but tab, newline and return; surrogates; FFFE/F).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _text(value: object) -> str:
+    return _NOT_XML.sub("\ufffd", str(value))
+
+
+def failure_message(evaluation: Evaluation, info: MetricInfo) -> str:
+    """``score 0.250 < threshold 0.500; judges: a 0.000 (reason), b 0.500 (reason)``."""
+    result = evaluation.result
+    relation = ">" if info.lower_is_better else "<"
+    head = f"score {fmt.score(evaluation.score)} {relation} threshold {info.threshold:g}"
+    if result is None:
+        return head
+    reasons = result.reasons()
+    judges = [
+        f"{judge} {fmt.score(value)}"
+        + (f" ({fmt.short(reasons[judge])})" if judge in reasons else "")
+        for judge, value in result.model_scores.items()
+    ]
+    excluded = result.excluded_judges
+    text = head + (f"; judges: {', '.join(judges)}" if judges else "")
+    if excluded:
+        text += f"; excluded: {', '.join(excluded)}"
+    return text
+
+
+def _details(evaluation: Evaluation) -> str:
+    """The body of a failure: the metric's explanation and every judge's full reason."""
+    result = evaluation.result
+    lines = []
+    reason = evaluation_reason(evaluation)
+    if reason:
+        lines.append(reason)
+    if result is not None:
+        reasons = result.reasons()
+        for judge, value in result.model_scores.items():
+            line = f"{judge}: {fmt.score(value)}"
+            if judge in reasons:
+                line += f" - {reasons[judge]}"
+            lines.append(line)
+        lines.extend(
+            f"{exclusion.judge_id}: excluded at {exclusion.step} ({exclusion.kind}): "
+            f"{exclusion.message}"
+            for exclusion in result.exclusions
+        )
+    if evaluation.error is not None:
+        lines.extend(
+            f"{failure.judge_id}: {failure.kind}: {failure.message}"
+            for failure in evaluation.error.failures
+        )
+    return "\n".join(lines)
+
+
+def render_junit(run: RunResult) -> str:
+    """The run as a JUnit XML document (see the module docstring)."""
+    root = ET.Element("testsuites", name=_text(run.dataset.name or "ragas-boot"))
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    timestamp = run.started_at.replace(microsecond=0, tzinfo=None).isoformat()
+    for info in run.metrics:
+        suite = ET.SubElement(root, "testsuite", name=_text(info.name), timestamp=timestamp)
+        properties = ET.SubElement(suite, "properties")
+        for name, shown in (
+            ("metric", info.metric),
+            ("threshold", f"{info.threshold:g}"),
+            ("lower_is_better", str(info.lower_is_better).lower()),
+            ("judges", ", ".join(info.judge_ids)),
+        ):
+            ET.SubElement(properties, "property", name=name, value=_text(shown))
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        elapsed = 0.0
+        for sample in run.samples:
+            evaluation = sample.evaluation(info.name)
+            elapsed += evaluation.duration_s
+            counts["tests"] += 1
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=_text(info.name),
+                name=_text(sample.sample_id),
+                time=f"{evaluation.duration_s:.3f}",
+            )
+            if evaluation.status == "scored" and evaluation.passed is False:
+                counts["failures"] += 1
+                failure = ET.SubElement(
+                    case,
+                    "failure",
+                    message=_text(failure_message(evaluation, info)),
+                    type="below_threshold" if not info.lower_is_better else "above_maximum",
+                )
+                failure.text = _text(_details(evaluation))
+            elif evaluation.status == "undefined":
+                counts["skipped"] += 1
+                skipped = ET.SubElement(
+                    case, "skipped", message=_text(fmt.evaluation_label(evaluation))
+                )
+                skipped.text = _text(_details(evaluation))
+            elif evaluation.status in ("failed", "budget"):
+                counts["errors"] += 1
+                kind = evaluation.error.kind if evaluation.error is not None else "error"
+                error = ET.SubElement(
+                    case,
+                    "error",
+                    message=_text(evaluation_reason(evaluation) or kind),
+                    type=kind,
+                )
+                error.text = _text(_details(evaluation))
+            else:
+                output = ET.SubElement(case, "system-out")
+                output.text = _text(
+                    f"score {fmt.score(evaluation.score)} (threshold {info.threshold:g})\n"
+                    + _details(evaluation)
+                )
+        for key, value in counts.items():
+            suite.set(key, str(value))
+            totals[key] += value
+        suite.set("time", f"{elapsed:.3f}")
+    for key, value in totals.items():
+        root.set(key, str(value))
+    root.set("time", f"{run.duration_s:.3f}")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -1,0 +1,151 @@
+"""A run as a short Markdown summary for CI: GitHub's job summary (``$GITHUB_STEP_SUMMARY``),
+a merge-request comment, a ``summary.md`` artifact.
+
+The gate's verdict, a table per metric (mean, pass rate, counts), one per judge (calls,
+failures, latency, tokens, cost) and the evaluations that did not pass, each with its judges'
+scores (at most ``max_failures`` of them; the count of the rest is given). Text from the
+dataset is escaped for a table cell: ``|`` and line breaks, and HTML (GitHub renders it).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from ragas_boot.reporting import _format as fmt
+from ragas_boot.reporting.gates import run_gate_lines
+from ragas_boot.runs.results import RunGate, RunResult
+
+__all__ = ["STEP_SUMMARY_VARIABLE", "append_step_summary", "render_markdown"]
+
+#: The file GitHub Actions shows as the job's summary.
+STEP_SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"
+
+
+def _cell(value: object) -> str:
+    text = html.escape(fmt.short(str(value), 200), quote=False)
+    return text.replace("|", "\\|")
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines.extend("| " + " | ".join(row) + " |" for row in rows)
+    return lines
+
+
+def render_markdown(run: RunResult, *, gate: RunGate | None = None, max_failures: int = 20) -> str:
+    """The summary (see the module docstring).
+
+    Args:
+        run: the run.
+        gate: the CI gate's verdict to show (``run.gate(fail_under)``); default: ``run.gate()``.
+        max_failures: evaluations that did not pass listed at most.
+    """
+    verdict = gate if gate is not None else run.gate()
+    title = run.dataset.name or run.dataset.path or "dataset"
+    mark = "✅" if verdict.passed else "❌"
+    totals = run.totals
+    lines = [
+        f"## {mark} ragas-boot: {_cell(title)}",
+        "",
+        f"{run.dataset.size} samples × {len(run.metrics)} metrics: {totals.scored} scored, "
+        f"{totals.undefined} undefined, {totals.failed} failed · "
+        f"{totals.judge_calls} judge calls ({totals.failed_judge_calls} failed) · "
+        f"{fmt.spend(totals.billed_usage.total_tokens, totals.usage.total_tokens, totals.cost)}"
+        f" · {fmt.seconds(run.duration_s)}",
+    ]
+    if run.stopped is not None:
+        lines += ["", f"**Stopped early: {run.stopped}.**"]
+    gate_lines = run_gate_lines(verdict)
+    if gate_lines:
+        lines += ["", *(f"- {_cell(line)}" for line in gate_lines)]
+    lines += ["", "### Metrics", ""]
+    rows = [
+        [
+            f"`{_cell(summary.metric)}`",
+            fmt.score(summary.mean),
+            fmt.percent(summary.pass_rate),
+            f"{summary.threshold:g}" + (" (max)" if summary.lower_is_better else ""),
+            str(summary.scored),
+            str(summary.undefined),
+            str(summary.failed),
+        ]
+        for summary in run.metric_summaries
+    ]
+    lines += _table(
+        ["metric", "mean", "pass rate", "threshold", "scored", "undefined", "failed"], rows
+    )
+    judges = [summary for summary in run.judge_summaries if summary.metric is None]
+    if judges:
+        lines += ["", "### Judges", ""]
+        lines += _table(
+            ["judge", "calls", "failed", "p50", "p95", "tokens", "cost"],
+            [
+                [
+                    f"`{_cell(summary.judge_id)}`",
+                    str(summary.calls),
+                    str(summary.failed_calls),
+                    fmt.seconds(summary.latency_p50_s),
+                    fmt.seconds(summary.latency_p95_s),
+                    fmt.tokens(summary.billed_usage.total_tokens),
+                    fmt.cost(summary.cost),
+                ]
+                for summary in judges
+            ],
+        )
+    not_passing = [
+        (sample.sample_id, evaluation)
+        for sample in run.samples
+        for evaluation in sample.evaluations
+        if evaluation.passed is not True
+    ]
+    if not_passing:
+        lines += ["", f"### Not passing ({len(not_passing)})", ""]
+        rows = []
+        for sample_id, evaluation in not_passing[:max_failures]:
+            result = evaluation.result
+            scores = (
+                ", ".join(
+                    f"{_cell(judge)} {fmt.score(value)}"
+                    for judge, value in result.model_scores.items()
+                )
+                if result is not None
+                else ""
+            )
+            reason = evaluation.error.message if evaluation.error is not None else ""
+            if not reason and result is not None:
+                reason = result.undefined_reason or result.explanation
+            rows.append(
+                [
+                    f"`{_cell(sample_id)}`",
+                    f"`{_cell(evaluation.metric)}`",
+                    _cell(fmt.evaluation_label(evaluation)),
+                    scores or fmt.MISSING,
+                    _cell(reason) if reason else "",
+                ]
+            )
+        lines += _table(["sample", "metric", "result", "judges", "why"], rows)
+        if len(not_passing) > max_failures:
+            lines += ["", f"… and {len(not_passing) - max_failures} more."]
+    return "\n".join(lines) + "\n"
+
+
+def append_step_summary(text: str, environ: Mapping[str, str] | None = None) -> Path | None:
+    """Append ``text`` to GitHub's job summary (``$GITHUB_STEP_SUMMARY``) when it is set.
+
+    Args:
+        text: the Markdown (:func:`render_markdown`).
+        environ: where to look the variable up; default ``os.environ``.
+
+    Returns:
+        The file appended to, or ``None`` when the variable is not set (not on GitHub).
+    """
+    target = (os.environ if environ is None else environ).get(STEP_SUMMARY_VARIABLE)
+    if not target:
+        return None
+    path = Path(target)
+    with path.open("a", encoding="utf-8") as file:
+        file.write(text if text.endswith("\n") else text + "\n")
+    return path

@@ -1,0 +1,72 @@
+"""A run as a table file: CSV (standard :mod:`csv`) or Parquet (pyarrow, ``[tables]``).
+
+The columns are those of ``RunResult.to_pandas()`` (``runs/rows.py``): one row per sample ×
+metric, or one per sample with ``wide=True``. :func:`write_table` picks the format from the
+suffix (the CLI's ``--out results.csv`` / ``--out results.parquet``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+from ragas_boot._extras import import_extra
+from ragas_boot.runs.results import RunResult
+from ragas_boot.runs.rows import long_columns, long_rows, wide_columns, wide_rows
+
+__all__ = ["TABLE_SUFFIXES", "render_csv", "write_parquet", "write_table"]
+
+#: The suffixes :func:`write_table` writes.
+TABLE_SUFFIXES = (".csv", ".parquet")
+
+
+def _table(run: RunResult, wide: bool) -> tuple[list[str], list[dict[str, Any]]]:
+    if wide:
+        return wide_columns(run), list(wide_rows(run))
+    return long_columns(run), list(long_rows(run))
+
+
+def render_csv(run: RunResult, *, wide: bool = False) -> str:
+    """The run as CSV text (a header, then the rows; an absent value is an empty cell)."""
+    columns, rows = _table(run, wide)
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def write_parquet(run: RunResult, path: str | os.PathLike[str], *, wide: bool = False) -> None:
+    """Write the run as a Parquet file (pyarrow; the ``[tables]`` extra).
+
+    Raises:
+        MissingExtraError: pyarrow is not installed.
+    """
+    pa = import_extra("pyarrow", feature="writing Parquet", extra="tables", package="pyarrow")
+    parquet = import_extra(
+        "pyarrow.parquet", feature="writing Parquet", extra="tables", package="pyarrow"
+    )
+    columns, rows = _table(run, wide)
+    # Columns in order, and typed even when every value is null (a judge that never answered).
+    table = pa.table({column: [row.get(column) for row in rows] for column in columns})
+    parquet.write_table(table, Path(path))
+
+
+def write_table(run: RunResult, path: str | os.PathLike[str], *, wide: bool = False) -> None:
+    """Write ``.csv`` or ``.parquet`` by the suffix of ``path``.
+
+    Raises:
+        ValueError: another suffix.
+        MissingExtraError: Parquet without pyarrow.
+    """
+    file = Path(path)
+    suffix = file.suffix.lower()
+    if suffix == ".csv":
+        file.write_text(render_csv(run, wide=wide), encoding="utf-8", newline="")
+    elif suffix == ".parquet":
+        write_parquet(run, file, wide=wide)
+    else:
+        raise ValueError(f"a results table is .csv or .parquet, got '{suffix}'")
