@@ -150,3 +150,24 @@ def _attempt(action, *args):
         return action(*args)
     except Exception as error:  # the test asserts on what came back
         return error
+
+
+CREATOR = """
+import sys
+from ragas_boot.runs.history import RunHistory
+RunHistory(url=sys.argv[1]).close()
+"""
+
+
+def test_histories_opened_by_many_processes_at_once_all_open(tmp_path):
+    """Two first runs at once both create the tables: the one that loses the race sees them
+    on its next try instead of failing with "table ... already exists"."""
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    processes = [
+        subprocess.Popen([sys.executable, "-c", CREATOR, url], stderr=subprocess.PIPE, text=True)
+        for _ in range(6)
+    ]
+    errors = [process.communicate(timeout=120)[1] for process in processes]
+    assert [process.returncode for process in processes] == [0] * 6, errors
+    with RunHistory(url=url) as history:
+        assert history.list_runs() == []

@@ -300,11 +300,18 @@ class RunHistory:
             ) from None
 
     def _transient(self, error: BaseException) -> bool:
-        """A lock held by another process, or a connection dropped: worth trying again."""
+        """A lock held by another process, a connection dropped, or a table another process
+        created between our check and our CREATE (two first runs at once): worth trying
+        again (the next try sees the table)."""
         if not isinstance(error, self._sa.exc.OperationalError | self._sa.exc.DBAPIError):
             return False
         text = str(error).lower()
-        return bool(error.connection_invalidated) or "locked" in text or "busy" in text
+        return (
+            bool(error.connection_invalidated)
+            or "locked" in text
+            or "busy" in text
+            or "already exists" in text
+        )
 
     def _retrying(self, action: str, work: Callable[[], T]) -> T:
         """``work()``, tried again with backoff for :data:`RECORD_RETRY_S` while the database
