@@ -676,11 +676,30 @@ class OpenAICompatibleProviderSettings(_Section):
         default=None,
         description="How calls are sent (direct|langchain); default providers.transport.",
     )
+    ca_bundle: str | None = Field(
+        default=None,
+        description="PEM file of extra CA certificates to trust for HTTPS (a company CA), on "
+        "top of the system store and certifi's bundle.",
+    )
+    client_cert: str | None = Field(
+        default=None,
+        description="PEM client certificate for gateways that ask for one (mutual TLS); "
+        "holds the key too unless client-key is set.",
+    )
+    client_key: str | None = Field(
+        default=None, description="PEM private key of client-cert, when it is a separate file."
+    )
 
     @field_validator("base_url")
     @classmethod
     def _absolute_url(cls, value: str) -> str:
         return check_base_url(value)
+
+    @model_validator(mode="after")
+    def _key_needs_certificate(self) -> OpenAICompatibleProviderSettings:
+        if self.client_key and not self.client_cert:
+            raise ValueError("client-key is set without client-cert: set both, or neither")
+        return self
 
     @field_validator("completions_path", "embeddings_path")
     @classmethod
