@@ -23,6 +23,7 @@ scrubbed from every message and answer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import weakref
 from typing import TYPE_CHECKING, Any
@@ -160,10 +161,8 @@ class DirectChat:
         url = URL(self._endpoint, encoded=True)
         proxy: URL | None = None
         proxy_auth: aiohttp.BasicAuth | None = None
-        try:
+        with contextlib.suppress(LookupError):  # no proxy for it, or NO_PROXY names its host
             proxy, proxy_auth = get_env_proxy_for_url(url)
-        except LookupError:  # no proxy for this URL, or NO_PROXY names its host
-            pass
         return _LoopSession(session, url, proxy, proxy_auth)
 
     def _tail(self, output_model: type[BaseModel]) -> bytes:

@@ -165,8 +165,7 @@ def answer_too_large(spec: JudgeSpec, head: bytes) -> JudgeOutputError:
     chars = spec.max_answer_chars
     limit = answer_bound(spec)
     return JudgeOutputError(
-        f"the answer is larger than {limit:,} bytes (max-answer-chars {chars:,}); "
-        "reading stopped",
+        f"the answer is larger than {limit:,} bytes (max-answer-chars {chars:,}); reading stopped",
         judge_id=spec.id,
         raw_text=scrub_secret(
             cut_answer(head.decode("utf-8", "replace"), chars, f"more than {limit:,} bytes"), spec
@@ -362,7 +361,21 @@ def translate_error(error: BaseException, *, spec: CallSpec) -> BaseException:
         # Some providers bill a failed completion and say so in the error body.
         translated.usage = _response_usage(error.response)
         return translated
+    if _from_aiohttp(error):
+        # openai's aiohttp transport passes some of aiohttp's errors on unmapped: an answer
+        # whose framing its parser rejects (two different Content-Lengths) is one.
+        return JudgeConnectionError(
+            scrub_secret(f"connection failed: {error}", spec), judge_id=spec.id
+        )
     return error
+
+
+def _from_aiohttp(error: BaseException) -> bool:
+    import aiohttp
+
+    return isinstance(error, aiohttp.ClientError) or isinstance(
+        _root_cause(error), aiohttp.ClientError
+    )
 
 
 def call_failure(error: Exception, *, spec: CallSpec) -> BaseException:
@@ -428,4 +441,3 @@ def structured_request_keys(spec: JudgeSpec, output_model: type[BaseModel]) -> d
             "tool_choice": {"type": "function", "function": {"name": name}},
         }
     return {}
-
