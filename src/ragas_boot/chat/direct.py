@@ -34,6 +34,7 @@ from pydantic import BaseModel, SecretStr
 
 from ragas_boot.chat.judge import JudgeSpec, TokenUsage
 from ragas_boot.chat.openai_calls import (
+    MAX_CACHED_OUTPUT_MODELS,
     REDIRECT_STATUSES,
     answer_bound,
     answer_too_large,
@@ -169,6 +170,8 @@ class DirectChat:
         tail = self._tails.get(output_model)
         if tail is None:
             tail = self._options + _mode_fragment(self._spec, output_model) + b"}"
+            if len(self._tails) >= MAX_CACHED_OUTPUT_MODELS:
+                self._tails.clear()  # per-sample output models (topic classification)
             self._tails[output_model] = tail
         return tail
 
@@ -221,14 +224,18 @@ class DirectChat:
         limit = self._max_body
         chunks: list[bytes] = []
         size = 0
+        content = response.content
         while True:
-            chunk = await response.content.read(limit + 1 - size)
+            chunk = await content.read(limit + 1 - size)
             if not chunk:
-                return b"".join(chunks)
+                break
             chunks.append(chunk)
             size += len(chunk)
             if size > limit:
                 raise answer_too_large(self._spec, b"".join(chunks)[: self._spec.max_answer_chars])
+            if content.at_eof():  # the usual case: the whole answer came in one read
+                break
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
     def _status_error(self, status: int, content: bytes, headers: Any) -> JudgeHTTPError:
         # The message the openai client would give (the body after "Error code: N - ").

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
 
 __all__ = [
+    "MAX_CACHED_OUTPUT_MODELS",
     "REDIRECT_STATUSES",
     "CallSpec",
     "answer_bound",
@@ -65,6 +66,11 @@ __all__ = [
     "translate_error",
     "usage_of",
 ]
+
+#: Output models whose request keys a judge keeps ready per loop (bound runnables, serialised
+#: tails): metrics with per-sample output models (topic classification) must not grow these
+#: caches without end.
+MAX_CACHED_OUTPUT_MODELS = 256
 
 #: The answers that ask the client to send the request elsewhere (never followed).
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -292,10 +298,15 @@ def scrub_secret(text: str, spec: CallSpec) -> str:
     secret = spec.api_key.get_secret_value()
     if secret and len(secret) >= 4:
         text = text.replace(secret, "**********")
-    for credential in url_secrets(spec.base_url):
-        if len(credential) >= 4:
-            text = text.replace(credential, URL_MASK)
+    for credential in _url_credentials(spec.base_url):
+        text = text.replace(credential, URL_MASK)
     return text
+
+
+@functools.lru_cache(maxsize=256)
+def _url_credentials(base_url: str) -> tuple[str, ...]:
+    # Every answer is scrubbed: the base URL is parsed once, not per call.
+    return tuple(credential for credential in url_secrets(base_url) if len(credential) >= 4)
 
 
 def http_error(

@@ -24,6 +24,7 @@ from pydantic import BaseModel, SecretStr
 from ragas_boot.chat.direct import DirectChat
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec
 from ragas_boot.chat.openai_calls import (
+    MAX_CACHED_OUTPUT_MODELS,
     answer_size_hook,
     call_failure,
     close_loop_clients,
@@ -103,13 +104,16 @@ def _tool_call_arguments(message: BaseMessage) -> str | None:
 
 
 class _LoopClient:
-    """A ChatOpenAI and the HTTP client it uses, both bound to one event loop."""
+    """A ChatOpenAI and the HTTP client it uses, both bound to one event loop, and the model
+    with each output model's request keys bound (built once: ``bind`` makes a pydantic
+    object, and the keys hold the schema)."""
 
-    __slots__ = ("http", "llm")
+    __slots__ = ("bound", "http", "llm")
 
     def __init__(self, llm: ChatOpenAI, http: DefaultAioHttpClient) -> None:
         self.llm = llm
         self.http = http
+        self.bound: dict[type[BaseModel], Runnable[LanguageModelInput, BaseMessage]] = {}
 
 
 class LoopBoundChatModel:
@@ -134,12 +138,29 @@ class LoopBoundChatModel:
 
     def get(self) -> ChatOpenAI:
         """The running loop's model (made on first use, importing langchain-openai once)."""
+        return self._client().llm
+
+    def bound(self, output_model: type[BaseModel]) -> Runnable[LanguageModelInput, BaseMessage]:
+        """The running loop's model with the spec's structured-output request keys for
+        ``output_model`` bound (see :func:`~ragas_boot.chat.openai_calls.structured_request_keys`),
+        made once per loop and output model."""
+        client = self._client()
+        runnable = client.bound.get(output_model)
+        if runnable is None:
+            keys = structured_request_keys(self._spec, output_model)
+            runnable = client.llm.bind(**keys) if keys else client.llm
+            if len(client.bound) >= MAX_CACHED_OUTPUT_MODELS:
+                client.bound.clear()
+            client.bound[output_model] = runnable
+        return runnable
+
+    def _client(self) -> _LoopClient:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
             client = self._make()
             self._clients[loop] = client
-        return client.llm
+        return client
 
     def _make(self) -> _LoopClient:
         # openai's aiohttp transport: some 2 ms less client CPU per call than an httpx client
@@ -251,12 +272,6 @@ class OpenAICompatibleJudge:
         else:
             self._models.get()
 
-    def _runnable(
-        self, llm: ChatOpenAI, output_model: type[BaseModel]
-    ) -> Runnable[LanguageModelInput, BaseMessage]:
-        keys = structured_request_keys(self._spec, output_model)
-        return llm.bind(**keys) if keys else llm
-
     def _message_text(self, prompt: str, output_model: type[BaseModel]) -> str:
         if self._spec.structured_output in _SCHEMA_IN_PROMPT:
             return prompt + format_instructions(output_model)
@@ -294,7 +309,7 @@ class OpenAICompatibleJudge:
             latency = time.perf_counter() - started
             raw, usage = reply.raw, reply.usage
         else:
-            runnable = self._runnable(self._models.get(), output_model)
+            runnable = self._models.bound(output_model)
             started = time.perf_counter()
             message = await self._send(runnable, text)
             latency = time.perf_counter() - started
