@@ -200,11 +200,12 @@ class Transport(CaseInsensitiveEnum):
     """How an OpenAI-compatible judge sends its calls."""
 
     DIRECT = "direct"
-    """ragas-boot's own HTTP/1.1 keep-alive client with pre-serialised requests: about a
-    third of the client CPU per call of the openai client (benchmarks/README.md)."""
+    """An aiohttp session with pre-serialised requests and orjson: about a third of the
+    client CPU per call of the openai client on aiohttp (benchmarks/README.md)."""
     LANGCHAIN = "langchain"
-    """langchain-openai's ``ChatOpenAI`` on openai's aiohttp transport (reads proxy settings
-    from the environment as openai does)."""
+    """langchain-openai's ``ChatOpenAI`` on openai's aiohttp transport. Both transports take
+    proxies from the environment, decode compressed answers, verify TLS the same way and
+    report redirects instead of following them (docs/providers.md)."""
 
 
 class Aggregation(CaseInsensitiveEnum):
@@ -949,8 +950,8 @@ class ProvidersSettings(_Section):
     )
     transport: Transport = Field(
         default=Transport.DIRECT,
-        description="How OpenAI-compatible judges send calls: direct (ragas-boot's lean "
-        "HTTP/1.1 client) or langchain (ChatOpenAI).",
+        description="How OpenAI-compatible judges send calls: direct (a lean aiohttp session "
+        "with pre-serialised requests) or langchain (ChatOpenAI).",
     )
     output_retries: int = Field(
         default=1, ge=0, description="Re-asks after an empty/unparseable/invalid answer."
