@@ -1,17 +1,24 @@
 """What both judge transports do on real networks: proxies, redirects, compression, framing,
 company CAs and mutual TLS, over real sockets on 127.0.0.1.
 
-The servers here are aiohttp.web apps started in the test's loop (a forward proxy, a gateway
-that answers what each test asks for); the framing test needs bytes no kept server would send,
-so it answers from a plain asyncio socket server.
+The servers here are aiohttp.web apps started in the test's loop (a forward proxy for plain
+HTTP whose log the tests read at once, a gateway that answers what each test asks for); HTTPS
+through a proxy goes through proxy.py's ``CONNECT`` tunnel in a child process; the framing test
+needs bytes no kept server would send, so it answers from a plain asyncio socket server.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
+import os
+import signal
 import ssl
-from collections.abc import AsyncIterator, Awaitable, Callable
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -232,6 +239,82 @@ async def test_a_proxy_nobody_listens_on_is_a_connection_error(
     with pytest.raises(JudgeConnectionError):
         await ask(judges[0])
     assert openai_server.requests_for("judge-a") == []
+
+
+class TunnelProxy:
+    """proxy.py in a child process on 127.0.0.1: ``CONNECT`` tunnels (and plain forwarding),
+    each connection written to its access log when it closes."""
+
+    def __init__(self, port: int, log: Path) -> None:
+        self.url = f"http://127.0.0.1:{port}"
+        self._log = log
+
+    def wait_for(self, text: str, *, within: float = 20.0) -> bool:
+        """Whether ``text`` shows up in the access log (polled: a line is written when the
+        connection closes, in another process)."""
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            if text in self._log.read_text(encoding="utf-8", errors="replace"):
+                return True
+            time.sleep(0.05)
+        return False
+
+
+@pytest.fixture(scope="module")
+def tunnel_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TunnelProxy]:
+    folder = tmp_path_factory.mktemp("proxy")
+    port_file, log = folder / "port", folder / "access.log"
+    log.touch()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "proxy",
+            "--hostname",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--port-file",
+            str(port_file),
+            "--num-acceptors",
+            "1",
+            "--num-workers",
+            "1",
+            "--log-file",
+            str(log),
+            "--log-level",
+            "INFO",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its acceptor processes go with it
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (port_file.exists() and port_file.read_text().strip()):
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"proxy.py did not start: {log.read_text()[-2000:]}")
+            time.sleep(0.05)
+        yield TunnelProxy(int(port_file.read_text()), log)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+
+
+@pytest.mark.asyncio
+async def test_https_proxy_tunnels_a_tls_call(
+    serve, pki, tunnel_proxy, judges, clean_proxy_env, judge_transport
+):
+    gateway = await serve(answer_with_peer, pki.server_context(require_client=False))
+    clean_proxy_env.setenv("HTTPS_PROXY", tunnel_proxy.url)
+    url = f"https://127.0.0.1:{gateway.port}"
+    judge = make_judge(url, judge_transport, tls=TlsFiles(ca_bundle=str(pki.ca_file)))
+    judges.append(judge)
+    assert await ask(judge) == Verdict(verdict=0)
+    assert gateway.seen == ["POST /v1/chat/completions"]
+    await judge.aclose()  # the tunnel closes, and the proxy logs it
+    assert tunnel_proxy.wait_for(f"CONNECT 127.0.0.1:{gateway.port}")
 
 
 # -- redirects -------------------------------------------------------------------------------
