@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gzip
 import os
 import signal
@@ -31,7 +32,7 @@ from aiohttp import web
 from pydantic import BaseModel, SecretStr
 
 from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge, ProviderLimits
-from ragas_boot.chat.judge import TlsFiles
+from ragas_boot.chat.judge import LocalModelSpec, TlsFiles
 from ragas_boot.config.settings import Transport
 from ragas_boot.errors import JudgeConnectionError, JudgeHTTPError, JudgeOutputError
 from ragas_boot.testing import FakeOpenAIServer
@@ -545,3 +546,20 @@ async def test_a_mutual_tls_gateway_refuses_a_client_without_a_certificate(
     with pytest.raises(JudgeConnectionError):
         await ask(judges[0])
     assert gateway.seen == []
+
+
+@pytest.mark.asyncio
+async def test_the_embedded_local_judges_own_server_is_never_proxied(
+    openai_server: FakeOpenAIServer, judges, clean_proxy_env, judge_transport, tmp_path
+):
+    # The local provider's judge calls the server ragas-boot runs on 127.0.0.1; a company
+    # proxy in the environment (here one nobody listens on) must not stand in between.
+    openai_server.script("judge-a", {"verdict": 8})
+    clean_proxy_env.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF")
+    spec = make_judge(openai_server.base_url, judge_transport).spec
+    judges.append(
+        OpenAICompatibleJudge(spec=dataclasses.replace(spec, local=LocalModelSpec(model)))
+    )
+    assert await ask(judges[0]) == Verdict(verdict=8)

@@ -13,7 +13,8 @@ Proxies come from the environment as aiohttp's ``trust_env`` reads them (``HTTP_
 session is made, rather than through ``trust_env`` itself: that looks them up again on a
 worker thread for every request (two thread hops per call: the proxy and ``.netrc``), and a
 ``.netrc`` entry for the judge's host would clash with the ``Authorization`` header. Loopback
-addresses are proxied too unless ``NO_PROXY`` names them (as curl, httpx and urllib do).
+addresses are proxied too unless ``NO_PROXY`` names them (as curl, httpx and urllib do), but
+for the embedded local judge, whose server ragas-boot itself runs on 127.0.0.1.
 
 Redirects are reported, never followed (:mod:`ragas_boot.chat.openai_calls` says why). Every
 failure becomes the judge error the ``langchain`` transport raises for it, with the API key
@@ -162,8 +163,10 @@ class DirectChat:
         url = URL(self._endpoint, encoded=True)
         proxy: URL | None = None
         proxy_auth: aiohttp.BasicAuth | None = None
-        with contextlib.suppress(LookupError):  # no proxy for it, or NO_PROXY names its host
-            proxy, proxy_auth = get_env_proxy_for_url(url)
+        # The embedded local judge's server is ours, on loopback: never through a proxy.
+        if spec.local is None:
+            with contextlib.suppress(LookupError):  # no proxy for it, or NO_PROXY names it
+                proxy, proxy_auth = get_env_proxy_for_url(url)
         return _LoopSession(session, url, proxy, proxy_auth)
 
     def _tail(self, output_model: type[BaseModel]) -> bytes:

@@ -182,6 +182,8 @@ class LoopBoundChatModel:
             # The same rule as the direct transport: a 3xx is reported with its Location
             # (openai's default follows it, turning a POST into a GET on 301/302/303).
             follow_redirects=False,
+            # The embedded local judge's server is ours, on loopback: never through a proxy.
+            trust_env=spec.local is None,
             **tls,
         )
         # The openai client appends its paths to base_url's raw path, query and all, so the
