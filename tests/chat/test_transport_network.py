@@ -10,6 +10,7 @@ needs bytes no kept server would send, so it answers from a plain asyncio socket
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import dataclasses
 import gzip
@@ -133,6 +134,7 @@ class App:
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
         self.seen: list[str] = []
+        self.credentials: list[str | None] = []  # a proxy's Proxy-Authorization, per request
         self.runner: web.AppRunner | None = None
         self.port = 0
 
@@ -176,6 +178,7 @@ async def forward_proxy(serve) -> AsyncIterator[App]:
     async with aiohttp.ClientSession(auto_decompress=False) as client:
 
         async def forward(request: web.Request) -> web.StreamResponse:
+            proxy.credentials.append(request.headers.get("Proxy-Authorization"))
             headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP}
             async with client.request(
                 request.method,
@@ -188,7 +191,8 @@ async def forward_proxy(serve) -> AsyncIterator[App]:
                 back = {k: v for k, v in answer.headers.items() if k.lower() not in _HOP}
                 return web.Response(status=answer.status, body=body, headers=back)
 
-        yield await serve(forward)
+        proxy = await serve(forward)
+        yield proxy
 
 
 async def ask(judge: OpenAICompatibleJudge) -> Verdict:
@@ -209,6 +213,7 @@ async def test_http_proxy_from_the_environment_carries_the_call(
     judges.append(make_judge(openai_server.base_url, judge_transport))
     assert await ask(judges[0]) == Verdict(verdict=1)
     assert forward_proxy.seen == [f"POST {openai_server.base_url}/v1/chat/completions"]
+    assert forward_proxy.credentials == [None]  # the API key is the server's, not the proxy's
     assert len(openai_server.requests_for("judge-a")) == 1
 
 
@@ -232,6 +237,37 @@ async def test_no_proxy_bypasses_the_proxy(
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize("where", ["url", "netrc"])
+# openai's vendored httpx-aiohttp transport builds an aiohttp.BasicAuth per request for a proxy
+# URL with credentials and passes it as proxy_auth, both of which aiohttp 3.14 deprecates: their
+# warnings, not errors of ours.
+@pytest.mark.filterwarnings("ignore:BasicAuth is deprecated:DeprecationWarning")
+@pytest.mark.filterwarnings("ignore:The .proxy_auth. parameter is deprecated:DeprecationWarning")
+async def test_proxy_credentials_come_from_its_url_or_netrc(
+    openai_server: FakeOpenAIServer,
+    forward_proxy,
+    judges,
+    clean_proxy_env,
+    judge_transport,
+    tmp_path,
+    where,
+):
+    openai_server.script("judge-a", {"verdict": 9})
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1 login proxy-user password proxy-pass\n")
+    netrc.chmod(0o600)
+    clean_proxy_env.setenv("NETRC", str(netrc))
+    userinfo = "proxy-user:proxy-pass@" if where == "url" else ""
+    clean_proxy_env.setenv("HTTP_PROXY", f"http://{userinfo}127.0.0.1:{forward_proxy.port}")
+    judges.append(make_judge(openai_server.base_url, judge_transport))
+    assert await ask(judges[0]) == Verdict(verdict=9)
+    basic = "Basic " + base64.b64encode(b"proxy-user:proxy-pass").decode()
+    # httpx (under openai's client) reads no .netrc: put the credentials in the proxy's URL.
+    expected = None if (where, judge_transport) == ("netrc", "langchain") else basic
+    assert forward_proxy.credentials == [expected]
+
+
+@pytest.mark.asyncio
 async def test_a_proxy_nobody_listens_on_is_a_connection_error(
     openai_server: FakeOpenAIServer, judges, clean_proxy_env, judge_transport
 ):
@@ -250,14 +286,14 @@ class TunnelProxy:
         self.url = f"http://127.0.0.1:{port}"
         self._log = log
 
-    def wait_for(self, text: str, *, within: float = 20.0) -> bool:
+    async def wait_for(self, text: str, *, within: float = 20.0) -> bool:
         """Whether ``text`` shows up in the access log (polled: a line is written when the
-        connection closes, in another process)."""
+        connection closes, in another process; the loop keeps serving meanwhile)."""
         deadline = time.monotonic() + within
         while time.monotonic() < deadline:
             if text in self._log.read_text(encoding="utf-8", errors="replace"):
                 return True
-            time.sleep(0.05)
+            await asyncio.sleep(0.05)
         return False
 
 
@@ -315,7 +351,7 @@ async def test_https_proxy_tunnels_a_tls_call(
     assert await ask(judge) == Verdict(verdict=0)
     assert gateway.seen == ["POST /v1/chat/completions"]
     await judge.aclose()  # the tunnel closes, and the proxy logs it
-    assert tunnel_proxy.wait_for(f"CONNECT 127.0.0.1:{gateway.port}")
+    assert await tunnel_proxy.wait_for(f"CONNECT 127.0.0.1:{gateway.port}")
 
 
 # -- redirects -------------------------------------------------------------------------------

@@ -76,19 +76,21 @@ class DirectReply:
 class _LoopSession:
     """One loop's aiohttp session and what each request takes from it, resolved once."""
 
-    __slots__ = ("proxy", "proxy_auth", "session", "url")
+    __slots__ = ("headers", "proxy", "proxy_headers", "session", "url")
 
     def __init__(
         self,
         session: aiohttp.ClientSession,
         url: URL,
+        headers: dict[str, str],
         proxy: URL | None,
-        proxy_auth: aiohttp.BasicAuth | None,
+        proxy_headers: dict[str, str] | None,
     ) -> None:
         self.session = session
         self.url = url
+        self.headers = headers
         self.proxy = proxy
-        self.proxy_auth = proxy_auth
+        self.proxy_headers = proxy_headers
 
     async def aclose(self) -> None:
         await self.session.close()
@@ -149,14 +151,20 @@ class DirectChat:
         _freeze_what_is_alive()
 
         spec = self._spec
+        # The key and the provider's headers (secrets) go with each request, not as the
+        # session's default headers: aiohttp copies those into the proxy's headers too, and
+        # turns an Authorization among them into Proxy-Authorization, so a proxy in the
+        # environment would be sent the API key (tests/chat/test_transport_network.py).
+        request_headers = {"Authorization": f"Bearer {spec.api_key.get_secret_value()}"}
+        for name, value in spec.headers.items():
+            request_headers[name] = (
+                value.get_secret_value() if isinstance(value, SecretStr) else str(value)
+            )
         headers = {
-            "Authorization": f"Bearer {spec.api_key.get_secret_value()}",
             "Content-Type": "application/json",
             "Accept": "application/json",
             "User-Agent": "ragas-boot",
         }
-        for name, value in spec.headers.items():
-            headers[name] = value.get_secret_value() if isinstance(value, SecretStr) else str(value)
         https = urlsplit(self._endpoint).scheme == "https"
         connector = aiohttp.TCPConnector(
             limit=spec.limits.max_concurrency + 8,
@@ -173,12 +181,17 @@ class DirectChat:
         )
         url = URL(self._endpoint, encoded=True)
         proxy: URL | None = None
-        proxy_auth: aiohttp.BasicAuth | None = None
+        proxy_headers: dict[str, str] | None = None
         # The embedded local judge's server is ours, on loopback: never through a proxy.
         if spec.local is None:
             with contextlib.suppress(LookupError):  # no proxy for it, or NO_PROXY names it
                 proxy, proxy_auth = get_env_proxy_for_url(url)
-        return _LoopSession(session, url, proxy, proxy_auth)
+                if proxy_auth is not None:  # from the proxy's URL or ~/.netrc
+                    # As a header (aiohttp deprecates its proxy_auth argument), named as aiohttp
+                    # names the proxy's credentials inside proxy_headers: it moves them to
+                    # Proxy-Authorization on the CONNECT or, for http:// judges, the request.
+                    proxy_headers = {"Authorization": proxy_auth.encode()}
+        return _LoopSession(session, url, request_headers, proxy, proxy_headers)
 
     def _tail(self, output_model: type[BaseModel]) -> bytes:
         tail = self._tails.get(output_model)
@@ -210,9 +223,10 @@ class DirectChat:
                 loop_session.session.post(
                     loop_session.url,
                     data=body,
+                    headers=loop_session.headers,
                     allow_redirects=False,
                     proxy=loop_session.proxy,
-                    proxy_auth=loop_session.proxy_auth,
+                    proxy_headers=loop_session.proxy_headers,
                 ) as response,
             ):
                 status = response.status

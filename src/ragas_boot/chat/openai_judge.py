@@ -189,7 +189,14 @@ class LoopBoundChatModel:
         # The openai client appends its paths to base_url's raw path, query and all, so the
         # query goes apart as default_query (sent with every request).
         base_url, query = split_query(self._api_base)
-        llm = chat_openai_class()(
+        chat_openai = chat_openai_class()
+        options: dict[str, Any] = {}
+        if "http_socket_options" in chat_openai.model_fields:
+            # Only the async client above is used; without this, langchain-openai gives the
+            # sync client it builds a transport of its own and logs a warning whenever a
+            # proxy variable is set.
+            options["http_socket_options"] = ()
+        llm = chat_openai(
             model=spec.model,
             base_url=base_url,
             default_query=query or None,
@@ -205,6 +212,7 @@ class LoopBoundChatModel:
             }
             or None,
             http_async_client=http,
+            **options,
         )
         return _LoopClient(llm, http)
 
