@@ -32,8 +32,8 @@ import trustme
 from aiohttp import web
 from pydantic import BaseModel, SecretStr
 
-from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge, ProviderLimits
-from ragas_boot.chat.judge import LocalModelSpec, TlsFiles
+from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge, ProviderLimits, TlsFiles
+from ragas_boot.chat.judge import LocalModelSpec
 from ragas_boot.config.settings import Transport
 from ragas_boot.errors import JudgeConnectionError, JudgeHTTPError, JudgeOutputError
 from ragas_boot.testing import FakeOpenAIServer

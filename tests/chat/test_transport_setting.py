@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragas_boot import load_settings
-from ragas_boot.chat import judge_specs
-from ragas_boot.chat.judge import TlsFiles
+from ragas_boot.chat import TlsFiles, judge_specs
 from ragas_boot.config.settings import Transport
 from ragas_boot.errors import ConfigError
 
