@@ -237,7 +237,13 @@ class JudgeError(RagasBootError, RuntimeError):
 
 
 class JudgeHTTPError(JudgeError):
-    """The judge's server answered with an error status."""
+    """The judge's server answered with an error status, or with a redirect (never followed).
+
+    Attributes:
+        status_code: the HTTP status.
+        retry_after: seconds the server asked to wait (``Retry-After``), if it said.
+        location: where a redirect (3xx) points, credentials masked; ``None`` otherwise.
+    """
 
     kind = "http"
 
@@ -248,14 +254,19 @@ class JudgeHTTPError(JudgeError):
         judge_id: str,
         status_code: int,
         retry_after: float | None = None,
+        location: str | None = None,
     ) -> None:
         self.status_code = status_code
         self.retry_after = retry_after
+        self.location = location
         super().__init__(message, judge_id=judge_id)
 
     @property
     def kind_detail(self) -> str:
-        """`rate_limited` (429), `server_error` (5xx), `auth` (401/403), else `http`."""
+        """`rate_limited` (429), `server_error` (5xx), `auth` (401/403), `redirect` (3xx),
+        else `http`."""
+        if 300 <= self.status_code < 400:
+            return "redirect"
         if self.status_code == 429:
             return "rate_limited"
         if self.status_code >= 500:

@@ -27,6 +27,7 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
+from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
@@ -35,16 +36,18 @@ from ragas_boot.chat.factory import (
     LOCAL_PROVIDER_NAME,
     UniqueIds,
     provider_limits,
+    provider_tls,
     resolve_limits,
 )
-from ragas_boot.chat.judge import ProviderLimits
-from ragas_boot.chat.openai_judge import (
-    api_base_url,
+from ragas_boot.chat.judge import ProviderLimits, TlsFiles
+from ragas_boot.chat.openai_calls import (
     call_failure,
     close_loop_clients,
     connection_limits,
     mask_client_logs,
+    tls_context,
 )
+from ragas_boot.chat.openai_judge import api_base_url
 from ragas_boot.config.settings import LocalEmbeddingModelSettings, RagasSettings
 from ragas_boot.config.urls import append_path, mask_url, split_query
 from ragas_boot.errors import ConfigError, JudgeOutputError, MissingExtraError
@@ -89,6 +92,7 @@ class EmbeddingSpec:
         limits: the provider's limits.
         headers: extra HTTP headers (values are secrets: never in reprs).
         local: whether this is the local provider's in-process model.
+        tls: the provider's CA bundle and client certificate (as its judges use them).
     """
 
     id: str
@@ -101,6 +105,7 @@ class EmbeddingSpec:
     limits: ProviderLimits = field(default_factory=lambda: ProviderLimits(provider="default"))
     headers: dict[str, SecretStr] = field(default_factory=dict, repr=False)
     local: bool = False
+    tls: TlsFiles = field(default_factory=TlsFiles)
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,8 +270,14 @@ class OpenAICompatibleEmbeddingModel(_SpecModel):
             spec = self._spec
             timeout = spec.limits.call_timeout.total_seconds() or None
             mask_client_logs()
+            tls: dict[str, Any] = {}
+            if urlsplit(self._api_base).scheme == "https":
+                tls["verify"] = tls_context(spec.tls)
             http = DefaultAioHttpClient(
-                timeout=timeout, limits=connection_limits(spec.limits.max_concurrency)
+                timeout=timeout,
+                limits=connection_limits(spec.limits.max_concurrency),
+                follow_redirects=False,  # as for judges (chat/openai_calls.py says why)
+                **tls,
             )
             # As for chat judges: the query goes apart as default_query (see LoopBoundChatModel).
             api_base, query = split_query(self._api_base)
@@ -440,6 +451,7 @@ def embedding_specs(settings: RagasSettings) -> list[EmbeddingSpec]:
                     else default_dimensions,
                     limits=limits,
                     headers=provider.headers,
+                    tls=provider_tls(provider, p_key),
                 ),
                 f"{p_key}.embedding-models[{m_index}]",
             )

@@ -16,6 +16,7 @@ from ragas_boot.chat.judge import (
     LangChainModelSpec,
     LocalModelSpec,
     ProviderLimits,
+    TlsFiles,
 )
 from ragas_boot.chat.langchain_judge import LangChainJudge, check_chat_class, provider_name_of
 from ragas_boot.chat.local import (
@@ -142,6 +143,35 @@ def provider_limits(
     )
 
 
+def provider_tls(provider: OpenAICompatibleProviderSettings, key: str) -> TlsFiles:
+    """The provider's ``ca-bundle``, ``client-cert`` and ``client-key`` (``key``: the
+    provider's YAML key, for errors).
+
+    Raises:
+        ConfigError: a file is missing or is not PEM (named by its key), for an https
+            ``base-url`` (the files are loaded now, not on the first call).
+    """
+    tls = TlsFiles(
+        ca_bundle=provider.ca_bundle,
+        client_cert=provider.client_cert,
+        client_key=provider.client_key,
+    )
+    if tls == TlsFiles() or not provider.base_url.lower().startswith("https:"):
+        return tls
+    from ragas_boot.chat.openai_calls import tls_context
+
+    try:
+        tls_context(tls)
+    except (OSError, ValueError) as error:  # ssl.SSLError is an OSError
+        which = "ca-bundle" if tls.ca_bundle and not tls.client_cert else "client-cert"
+        files = ", ".join(f for f in (tls.ca_bundle, tls.client_cert, tls.client_key) if f)
+        raise ConfigError(
+            f"provider '{provider.name}': cannot load the TLS files ({files}): {error}",
+            key=f"{key}.{which}",
+        ) from None
+    return tls
+
+
 def _spec(
     providers: ProvidersSettings,
     model: ChatModelSettings,
@@ -160,6 +190,7 @@ def _spec(
     langchain: LangChainModelSpec | None = None,
     json_object_schema: bool = True,
     transport: Transport | None = None,
+    tls: TlsFiles | None = None,
 ) -> JudgeSpec:
     defaults = providers.default_options
     options = model.options
@@ -188,6 +219,7 @@ def _spec(
         json_object_schema=json_object_schema,
         transport=transport or providers.transport,
         price=model.price,
+        tls=tls or TlsFiles(),
     )
 
 
@@ -549,6 +581,7 @@ def judge_specs(settings: RagasSettings) -> list[JudgeSpec]:
         except ValueError as error:
             raise ConfigError(str(error), key=f"{p_key}.completions-path") from None
         limits = provider_limits(providers, provider)
+        tls = provider_tls(provider, p_key)
         for m_index, model in enumerate(provider.chat_models):
             add(
                 _spec(
@@ -565,6 +598,7 @@ def judge_specs(settings: RagasSettings) -> list[JudgeSpec]:
                     headers=provider.headers,
                     json_object_schema=provider.json_object_schema,
                     transport=provider.transport,
+                    tls=tls,
                 ),
                 f"{p_key}.chat-models[{m_index}]",
             )

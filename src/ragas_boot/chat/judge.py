@@ -23,6 +23,7 @@ __all__ = [
     "LangChainModelSpec",
     "LocalModelSpec",
     "ProviderLimits",
+    "TlsFiles",
     "TokenUsage",
     "no_tokens",
 ]
@@ -149,6 +150,23 @@ class LocalModelSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class TlsFiles:
+    """A provider's own TLS files, on top of the system trust store and certifi's bundle.
+
+    Attributes:
+        ca_bundle: a PEM file of extra CA certificates to trust (a company CA, a gateway's
+            self-signed root); ``None``: the system store and certifi only.
+        client_cert: a PEM client certificate (with its key, unless ``client_key`` is given)
+            presented to gateways that ask for one (mutual TLS).
+        client_key: the client certificate's PEM private key, when it is a separate file.
+    """
+
+    ca_bundle: str | None = None
+    client_cert: str | None = None
+    client_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class LangChainModelSpec:
     """A LangChain chat class and how to build it: the judge makes one instance per event loop.
 
@@ -198,6 +216,8 @@ class JudgeSpec:
         transport: how an OpenAI-compatible judge sends calls (its own lean client, or
             langchain-openai's ``ChatOpenAI``); other judges ignore it.
         price: price per million tokens; ``None``: reports show this judge's tokens only.
+        tls: the provider's CA bundle and client certificate (``ca-bundle``, ``client-cert``,
+            ``client-key``), for HTTPS calls of OpenAI-compatible judges on both transports.
     """
 
     id: str
@@ -218,6 +238,7 @@ class JudgeSpec:
     json_object_schema: bool = True
     transport: Transport = Transport.DIRECT
     price: PriceSettings | None = None
+    tls: TlsFiles = field(default_factory=TlsFiles)
 
 
 @runtime_checkable

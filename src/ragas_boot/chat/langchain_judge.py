@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, TokenUsage
-from ragas_boot.chat.openai_judge import (
-    _retry_after_seconds,
+from ragas_boot.chat.openai_calls import (
     body_usage,
+    retry_after_seconds,
     scrub_secret,
     translate_error,
     usage_of,
@@ -267,7 +267,7 @@ def _error_body(error: BaseException) -> object:
 def translate_client_error(error: BaseException, *, spec: JudgeSpec) -> BaseException:
     """Any chat client's error as the judge error the retry policy understands.
 
-    OpenAI-client errors go through :func:`~ragas_boot.chat.openai_judge.translate_error`;
+    OpenAI-client errors go through :func:`~ragas_boot.chat.openai_calls.translate_error`;
     otherwise the error (or one of its causes) is read for what it carries: an HTTP
     ``status_code`` (with its ``Retry-After``), a timeout, a refused or dropped connection.
     Anything else from the client (a body it could not read) is this judge's failure to
@@ -284,7 +284,7 @@ def translate_client_error(error: BaseException, *, spec: JudgeSpec) -> BaseExce
             headers = _headers_of(cause)
             retry_after = None
             if headers is not None and hasattr(headers, "get"):
-                retry_after = _retry_after_seconds(headers.get("retry-after"))
+                retry_after = retry_after_seconds(headers.get("retry-after"))
             translated = JudgeHTTPError(
                 scrub_secrets(f"HTTP {status}: {_error_text(cause)}", spec),
                 judge_id=spec.id,

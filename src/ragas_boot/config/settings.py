@@ -227,11 +227,12 @@ class Transport(CaseInsensitiveEnum):
     """How an OpenAI-compatible judge sends its calls."""
 
     DIRECT = "direct"
-    """ragas-boot's own HTTP/1.1 keep-alive client with pre-serialised requests: about a
-    third of the client CPU per call of the openai client (benchmarks/README.md)."""
+    """An aiohttp session with pre-serialised requests and orjson: about a third of the
+    client CPU per call of the openai client on aiohttp (benchmarks/README.md)."""
     LANGCHAIN = "langchain"
-    """langchain-openai's ``ChatOpenAI`` on openai's aiohttp transport (reads proxy settings
-    from the environment as openai does)."""
+    """langchain-openai's ``ChatOpenAI`` on openai's aiohttp transport. Both transports take
+    proxies from the environment, decode compressed answers, verify TLS the same way and
+    report redirects instead of following them (docs/providers.md)."""
 
 
 class Aggregation(CaseInsensitiveEnum):
@@ -703,11 +704,30 @@ class OpenAICompatibleProviderSettings(_Section):
         default=None,
         description="How calls are sent (direct|langchain); default providers.transport.",
     )
+    ca_bundle: str | None = Field(
+        default=None,
+        description="PEM file of extra CA certificates to trust for HTTPS (a company CA), on "
+        "top of the system store and certifi's bundle.",
+    )
+    client_cert: str | None = Field(
+        default=None,
+        description="PEM client certificate for gateways that ask for one (mutual TLS); "
+        "holds the key too unless client-key is set.",
+    )
+    client_key: str | None = Field(
+        default=None, description="PEM private key of client-cert, when it is a separate file."
+    )
 
     @field_validator("base_url")
     @classmethod
     def _absolute_url(cls, value: str) -> str:
         return check_base_url(value)
+
+    @model_validator(mode="after")
+    def _key_needs_certificate(self) -> OpenAICompatibleProviderSettings:
+        if self.client_key and not self.client_cert:
+            raise ValueError("client-key is set without client-cert: set both, or neither")
+        return self
 
     @field_validator("completions_path", "embeddings_path")
     @classmethod
@@ -957,8 +977,8 @@ class ProvidersSettings(_Section):
     )
     transport: Transport = Field(
         default=Transport.DIRECT,
-        description="How OpenAI-compatible judges send calls: direct (ragas-boot's lean "
-        "HTTP/1.1 client) or langchain (ChatOpenAI).",
+        description="How OpenAI-compatible judges send calls: direct (a lean aiohttp session "
+        "with pre-serialised requests) or langchain (ChatOpenAI).",
     )
     output_retries: int = Field(
         default=1, ge=0, description="Re-asks after an empty/unparseable/invalid answer."
