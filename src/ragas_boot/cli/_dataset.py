@@ -109,6 +109,7 @@ def plan_run(options: RunOptions) -> RunPlan:
     Raises:
         UsageError: a bad ``--out`` or ``--metric``, ``--fail-on-regression`` without
             ``--baseline``.
+        DatasetError: a dataset of no samples, unless ``allow_empty``.
         RagasBootError: a bad dataset, configuration, criterion, label or baseline.
     """
     from ragas_boot.datasets import load_dataset
@@ -116,6 +117,14 @@ def plan_run(options: RunOptions) -> RunPlan:
     reports = report_paths(options.out, follow_symlinks=options.follow_symlinks)
     metric_names(options.metrics)  # an unknown metric is reported before anything is loaded
     dataset = load_dataset(options.dataset)
+    if not len(dataset) and not options.allow_empty:
+        from ragas_boot.errors import DatasetError
+
+        raise DatasetError(
+            "the dataset has no samples, so no gate could fail on it; check the file (a "
+            "truncated export, a wrong filter?), or pass --allow-empty to accept it",
+            file=options.dataset,
+        )
     loaded = load_settings(options.config, options.profiles)
     settings, limits = options.over(loaded)
     names = metric_names(options.metrics, settings, dataset.samples)
