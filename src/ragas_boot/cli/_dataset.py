@@ -74,7 +74,7 @@ class Reported:
     """What :func:`report_run` did that the exit code depends on."""
 
     unwritten: int  # reports that could not be written
-    recorded: bool  # False: the history failed to record the run
+    recorded: bool  # False: the history failed to record the run (a warning, not an exit code)
     diff: RunDiff | None  # against --baseline
 
 
@@ -242,7 +242,7 @@ def exit_code(
         )
     if signals:
         return EXIT_TERMINATED if signals[0] == signal.SIGTERM else EXIT_INTERRUPTED
-    if reported.unwritten or not reported.recorded:
+    if reported.unwritten:  # (the history not recorded is a warning only)
         return EXIT_BAD_INPUT
     if run.stopped == "budget":
         return EXIT_BUDGET
@@ -288,7 +288,7 @@ def _report_pieces(
 
 def _record_run(plan: RunPlan, run: RunResult) -> tuple[StoredRun, bool]:
     """The run as the history keeps it, recorded unless the history is off; False when
-    recording failed (reported; exit code 2 once the reports are written)."""
+    recording failed (a warning)."""
     from ragas_boot.runs.history import snapshot_run
 
     source = plan.settings.source

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from ragas_boot.runs.suites import SuiteResult
 
 __all__ = [
+    "DEFAULT_LOCK_TIMEOUT",
     "HISTORY_FILE",
     "HOME_ENV",
     "RunHistory",
@@ -65,6 +66,9 @@ HOME_ENV = "RAGAS_BOOT_HOME"
 
 #: File name of the default SQLite history inside the home folder.
 HISTORY_FILE = "history.db"
+
+#: Seconds recording a run retries a locked history (``spring.ai.ragas.history.lock-timeout``).
+DEFAULT_LOCK_TIMEOUT = 30.0
 
 #: What recorded a run.
 RunKind = Literal["evaluate", "compare", "suite"]
@@ -223,14 +227,17 @@ class RunHistory:
 
     Args:
         url: a SQLAlchemy database URL (``sqlite:///path``, ``postgresql+pg8000://...``).
+        lock_timeout: seconds opening and recording retry a database that another process
+            holds locked, with exponential backoff (reading does not retry).
 
     Raises:
         MissingExtraError: SQLAlchemy (the ``[history]`` extra) is not installed.
         HistoryError: the database cannot be opened.
     """
 
-    def __init__(self, *, url: str) -> None:
+    def __init__(self, *, url: str, lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
         sa = _sqlalchemy()
+        self._lock_timeout = max(0.0, lock_timeout)
         self._url = url
         self._secrets = url_secrets(url)
         self._metadata, self._runs, self._metrics, self._scores = _tables(sa)
@@ -241,13 +248,20 @@ class RunHistory:
             raise HistoryError(
                 f"spring.ai.ragas.history.url is not a database URL: {mask_url(url)}"
             ) from None
-        if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-            Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        options: dict[str, Any] = {}
+        if parsed.get_backend_name() == "sqlite":
+            if parsed.database not in (None, "", ":memory:"):
+                Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            # sqlite's own wait for a lock (5 s by default), a part of lock_timeout so that
+            # the retries below have time left to wait the rest.
+            options["connect_args"] = {"timeout": min(5.0, max(self._lock_timeout / 4, 0.05))}
         with self._errors("open"):
-            self._engine: Engine = sa.create_engine(parsed)
+            self._engine: Engine = sa.create_engine(parsed, **options)
         try:
-            with self._errors("open"):
-                self._metadata.create_all(self._engine)
+            # Two processes creating the tables at once: one of them sees them exist.
+            self._retrying(
+                "open", lambda: self._metadata.create_all(self._engine), _contended_or_created
+            )
         except HistoryError:
             self._engine.dispose()
             raise
@@ -286,6 +300,32 @@ class RunHistory:
                 f"cannot {action} the run history at {self.label}: {message}"
             ) from None
 
+    def _retrying(
+        self,
+        action: str,
+        attempt: Callable[[], object],
+        transient: Callable[[BaseException], bool],
+    ) -> None:
+        """Run ``attempt``; while another process holds the database locked (or creates its
+        tables at the same moment), again with exponential backoff for ``lock_timeout``."""
+        from tenacity import (
+            Retrying,
+            retry_if_exception,
+            stop_after_delay,
+            wait_exponential,
+        )
+
+        retrying = Retrying(
+            retry=retry_if_exception(transient),
+            wait=wait_exponential(multiplier=0.05, max=2.0),
+            stop=stop_after_delay(self._lock_timeout),
+            reraise=True,
+        )
+        with self._errors(action):
+            for try_ in retrying:
+                with try_:
+                    attempt()
+
     @contextmanager
     def _begin(self, action: str) -> Iterator[Connection]:
         with self._errors(action), self._engine.begin() as connection:
@@ -310,12 +350,16 @@ class RunHistory:
             {"run_id": run.id, "position": position, **score.model_dump()}
             for position, score in enumerate(run.scores)
         ]
-        with self._begin("write") as connection:
-            connection.execute(self._runs.insert(), [row])
-            if metrics:
-                connection.execute(self._metrics.insert(), metrics)
-            if scores:
-                connection.execute(self._scores.insert(), scores)
+
+        def insert() -> None:
+            with self._engine.begin() as connection:  # one transaction: all rows or none
+                connection.execute(self._runs.insert(), [row])
+                if metrics:
+                    connection.execute(self._metrics.insert(), metrics)
+                if scores:
+                    connection.execute(self._scores.insert(), scores)
+
+        self._retrying("write", insert, _contended)
         return run.id
 
     # ----------------------------------------------------------------- reading
@@ -546,4 +590,36 @@ def open_history(settings: HistorySettings | RagasSettings | None = None) -> Run
     """
     section = getattr(settings, "history", settings)
     url = getattr(section, "url", None) or default_history_url()
-    return RunHistory(url=url)
+    wait = getattr(section, "lock_timeout", None)
+    lock_timeout = wait.total_seconds() if wait is not None else DEFAULT_LOCK_TIMEOUT
+    return RunHistory(url=url, lock_timeout=lock_timeout)
+
+
+#: What a locked database says: SQLite's busy and locked errors, PostgreSQL's lock timeout,
+#: serialization failure and deadlock.
+_CONTENDED = (
+    "database is locked",
+    "database table is locked",
+    "could not obtain lock",
+    "could not serialize",
+    "deadlock detected",
+    "lock timeout",
+)
+
+
+def _contended(error: BaseException) -> bool:
+    """Whether ``error`` says another process holds the database: worth waiting for."""
+    from sqlalchemy.exc import DBAPIError
+
+    return isinstance(error, DBAPIError) and any(
+        text in str(error.orig).lower() for text in _CONTENDED
+    )
+
+
+def _contended_or_created(error: BaseException) -> bool:
+    """:func:`_contended`, or the loser of two processes creating the tables at once."""
+    from sqlalchemy.exc import DBAPIError
+
+    return _contended(error) or (
+        isinstance(error, DBAPIError) and "already exists" in str(error.orig).lower()
+    )
