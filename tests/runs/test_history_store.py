@@ -131,7 +131,7 @@ def test_a_database_locked_by_another_process_is_waited_for_not_failed(tmp_path,
 def test_a_lock_held_past_the_retry_time_is_a_history_error(tmp_path):
     path = tmp_path / "runs.db"
     with (
-        RunHistory(url=f"sqlite:///{path}", retry_for_s=0.0) as history,
+        RunHistory(url=f"sqlite:///{path}", lock_timeout=0.0) as history,
         subprocess.Popen(
             [sys.executable, "-c", HOLDER, str(path)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,

@@ -19,10 +19,11 @@ Subcommands::
 
 Exit codes: 0 success; 1 a quality gate failed (``--fail-under``, ``--min-pass-rate``, a missed
 quorum, a metric with no score at all, a judge that did not answer ``--ping``,
-``--fail-on-regression``); 2 bad input (arguments, configuration or dataset), reported as one
-message without a traceback (``--debug`` shows it), or a report (or the run history) that could
-not be written; 3 the spend cap (``--max-cost``) cut the run short; 130 interrupted (SIGINT),
-143 terminated (SIGTERM).
+``--fail-on-regression``); 2 bad input (arguments, configuration or dataset, a dataset of no
+samples without ``--allow-empty`` included), reported as one message without a traceback
+(``--debug`` shows it), a report that could not be written, or a history ``runs`` cannot
+read (a run that could not be recorded is a warning, never its exit code); 3 the spend
+cap (``--max-cost``) cut the run short; 130 interrupted (SIGINT), 143 terminated (SIGTERM).
 
 ``evaluate`` and ``compare`` never lose finished work: on SIGINT or SIGTERM they stop sending,
 cancel the judge calls in flight, write every ``--out`` report of what finished (the rest

@@ -74,7 +74,7 @@ class Reported:
     """What :func:`report_run` did that the exit code depends on."""
 
     unwritten: int  # reports that could not be written
-    recorded: bool  # False: the history failed to record the run
+    recorded: bool  # False: the history failed to record the run (a warning, not an exit code)
     diff: RunDiff | None  # against --baseline
 
 
@@ -109,6 +109,7 @@ def plan_run(options: RunOptions) -> RunPlan:
     Raises:
         UsageError: a bad ``--out`` or ``--metric``, ``--fail-on-regression`` without
             ``--baseline``.
+        DatasetError: a dataset of no samples, unless ``allow_empty``.
         RagasBootError: a bad dataset, configuration, criterion, label or baseline.
     """
     from ragas_boot.datasets import load_dataset
@@ -116,6 +117,14 @@ def plan_run(options: RunOptions) -> RunPlan:
     reports = report_paths(options.out, follow_symlinks=options.follow_symlinks)
     metric_names(options.metrics)  # an unknown metric is reported before anything is loaded
     dataset = load_dataset(options.dataset)
+    if not len(dataset) and not options.allow_empty:
+        from ragas_boot.errors import DatasetError
+
+        raise DatasetError(
+            "the dataset has no samples, so no gate could fail on it; check the file (a "
+            "truncated export, a wrong filter?), or pass --allow-empty to accept it",
+            file=options.dataset,
+        )
     loaded = load_settings(options.config, options.profiles)
     settings, limits = options.over(loaded)
     names = metric_names(options.metrics, settings, dataset.samples)
@@ -233,7 +242,7 @@ def exit_code(
         )
     if signals:
         return EXIT_TERMINATED if signals[0] == signal.SIGTERM else EXIT_INTERRUPTED
-    if reported.unwritten or not reported.recorded:
+    if reported.unwritten:  # (the history not recorded is a warning only)
         return EXIT_BAD_INPUT
     if run.stopped == "budget":
         return EXIT_BUDGET
@@ -279,7 +288,7 @@ def _report_pieces(
 
 def _record_run(plan: RunPlan, run: RunResult) -> tuple[StoredRun, bool]:
     """The run as the history keeps it, recorded unless the history is off; False when
-    recording failed (reported; exit code 2 once the reports are written)."""
+    recording failed (a warning)."""
     from ragas_boot.runs.history import snapshot_run
 
     source = plan.settings.source

@@ -82,6 +82,7 @@ class RunOptions:
     fail_on_regression: bool = False
     tolerance: float = 0.0
     history: bool = True
+    allow_empty: bool = False
     seed: int = 0
     resamples: int = 1000
 
@@ -115,6 +116,7 @@ class RunOptions:
             fail_on_regression=args.fail_on_regression,
             tolerance=args.tolerance,
             history=not args.no_history,
+            allow_empty=args.allow_empty,
             seed=getattr(args, "seed", 0),
             resamples=getattr(args, "resamples", 1000),
         )
@@ -289,6 +291,13 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, metric_required: bool)
         "--no-cache",
         action="store_true",
         help="neither read nor write the response cache (default: spring.ai.ragas.cache.enabled)",
+    )
+    parser.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="run a dataset of no samples (exit 0 unless --fail-under asks for a mean "
+        "score, which no sample gives); default: exit 2, so that a truncated export or a "
+        "wrong filter does not pass the gate",
     )
     add_cache_dir(parser)
     add_history_arguments(parser)

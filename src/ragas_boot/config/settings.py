@@ -1237,6 +1237,19 @@ class HistorySettings(_Section):
         description="SQLAlchemy database URL of a shared history (postgresql+pg8000://...); "
         "unset = the local SQLite file.",
     )
+    lock_timeout: Duration = Field(
+        default=timedelta(seconds=30),
+        description="How long recording a run retries (with backoff) a history that another "
+        "process holds locked; then the run is not recorded (a warning, never the run's exit "
+        "code).",
+    )
+
+    @field_validator("lock_timeout")
+    @classmethod
+    def _non_negative_lock_timeout(cls, value: timedelta) -> timedelta:
+        if value.total_seconds() < 0:
+            raise ValueError("must be 0 or more")
+        return value
 
 
 # --------------------------------------------------------------------------- root
