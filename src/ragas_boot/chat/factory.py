@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -117,6 +118,16 @@ def resolve_limits(
     defaults = providers.rate_limit
     own = rate_limit or RateLimitSettings()
     rps = own.rps if own.rps is not None else defaults.default_rps
+    shared = own.shared if own.shared is not None else defaults.default_shared
+    shared_file = None
+    if shared:
+        # One file per machine by default: every process that shares a provider's limit must
+        # name the same file, whatever its working directory.
+        shared_file = Path(
+            own.shared_file
+            or defaults.shared_file
+            or Path(tempfile.gettempdir()) / "ragas-boot-rate-limits.sqlite3"
+        ).expanduser()
     return ProviderLimits(
         provider=name,
         rps=rps if rps and rps > 0 else None,
@@ -126,6 +137,7 @@ def resolve_limits(
         call_timeout=timeout or providers.timeout,
         failure_threshold=providers.circuit_breaker.failure_threshold,
         open_for=providers.circuit_breaker.open_for,
+        shared_file=shared_file,
     )
 
 

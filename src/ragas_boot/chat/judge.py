@@ -111,6 +111,8 @@ class ProviderLimits:
         failure_threshold: attempts in a row of one judge that time out, cannot connect or
             get a 5xx before its calls fail fast (its circuit opens); 0 = never.
         open_for: how long the circuit stays open before one probe is let through.
+        shared_file: the SQLite file where the rate limit is shared with other processes on
+            the machine (``rate-limit.shared``); ``None`` keeps it per process.
     """
 
     provider: str
@@ -121,6 +123,7 @@ class ProviderLimits:
     call_timeout: timedelta = timedelta(seconds=120)
     failure_threshold: int = 5
     open_for: timedelta = timedelta(seconds=30)
+    shared_file: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -597,6 +597,15 @@ class RateLimitSettings(_Section):
     timeout: Duration | None = Field(
         default=None, description="Longest WAIT for a token; 0 = forever."
     )
+    shared: bool | None = Field(
+        default=None,
+        description="Share this limit with every process on the machine (pytest -n, parallel "
+        "jobs) through a SQLite file; unset = default-shared.",
+    )
+    shared_file: str | None = Field(
+        default=None,
+        description="The SQLite file of a shared limit; unset = the global shared-file.",
+    )
 
 
 class GlobalRateLimitSettings(_Section):
@@ -608,6 +617,14 @@ class GlobalRateLimitSettings(_Section):
     )
     default_timeout: Duration = Field(
         default=timedelta(0), description="Default WAIT timeout; 0 = forever."
+    )
+    default_shared: bool = Field(
+        default=False, description="Share every provider's limit across processes."
+    )
+    shared_file: str | None = Field(
+        default=None,
+        description="SQLite file of shared limits; unset = ragas-boot-rate-limits.sqlite3 in "
+        "the system temp folder (one per machine).",
     )
 
 
