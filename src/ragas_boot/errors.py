@@ -311,15 +311,20 @@ class BudgetExceededError(JudgeError):
     Attributes:
         max_cost: the cap.
         spent: what the run had spent when the call was refused.
+        reserved: the worst cases of the calls then in flight.
     """
 
     kind = "budget"
 
-    def __init__(self, *, judge_id: str, max_cost: float, spent: float) -> None:
+    def __init__(
+        self, *, judge_id: str, max_cost: float, spent: float, reserved: float = 0.0
+    ) -> None:
         self.max_cost = max_cost
         self.spent = spent
+        self.reserved = reserved
+        held = f", {reserved:.6g} reserved by calls in flight" if reserved else ""
         super().__init__(
-            f"the run's spend cap of {max_cost:g} was reached ({spent:.6g} spent): not sent",
+            f"the run's spend cap of {max_cost:g} was reached ({spent:.6g} spent{held}): not sent",
             judge_id=judge_id,
         )
 

@@ -30,9 +30,15 @@ from ragas_boot.execution.limits import ProviderGate, ProviderGates
 from ragas_boot.execution.repeats import bypass_cache, current_repeat
 from ragas_boot.execution.results import CacheOutcome, JudgeCall, StepRecord
 from ragas_boot.execution.retry import RetryPolicy
-from ragas_boot.execution.spending import SpendMeter
+from ragas_boot.execution.spending import SpendMeter, estimate_tokens, worst_case_cost
 
-__all__ = ["DryAnswerer", "MultiModelExecutor", "OutputSource", "PromptSource"]
+__all__ = [
+    "DryAnswerer",
+    "MultiModelExecutor",
+    "OutputSource",
+    "PromptSource",
+    "sent_text",
+]
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +63,17 @@ def _failure_kind(error: BaseException) -> str:
     if isinstance(error, JudgeError):
         return error.kind
     return "internal_error"
+
+
+def sent_text(judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> str:
+    """The text a call sends, as far as tokens go: the prompt and the format block, or the
+    schema that travels beside it in the native modes."""
+    if judge.spec.structured_output in (
+        StructuredOutputMode.PROMPT,
+        StructuredOutputMode.JSON_OBJECT,
+    ):
+        return prompt + format_instructions(output_model)
+    return prompt + json.dumps(output_schema(output_model))
 
 
 def _output_model(source: OutputSource[OutputT], judge: JudgeModel) -> type[BaseModel]:
@@ -355,18 +372,17 @@ class MultiModelExecutor(PortalRunner):
         tally: _Attempts,
     ) -> JudgeAnswer[OutputT]:
         if self._dry is not None:
-            text = prompt
-            if judge.spec.structured_output in (
-                StructuredOutputMode.PROMPT,
-                StructuredOutputMode.JSON_OBJECT,
-            ):
-                text += format_instructions(output_model)
-            else:  # the schema travels beside the prompt: count it as well
-                text += json.dumps(output_schema(output_model))
-            value = self._dry(judge, prompt, text, output_model)
+            value = self._dry(judge, prompt, sent_text(judge, prompt, output_model), output_model)
             return JudgeAnswer(value=value, raw_text="", usage=TokenUsage(), latency_s=0.0)  # type: ignore[arg-type]
         meter = self._meter
         price = judge.spec.price
+        worst = 0.0
+        if meter is not None and meter.max_cost is not None and price is not None:
+            worst = worst_case_cost(
+                estimate_tokens(sent_text(judge, prompt, output_model)),
+                judge.spec.max_tokens,
+                price,
+            )
 
         def bill(usage: object) -> None:
             # Every response that reports usage is billed, whatever became of it.
@@ -380,15 +396,20 @@ class MultiModelExecutor(PortalRunner):
                     meter.add(cost)
 
         async def attempt() -> JudgeAnswer[OutputT]:
-            if meter is not None:
-                meter.admit(judge.id)
+            # The worst case is held before sending and let go once the real cost is counted:
+            # calls in flight cannot carry the run past its cap by more than one of them.
+            reserved = meter.reserve(judge.id, worst) if meter is not None else 0.0
             try:
-                answer = await judge.ainvoke_structured(prompt, output_model)
-            except JudgeError as error:
-                bill(error.usage)
-                raise
-            bill(answer.usage)
-            return answer
+                try:
+                    answer = await judge.ainvoke_structured(prompt, output_model)
+                except JudgeError as error:
+                    bill(error.usage)
+                    raise
+                bill(answer.usage)
+                return answer
+            finally:
+                if meter is not None:
+                    meter.release(reserved)
 
         return await call_with_retries(
             attempt,

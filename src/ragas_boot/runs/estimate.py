@@ -21,7 +21,6 @@ to other endpoints) and are listed in ``not_estimated``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +32,7 @@ from ragas_boot.chat.structured import output_schema
 from ragas_boot.chat.wire.schemas import minimal_instance
 from ragas_boot.datasets import Dataset
 from ragas_boot.execution.repeats import bypass_cache
+from ragas_boot.execution.spending import CHARS_PER_TOKEN, estimate_tokens
 from ragas_boot.metrics.base import Need
 from ragas_boot.runs._concurrency import run_blocking
 from ragas_boot.runs.engine import ConfigsArgument, MetricsArgument, _plans, _samples
@@ -48,8 +48,6 @@ __all__ = [
     "estimate_run",
 ]
 
-#: Characters per token of the estimate (OpenAI's rule of thumb for English text).
-CHARS_PER_TOKEN = 4
 #: How tokens are estimated, as reports say it.
 TOKEN_METHOD = "characters / 4 (an approximation: no tokenizer of these models is known offline)"
 
@@ -91,11 +89,6 @@ class RunEstimate(BaseModel):
         "the figures."
     )
     token_method: str = Field(default=TOKEN_METHOD, description="How tokens are estimated.")
-
-
-def estimate_tokens(text: str) -> int:
-    """Tokens of ``text`` by :data:`TOKEN_METHOD`."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 @dataclass
