@@ -308,3 +308,31 @@ def test_calls_in_flight_cannot_run_past_the_cap_by_more_than_one_call(
     assert run.totals.cost == pytest.approx(worst)
     assert run.totals.cost <= 0.5 + worst
     assert run.stopped == "budget"
+
+
+def test_the_estimate_shows_the_largest_prompt_and_the_calls_over_the_bound(
+    make_run_container, openai_server
+):
+    from rich.console import Console
+
+    from ragas_boot.reporting.estimate import estimate_renderables
+    from ragas_boot.runs.estimate import estimate_run
+
+    container = make_run_container(
+        {"judge-a": PRICE, "judge-b": None},
+        extra="spring.ai.ragas.providers.max-prompt-tokens: 5000\n",
+    )
+    big = SAMPLES[0].model_copy(
+        update={"id": "big", "user_input_messages": [HumanMessage("z" * 40_000), AIMessage("ok")]}
+    )
+    estimate = estimate_run([*SAMPLES, big], [container.agent_goal_accuracy()])
+
+    assert openai_server.count() == 0
+    assert 10_000 < estimate.totals.largest_prompt_tokens < 11_000  # 40,000 characters / 4
+    assert estimate.totals.over_limit_calls == 2  # the big sample, once per judge
+    console = Console(width=200, record=True)
+    for renderable in estimate_renderables(estimate):
+        console.print(renderable)
+    text = console.export_text()
+    assert "Largest prompt: 10," in text
+    assert "Over max-prompt-tokens: 2 calls would fail unsent" in text

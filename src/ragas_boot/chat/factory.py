@@ -154,6 +154,12 @@ def provider_limits(
     )
 
 
+#: The largest prompt sent to a judge whose context is not known (estimated tokens): room for
+#: every judge prompt of the built-in metrics on real conversations, and a bound on what one
+#: amplified sample can cost (about $0.08 at $2.50 per million prompt tokens).
+DEFAULT_MAX_PROMPT_TOKENS = 32_768
+
+
 def _spec(
     providers: ProvidersSettings,
     model: ChatModelSettings,
@@ -172,11 +178,17 @@ def _spec(
     langchain: LangChainModelSpec | None = None,
     json_object_schema: bool = True,
     transport: Transport | None = None,
+    max_prompt_tokens: int | None = None,
 ) -> JudgeSpec:
     defaults = providers.default_options
     options = model.options
     if max_tokens is None:
         max_tokens = defaults.max_tokens
+    answer_cap = options.max_tokens if options.max_tokens is not None else max_tokens
+    prompt_cap = model.max_prompt_tokens or max_prompt_tokens or providers.max_prompt_tokens
+    if prompt_cap is None and local is not None:
+        # The model's own context is known: a prompt beyond it cannot be read at all.
+        prompt_cap = local.n_ctx
     if temperature is None:
         temperature = defaults.temperature
     if top_p is None:
@@ -189,7 +201,7 @@ def _spec(
         api_key=api_key,  # type: ignore[arg-type]
         completions_path=completions_path,
         temperature=options.temperature if options.temperature is not None else temperature,
-        max_tokens=options.max_tokens if options.max_tokens is not None else max_tokens,
+        max_tokens=answer_cap,
         top_p=options.top_p if options.top_p is not None else top_p,
         structured_output=structured_output or providers.structured_output,  # type: ignore[arg-type]
         limits=limits,
@@ -200,6 +212,7 @@ def _spec(
         json_object_schema=json_object_schema,
         transport=transport or providers.transport,
         price=model.price,
+        max_prompt_tokens=prompt_cap or DEFAULT_MAX_PROMPT_TOKENS,
     )
 
 
@@ -577,6 +590,7 @@ def judge_specs(settings: RagasSettings) -> list[JudgeSpec]:
                     headers=provider.headers,
                     json_object_schema=provider.json_object_schema,
                     transport=provider.transport,
+                    max_prompt_tokens=provider.max_prompt_tokens,
                 ),
                 f"{p_key}.chat-models[{m_index}]",
             )

@@ -201,6 +201,8 @@ class JudgeSpec:
         transport: how an OpenAI-compatible judge sends calls (its own lean client, or
             langchain-openai's ``ChatOpenAI``); other judges ignore it.
         price: price per million tokens; ``None``: reports show this judge's tokens only.
+        max_prompt_tokens: largest prompt (estimated tokens, format block included) the
+            executor sends to this judge; a larger one fails unsent.
     """
 
     id: str
@@ -221,6 +223,7 @@ class JudgeSpec:
     json_object_schema: bool = True
     transport: Transport = Transport.DIRECT
     price: PriceSettings | None = None
+    max_prompt_tokens: int = 32_768
 
 
 @runtime_checkable

@@ -547,6 +547,13 @@ class ChatModelSettings(_Section):
     alias: str | None = Field(
         default=None, min_length=1, description="Judge id to use instead of the model id."
     )
+    max_prompt_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Largest prompt sent to this model, in estimated tokens (characters / 4); "
+        "a larger one fails that evaluation unsent. Unset: the provider's, else "
+        "providers.max-prompt-tokens.",
+    )
     options: ChatOptions = Field(default_factory=ChatOptions, description="Per-model options.")
     price: PriceSettings | None = Field(
         default=None,
@@ -657,6 +664,12 @@ class OpenAICompatibleProviderSettings(_Section):
     api_key: SecretStr = Field(description="API key; never printed.")
     completions_path: str = Field(
         default="/v1/chat/completions", description="Appended to base-url for chat calls."
+    )
+    max_prompt_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Largest prompt sent to this provider's models, in estimated tokens; "
+        "unset: providers.max-prompt-tokens.",
     )
     chat_models: list[ChatModelSettings] = Field(
         default_factory=list, description="Chat models; each becomes a judge."
@@ -929,6 +942,12 @@ class ProvidersSettings(_Section):
     )
     langchain: list[LangChainProviderSettings] = Field(
         default_factory=list, description="Providers on any LangChain chat model class."
+    )
+    max_prompt_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Largest prompt sent to any judge, in estimated tokens; unset: a local "
+        "model's n-ctx, else 32768.",
     )
     rate_limit: GlobalRateLimitSettings = Field(
         default_factory=GlobalRateLimitSettings, description="Rate-limit defaults."

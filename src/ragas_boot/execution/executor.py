@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from ragas_boot.errors import (
     JudgeHTTPError,
     JudgeNotFoundError,
     JudgeOutputError,
+    PromptTooLargeError,
 )
 from ragas_boot.execution._runner import PortalRunner
 from ragas_boot.execution.attempts import CallTally, call_with_retries
@@ -30,13 +32,14 @@ from ragas_boot.execution.limits import ProviderGate, ProviderGates
 from ragas_boot.execution.repeats import bypass_cache, current_repeat
 from ragas_boot.execution.results import CacheOutcome, JudgeCall, StepRecord
 from ragas_boot.execution.retry import RetryPolicy
-from ragas_boot.execution.spending import SpendMeter, estimate_tokens, worst_case_cost
+from ragas_boot.execution.spending import CHARS_PER_TOKEN, SpendMeter, worst_case_cost
 
 __all__ = [
     "DryAnswerer",
     "MultiModelExecutor",
     "OutputSource",
     "PromptSource",
+    "prompt_tokens",
     "sent_text",
 ]
 
@@ -65,15 +68,26 @@ def _failure_kind(error: BaseException) -> str:
     return "internal_error"
 
 
-def sent_text(judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> str:
-    """The text a call sends, as far as tokens go: the prompt and the format block, or the
-    schema that travels beside it in the native modes."""
+def _beside(judge: JudgeModel, output_model: type[BaseModel]) -> str:
+    # What travels with the prompt: the format block, or the schema in the native modes.
     if judge.spec.structured_output in (
         StructuredOutputMode.PROMPT,
         StructuredOutputMode.JSON_OBJECT,
     ):
-        return prompt + format_instructions(output_model)
-    return prompt + json.dumps(output_schema(output_model))
+        return format_instructions(output_model)
+    return json.dumps(output_schema(output_model))
+
+
+def sent_text(judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> str:
+    """The text a call sends, as far as tokens go: the prompt and the format block, or the
+    schema that travels beside it in the native modes."""
+    return prompt + _beside(judge, output_model)
+
+
+def prompt_tokens(judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> int:
+    """:func:`~ragas_boot.execution.spending.estimate_tokens` of :func:`sent_text` (without
+    copying a large prompt)."""
+    return math.ceil((len(prompt) + len(_beside(judge, output_model))) / CHARS_PER_TOKEN)
 
 
 def _output_model(source: OutputSource[OutputT], judge: JudgeModel) -> type[BaseModel]:
@@ -308,6 +322,7 @@ class MultiModelExecutor(PortalRunner):
                 saved_cost=None if judge.spec.price is None else saved.cost(judge.spec.price),
             )
         try:
+            self._check_size(judge, prompt, output_model)
             answer = None
             for output_attempt in range(self._output_retries + 1):
                 try:
@@ -364,6 +379,20 @@ class MultiModelExecutor(PortalRunner):
                 cache=outcome,
             )
 
+    def _check_size(self, judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> None:
+        # Before any slot, reservation or request: a prompt past the judge's bound (an
+        # amplified or oversized sample) costs nothing and names the limit. A dry run counts
+        # every prompt instead (its estimate shows the largest).
+        if self._dry is not None:
+            return
+        tokens = prompt_tokens(judge, prompt, output_model)
+        if tokens > judge.spec.max_prompt_tokens:
+            raise PromptTooLargeError(
+                judge_id=judge.id,
+                estimated_tokens=tokens,
+                max_prompt_tokens=judge.spec.max_prompt_tokens,
+            )
+
     async def _with_retries(
         self,
         judge: JudgeModel,
@@ -379,7 +408,7 @@ class MultiModelExecutor(PortalRunner):
         worst = 0.0
         if meter is not None and meter.max_cost is not None and price is not None:
             worst = worst_case_cost(
-                estimate_tokens(sent_text(judge, prompt, output_model)),
+                prompt_tokens(judge, prompt, output_model),
                 judge.spec.max_tokens,
                 price,
             )

@@ -73,6 +73,14 @@ class CallEstimate(BaseModel):
     cost_max: float | None = Field(
         description="Cost with every answer as long as allowed; None without a price."
     )
+    largest_prompt_tokens: int = Field(
+        default=0, description="Estimated tokens of the largest prompt (format included)."
+    )
+    over_limit_calls: int = Field(
+        default=0,
+        description="Calls whose prompt is over the judge's max-prompt-tokens: a run would "
+        "fail them unsent (their tokens and cost are still in the figures above).",
+    )
 
 
 class RunEstimate(BaseModel):
@@ -99,8 +107,12 @@ class _Tally:
     max_output: int = 0
     cost_min: float | None = None
     cost_max: float | None = None
+    largest: int = 0
+    over_limit: int = 0
 
     def add(self, other: _Tally) -> None:
+        self.largest = max(self.largest, other.largest)
+        self.over_limit += other.over_limit
         self.calls += other.calls
         self.cached += other.cached
         self.input_tokens += other.input_tokens
@@ -120,6 +132,8 @@ class _Tally:
             max_output_tokens=self.max_output,
             cost_min=self.cost_min,
             cost_max=self.cost_max,
+            largest_prompt_tokens=self.largest,
+            over_limit_calls=self.over_limit,
         )
 
 
@@ -146,6 +160,8 @@ class _Recorder:
             tally.cached += 1
         else:
             tokens = estimate_tokens(text)
+            tally.largest = max(tally.largest, tokens)
+            tally.over_limit += tokens > judge.spec.max_prompt_tokens
             tally.input_tokens += tokens
             tally.max_output += judge.spec.max_tokens
             price = judge.spec.price
