@@ -35,6 +35,7 @@ from ragas_boot.config.settings import (
     ChatModelSettings,
     ExternalStarterSettings,
     GigaChatSettings,
+    HedgingSettings,
     LocalChatModelSettings,
     OpenAICompatibleProviderSettings,
     ProvidersSettings,
@@ -113,8 +114,12 @@ def resolve_limits(
     *,
     max_concurrency: int | None = None,
     timeout: timedelta | None = None,
+    hedging: HedgingSettings | None = None,
 ) -> ProviderLimits:
     """A provider's limits: its own settings, else the global ``rate-limit.default-*`` ones."""
+    hedge = hedging or HedgingSettings()
+    hedge_on = hedge.enabled if hedge.enabled is not None else providers.hedging.enabled
+    hedge_after = hedge.delay if hedge.delay is not None else providers.hedging.delay
     defaults = providers.rate_limit
     own = rate_limit or RateLimitSettings()
     rps = own.rps if own.rps is not None else defaults.default_rps
@@ -138,6 +143,8 @@ def resolve_limits(
         failure_threshold=providers.circuit_breaker.failure_threshold,
         open_for=providers.circuit_breaker.open_for,
         shared_file=shared_file,
+        hedge=bool(hedge_on),
+        hedge_after=hedge_after,
     )
 
 
@@ -151,6 +158,7 @@ def provider_limits(
         provider.rate_limit,
         max_concurrency=provider.max_concurrency,
         timeout=provider.timeout,
+        hedging=provider.hedging,
     )
 
 

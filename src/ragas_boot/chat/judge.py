@@ -113,6 +113,8 @@ class ProviderLimits:
         open_for: how long the circuit stays open before one probe is let through.
         shared_file: the SQLite file where the rate limit is shared with other processes on
             the machine (``rate-limit.shared``); ``None`` keeps it per process.
+        hedge: send a second copy of an attempt still unanswered after ``hedge_after``.
+        hedge_after: the delay before the copy; ``None`` = the provider's observed p95.
     """
 
     provider: str
@@ -124,6 +126,8 @@ class ProviderLimits:
     failure_threshold: int = 5
     open_for: timedelta = timedelta(seconds=30)
     shared_file: Path | None = None
+    hedge: bool = False
+    hedge_after: timedelta | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,6 +63,7 @@ __all__ = [
     "GigaChatChatSettings",
     "GigaChatSettings",
     "GlobalRateLimitSettings",
+    "HedgingSettings",
     "HistorySettings",
     "LangChainProviderSettings",
     "Language",
@@ -635,6 +636,18 @@ class GlobalRateLimitSettings(_Section):
     )
 
 
+class HedgingSettings(_Section):
+    """Hedged requests: a second copy of a call still unanswered after ``delay`` (off by
+    default: the copy costs tokens). Unset fields fall back to ``providers.hedging``."""
+
+    enabled: bool | None = Field(default=None, description="Send hedged copies; unset = off.")
+    delay: Duration | None = Field(
+        default=None,
+        description="How long an attempt waits for its answer before the copy is sent; unset "
+        "= the provider's observed p95 latency (no copy until 20 answers are seen).",
+    )
+
+
 class CircuitBreakerSettings(_Section):
     """``spring.ai.ragas.providers.circuit-breaker``: fail fast while a judge is down.
 
@@ -679,6 +692,9 @@ class OpenAICompatibleProviderSettings(_Section):
     )
     embedding_models: list[EmbeddingModelSettings] = Field(
         default_factory=list, description="Embedding models of this provider."
+    )
+    hedging: HedgingSettings | None = Field(
+        default=None, description="Hedged requests of this provider; unset = providers.hedging."
     )
     rate_limit: RateLimitSettings | None = Field(default=None, description="Rate limit.")
     max_concurrency: int | None = Field(
@@ -971,6 +987,10 @@ class ProvidersSettings(_Section):
     )
     output_retries: int = Field(
         default=1, ge=0, description="Re-asks after an empty/unparseable/invalid answer."
+    )
+    hedging: HedgingSettings = Field(
+        default_factory=HedgingSettings,
+        description="Hedged requests (off by default), for every provider without its own.",
     )
     circuit_breaker: CircuitBreakerSettings = Field(
         default_factory=CircuitBreakerSettings, description="Fail fast while a judge is down."

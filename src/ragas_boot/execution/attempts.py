@@ -7,6 +7,7 @@ follow ``spring.ai.retry``, share a provider's limits and report waiting apart f
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import weakref
 from collections.abc import Awaitable, Callable
@@ -23,6 +24,8 @@ from ragas_boot.execution.retry import RetryPolicy
 __all__ = ["CallTally", "ModelTurns", "call_with_retries"]
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -48,48 +51,102 @@ async def call_with_retries(
     policy: RetryPolicy,
     timeout_s: float | None,
     tally: CallTally,
+    abandoned: Callable[[], None] | None = None,
 ) -> T:
     """Run ``call`` until it succeeds or the retry policy gives up.
 
-    Each attempt holds the provider's rate-limit token and concurrency slot and runs under
+    Each attempt holds the provider's concurrency slot and rate-limit place and runs under
     ``timeout_s``; a timeout becomes :class:`JudgeTimeoutError`, which the policy retries.
     A ``Retry-After`` longer than the policy waits ends the call at once, the requested wait
     in the message; an open circuit (the provider failing in a row) ends it before sending.
-    ``call`` must raise judge errors (translate the client's own errors first).
+    With hedging on for the provider, an attempt still unanswered after the gate's
+    :meth:`~ProviderGate.hedge_delay` gets a copy (its own slot and place): the first answer
+    wins, the other copy is cancelled (``abandoned`` is told, to bill it) and both count as
+    attempts. ``call`` must raise judge errors (translate the client's own errors first).
 
     Raises:
         JudgeError: the last attempt's error, once the policy stops retrying.
         RateLimitExceededError: REJECT found no token, or WAIT ran past its timeout.
     """
+
+    async def one() -> T:
+        return await _attempt(call, judge_id, gate, policy, timeout_s, tally)
+
     async for attempt in policy.retrying():
         with attempt:
-            async with gate.slot(judge_id) as waited:
-                tally.wait_s += waited
-                tally.attempts += 1
-                began = time.perf_counter()
-                try:
-                    async with asyncio.timeout(timeout_s):
-                        return await call()
-                except JudgeHTTPError as error:
-                    wait = policy.refused_wait(error)
-                    if wait is None:
-                        raise
-                    raise JudgeHTTPError(
-                        f"{error}; the server asked to retry after {wait:g}s, more than "
-                        f"backoff.max-interval {policy.max_wait_s:g}s: not waiting",
-                        judge_id=error.judge_id,
-                        status_code=error.status_code,
-                        retry_after=wait,
-                    ) from error
-                except JudgeError:
-                    raise
-                except TimeoutError:
-                    raise JudgeTimeoutError(
-                        f"no answer within {timeout_s:g}s", judge_id=judge_id
-                    ) from None
-                finally:
-                    tally.latency_s += time.perf_counter() - began
+            delay = gate.hedge_delay()
+            if delay is None:
+                return await one()
+            return await _hedged(one, delay, abandoned)
     raise AssertionError("unreachable: tenacity re-raises the last error")  # pragma: no cover
+
+
+async def _attempt(
+    call: Callable[[], Awaitable[T]],
+    judge_id: str,
+    gate: ProviderGate,
+    policy: RetryPolicy,
+    timeout_s: float | None,
+    tally: CallTally,
+) -> T:
+    async with gate.slot(judge_id) as waited:
+        tally.wait_s += waited
+        tally.attempts += 1
+        began = time.perf_counter()
+        try:
+            async with asyncio.timeout(timeout_s):
+                answer = await call()
+            gate.record_latency(time.perf_counter() - began)
+            return answer
+        except JudgeHTTPError as error:
+            wait = policy.refused_wait(error)
+            if wait is None:
+                raise
+            raise JudgeHTTPError(
+                f"{error}; the server asked to retry after {wait:g}s, more than "
+                f"backoff.max-interval {policy.max_wait_s:g}s: not waiting",
+                judge_id=error.judge_id,
+                status_code=error.status_code,
+                retry_after=wait,
+            ) from error
+        except JudgeError:
+            raise
+        except TimeoutError:
+            raise JudgeTimeoutError(f"no answer within {timeout_s:g}s", judge_id=judge_id) from None
+        finally:
+            tally.latency_s += time.perf_counter() - began
+
+
+async def _hedged(
+    one: Callable[[], Awaitable[T]], delay: float, abandoned: Callable[[], None] | None
+) -> T:
+    """``one()``, and a second ``one()`` if the first has not answered after ``delay``: the
+    first success wins; when both fail, the first error is raised."""
+    tasks = [asyncio.ensure_future(one())]
+    try:
+        done, _ = await asyncio.wait(tasks, timeout=delay)
+        if not done:
+            log.debug("attempt unanswered after %.3gs: sending a hedged copy", delay)
+            tasks.append(asyncio.ensure_future(one()))
+        error: BaseException | None = None
+        pending = set(tasks)
+        while pending:
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for task in tasks:  # in sending order: the original's error is reported first
+                if task in done and not task.cancelled():
+                    failure = task.exception()
+                    if failure is None:
+                        return task.result()
+                    error = error or failure
+        assert error is not None
+        raise error
+    finally:
+        for task in tasks:
+            if not task.done():
+                task.cancel()
+                if abandoned is not None:
+                    abandoned()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class ModelTurns:

@@ -440,6 +440,12 @@ class MultiModelExecutor(PortalRunner):
                 if meter is not None:
                     meter.release(reserved)
 
+        def abandoned() -> None:
+            # A hedged copy cancelled in flight reports no usage, but its provider had the
+            # prompt (and bills it): count its estimated prompt tokens.
+            tokens = prompt_tokens(judge, prompt, output_model)
+            bill(TokenUsage(input_tokens=tokens, total_tokens=tokens))
+
         return await call_with_retries(
             attempt,
             judge_id=judge.id,
@@ -447,6 +453,7 @@ class MultiModelExecutor(PortalRunner):
             policy=self._retry,
             timeout_s=judge.spec.limits.call_timeout.total_seconds() or None,
             tally=tally,
+            abandoned=abandoned if judge.spec.limits.hedge else None,
         )
 
     async def _close_clients(self) -> None:

@@ -7,6 +7,7 @@ import contextlib
 import math
 import sqlite3
 import time
+from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from ragas_boot.errors import (
 )
 
 __all__ = [
-    "CONNECT_ALLOWANCE_S",
+    "LONGEST_HOLD_S",
     "CircuitBreaker",
     "ProviderGate",
     "ProviderGates",
@@ -35,10 +36,10 @@ __all__ = [
 ]
 
 
-#: How long after its slot a request is taken to have reached the wire when its transport
-#: does not say (:func:`ragas_boot.chat.sending.request_sent`) and its answer has not come
-#: yet: time to open a connection (and a TLS handshake) on a normal network.
-CONNECT_ALLOWANCE_S = 0.25
+#: How long a place is held at most when the attempt has no timeout (and never reports):
+#: a place whose attempt still runs must count, but a process that died holding places in a
+#: shared file must not block the others for ever.
+LONGEST_HOLD_S = 600.0
 
 
 @dataclass(slots=True)
@@ -63,21 +64,24 @@ class SlidingWindowLimiter:
     one request per ``1 / rps`` seconds. A place is taken just before the request is sent
     (:meth:`acquire`) and is held until one window after the request reached the wire: the
     moment the transport reports (:meth:`sent`), else the moment the answer came
-    (:meth:`finish`, an upper bound), and until one is known, :data:`CONNECT_ALLOWANCE_S`
-    after the place was taken. So a first burst that waits for connections to open cannot
-    share a server-side second with the next burst. A request that was never sent gives its
-    place back (:meth:`cancel`). Waiters are admitted in arrival order. Use it from one
-    event loop.
+    (:meth:`finish`: it was sent by then). Until one is known the place counts (for at most
+    ``hold_s``, the attempt's timeout). So a first burst that waits for connections to open,
+    or for a busy CPU, cannot share a server-side second with the next burst, whatever the
+    load. The price, for transports that do not report: a place is held for the call's
+    latency plus one window. A request that was never sent gives its place back
+    (:meth:`cancel`). Waiters are admitted in arrival order. Use it from one event loop.
 
     Args:
         rps: requests per second (> 0).
+        hold_s: the longest an attempt lasts (its timeout); :data:`LONGEST_HOLD_S` if none.
     """
 
-    def __init__(self, rps: float) -> None:
+    def __init__(self, rps: float, *, hold_s: float | None = None) -> None:
         if not rps > 0:
             raise ValueError(f"rps must be > 0, got {rps}")
         self.capacity = max(1, math.floor(rps))
         self.window_s = 1.0 if rps >= 1 else 1.0 / rps
+        self.hold_s = hold_s or LONGEST_HOLD_S
         self._tickets: list[Ticket] = []
         self._lock = asyncio.Lock()
         self._changed = asyncio.Event()
@@ -86,7 +90,7 @@ class SlidingWindowLimiter:
         self._tickets = [ticket for ticket in self._tickets if ticket.expires > now]
         if len(self._tickets) >= self.capacity:
             return None
-        ticket = Ticket(expires=now + CONNECT_ALLOWANCE_S + self.window_s)
+        ticket = Ticket(expires=now + self.hold_s + self.window_s)
         self._tickets.append(ticket)
         return ticket
 
@@ -145,13 +149,17 @@ class SharedWindowLimiter:
         rps: requests per second (> 0).
         path: the SQLite file (made with its folder when missing).
         provider: the provider whose requests the rows count.
+        hold_s: the longest an attempt lasts (its timeout); :data:`LONGEST_HOLD_S` if none.
     """
 
-    def __init__(self, rps: float, *, path: Path, provider: str) -> None:
+    def __init__(
+        self, rps: float, *, path: Path, provider: str, hold_s: float | None = None
+    ) -> None:
         if not rps > 0:
             raise ValueError(f"rps must be > 0, got {rps}")
         self.capacity = max(1, math.floor(rps))
         self.window_s = 1.0 if rps >= 1 else 1.0 / rps
+        self.hold_s = hold_s or LONGEST_HOLD_S
         self.path = path
         self._provider = provider
         self._connection: sqlite3.Connection | None = None
@@ -187,7 +195,7 @@ class SharedWindowLimiter:
             ).fetchone()
             if held >= self.capacity:
                 return None, float(earliest) - now
-            expires = now + CONNECT_ALLOWANCE_S + self.window_s
+            expires = now + self.hold_s + self.window_s
             cursor = db.execute(
                 "INSERT INTO places (provider, expires) VALUES (?, ?)", (self._provider, expires)
             )
@@ -234,6 +242,10 @@ class SharedWindowLimiter:
             self._connection.close()
             self._connection = None
 
+
+#: Answered attempts a gate remembers for the p95 hedging delay, and how many it needs first.
+HEDGE_WINDOW = 200
+HEDGE_MIN_SAMPLES = 20
 
 #: Longest sleep of a waiter of a :class:`SharedWindowLimiter` between two looks.
 SHARED_POLL_S = 0.02
@@ -370,14 +382,36 @@ class ProviderGate:
     def __init__(self, *, limits: ProviderLimits) -> None:
         self._limits = limits
         self._limiter: SlidingWindowLimiter | SharedWindowLimiter | None = None
+        # An attempt ends by its timeout at the latest (plus a little for cancelling it).
+        hold_s = limits.call_timeout.total_seconds() + 1.0 if limits.call_timeout else None
         if limits.rps and limits.shared_file is not None:
             self._limiter = SharedWindowLimiter(
-                limits.rps, path=limits.shared_file, provider=limits.provider
+                limits.rps, path=limits.shared_file, provider=limits.provider, hold_s=hold_s
             )
         elif limits.rps:
-            self._limiter = SlidingWindowLimiter(limits.rps)
+            self._limiter = SlidingWindowLimiter(limits.rps, hold_s=hold_s)
         self._semaphore = asyncio.Semaphore(limits.max_concurrency)
         self._breakers: dict[str, CircuitBreaker] = {}
+        # Latencies of the last answered attempts, for a hedging delay of "the p95".
+        self._latencies: deque[float] = deque(maxlen=HEDGE_WINDOW)
+
+    def record_latency(self, seconds: float) -> None:
+        """An attempt was answered after ``seconds`` (kept only when hedging uses the p95)."""
+        if self._limits.hedge and self._limits.hedge_after is None:
+            self._latencies.append(seconds)
+
+    def hedge_delay(self) -> float | None:
+        """Seconds after which a still-unanswered attempt gets a copy; ``None``: no copy
+        (hedging off, or the p95 is not known yet: fewer than :data:`HEDGE_MIN_SAMPLES`)."""
+        limits = self._limits
+        if not limits.hedge:
+            return None
+        if limits.hedge_after is not None:
+            return limits.hedge_after.total_seconds()
+        if len(self._latencies) < HEDGE_MIN_SAMPLES:
+            return None
+        ordered = sorted(self._latencies)
+        return ordered[min(len(ordered) - 1, math.ceil(0.95 * len(ordered)) - 1)]
 
     def breaker(self, judge_id: str) -> CircuitBreaker:
         """The circuit breaker of one judge (made on first use)."""
