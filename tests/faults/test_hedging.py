@@ -121,3 +121,36 @@ spring.ai.ragas.providers:
 
     assert not off.hedge
     assert on.hedge and on.hedge_after == timedelta(seconds=2)
+
+
+def test_a_call_that_hung_before_the_p95_was_known_is_hedged_once_it_is(
+    openai_server, judge_transport
+):
+    # 21 judges of one provider at once: "slow" hangs; the others' 20 answers make the p95
+    # known while it waits, and its copy goes then (not after its 30 s hang).
+    openai_server.respond(None, {"verdict": 1})
+    openai_server.script("slow", Reply.hang(30), {"verdict": 1})
+    limits = ProviderLimits(provider="p", hedge=True)
+    judges = [
+        OpenAICompatibleJudge(
+            spec=JudgeSpec(
+                id=name,
+                model=name,
+                provider="p",
+                base_url=openai_server.base_url,
+                api_key=SecretStr("k"),
+                transport=judge_transport,
+                limits=limits,
+            )
+        )
+        for name in ["slow", *(f"fast-{index}" for index in range(20))]
+    ]
+    executor = MultiModelExecutor(judges=judges, output_retries=0)
+    try:
+        record = executor.portal.call(executor.run_step("Judge", executor.judges, "q", Verdict))
+    finally:
+        executor.close()
+
+    assert all(call.ok for call in record.calls)
+    assert record.calls[0].attempts == 2
+    assert openai_server.count("slow") == 2 and openai_server.count() == 22

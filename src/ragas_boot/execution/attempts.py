@@ -74,10 +74,9 @@ async def call_with_retries(
 
     async for attempt in policy.retrying():
         with attempt:
-            delay = gate.hedge_delay()
-            if delay is None:
+            if not gate.limits.hedge:
                 return await one()
-            return await _hedged(one, delay, abandoned)
+            return await _hedged(one, gate, abandoned)
     raise AssertionError("unreachable: tenacity re-raises the last error")  # pragma: no cover
 
 
@@ -117,17 +116,30 @@ async def _attempt(
             tally.latency_s += time.perf_counter() - began
 
 
+#: How often an attempt looks again for the provider's p95 while it is not known yet.
+_P95_LOOK_S = 0.1
+
+
 async def _hedged(
-    one: Callable[[], Awaitable[T]], delay: float, abandoned: Callable[[], None] | None
+    one: Callable[[], Awaitable[T]], gate: ProviderGate, abandoned: Callable[[], None] | None
 ) -> T:
-    """``one()``, and a second ``one()`` if the first has not answered after ``delay``: the
-    first success wins; when both fail, the first error is raised."""
+    """``one()``, and a second ``one()`` if the first has not answered after the gate's hedge
+    delay: the first success wins; when both fail, the first error is raised."""
+    started = time.monotonic()
     tasks = [asyncio.ensure_future(one())]
     try:
-        done, _ = await asyncio.wait(tasks, timeout=delay)
-        if not done:
-            log.debug("attempt unanswered after %.3gs: sending a hedged copy", delay)
-            tasks.append(asyncio.ensure_future(one()))
+        while True:
+            # A p95 that becomes known while this attempt waits applies to it as well: the
+            # first calls of a run must not wait out a hang because they started too early.
+            delay = gate.hedge_delay()
+            left = _P95_LOOK_S if delay is None else delay - (time.monotonic() - started)
+            done, _ = await asyncio.wait(tasks, timeout=max(0.0, left))
+            if done:
+                break
+            if delay is not None:
+                log.debug("attempt unanswered after %.3gs: sending a hedged copy", delay)
+                tasks.append(asyncio.ensure_future(one()))
+                break
         error: BaseException | None = None
         pending = set(tasks)
         while pending:
