@@ -60,12 +60,13 @@ def test_without_hedging_a_slow_call_is_waited_for(make_executor, openai_server)
 
 
 def test_a_hung_call_gets_a_copy_and_the_first_answer_wins(make_executor, openai_server):
-    openai_server.script("judge-a", Reply.hang(30), {"verdict": 1})
+    openai_server.script("judge-a", Reply.hang(30), {"verdict": 1}, {"verdict": 1})
 
     call = step(make_executor(hedge=True, hedge_after=timedelta(milliseconds=50)))
 
-    assert call.ok and call.value == Verdict(verdict=1)
-    assert call.attempts == 2 and openai_server.count() == 2
+    assert call.ok and call.value == Verdict(verdict=1)  # a copy's answer, not the hang's
+    # One copy, or two if the first was not back before the next delay passed.
+    assert call.attempts in (2, 3) and openai_server.count() == call.attempts
     # Both copies are paid for: the winner's usage, and the cancelled copy's prompt (its
     # provider got it; it reports no usage, so its tokens are estimated).
     assert call.billed_usage.input_tokens > call.usage.input_tokens
@@ -75,11 +76,12 @@ def test_a_hung_call_gets_a_copy_and_the_first_answer_wins(make_executor, openai
 
 
 def test_a_copy_that_fails_leaves_the_original_to_answer(make_executor, openai_server):
-    openai_server.script("judge-a", Reply.hang(0.3), Reply.error(400))
+    # Copies go after 50 and 100 ms (two at most); both fail, the original answers at 300.
+    openai_server.script("judge-a", Reply.hang(0.3), Reply.error(400), Reply.error(400))
 
     call = step(make_executor(hedge=True, hedge_after=timedelta(milliseconds=50)))
 
-    assert call.ok and call.attempts == 2 and openai_server.count() == 2
+    assert call.ok and call.attempts == 3 and openai_server.count() == 3
 
 
 def test_the_p95_delay_waits_for_20_answers_then_hedges_a_hang(make_executor, openai_server):
@@ -93,8 +95,8 @@ def test_the_p95_delay_waits_for_20_answers_then_hedges_a_hang(make_executor, op
 
     call = step(executor)
 
-    assert call.ok and call.attempts == 2
-    assert openai_server.count() == 22
+    assert call.ok and call.attempts in (2, 3)
+    assert openai_server.count() == 20 + call.attempts
 
 
 def test_hedging_in_yaml_is_off_unless_asked_and_a_provider_may_set_its_own(tmp_path):
@@ -152,5 +154,7 @@ def test_a_call_that_hung_before_the_p95_was_known_is_hedged_once_it_is(
         executor.close()
 
     assert all(call.ok for call in record.calls)
-    assert record.calls[0].attempts == 2
-    assert openai_server.count("slow") == 2 and openai_server.count() == 22
+    slow = record.calls[0]
+    assert slow.attempts in (2, 3) and slow.value == Verdict(verdict=1)
+    assert openai_server.count("slow") == slow.attempts
+    assert openai_server.count() == 20 + slow.attempts

@@ -118,40 +118,45 @@ async def _attempt(
 
 #: How often an attempt looks again for the provider's p95 while it is not known yet.
 _P95_LOOK_S = 0.1
+#: Copies of one attempt at most: one more after each further delay, so that a copy that
+#: hangs as well (1 in 100 at a 1% hang rate) does not bring the timeout back.
+HEDGE_MAX_COPIES = 2
 
 
 async def _hedged(
     one: Callable[[], Awaitable[T]], gate: ProviderGate, abandoned: Callable[[], None] | None
 ) -> T:
-    """``one()``, and a second ``one()`` if the first has not answered after the gate's hedge
-    delay: the first success wins; when both fail, the first error is raised."""
+    """``one()``, and another ``one()`` each time the gate's hedge delay passes with no
+    answer (:data:`HEDGE_MAX_COPIES` at most): the first success wins; when every copy
+    sent has failed, the first error is raised."""
     started = time.monotonic()
     tasks = [asyncio.ensure_future(one())]
+    error: BaseException | None = None
     try:
         while True:
             # A p95 that becomes known while this attempt waits applies to it as well: the
             # first calls of a run must not wait out a hang because they started too early.
             delay = gate.hedge_delay()
-            left = _P95_LOOK_S if delay is None else delay - (time.monotonic() - started)
-            done, _ = await asyncio.wait(tasks, timeout=max(0.0, left))
-            if done:
-                break
-            if delay is not None:
-                log.debug("attempt unanswered after %.3gs: sending a hedged copy", delay)
-                tasks.append(asyncio.ensure_future(one()))
-                break
-        error: BaseException | None = None
-        pending = set(tasks)
-        while pending:
-            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            timeout: float | None = None
+            if len(tasks) <= HEDGE_MAX_COPIES:
+                due = None if delay is None else started + delay * len(tasks)
+                timeout = _P95_LOOK_S if due is None else max(0.0, due - time.monotonic())
+            pending = [task for task in tasks if not task.done()]
+            done, _ = await asyncio.wait(
+                pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
             for task in tasks:  # in sending order: the original's error is reported first
                 if task in done and not task.cancelled():
                     failure = task.exception()
                     if failure is None:
                         return task.result()
                     error = error or failure
-        assert error is not None
-        raise error
+            if all(task.done() for task in tasks):
+                assert error is not None
+                raise error
+            if not done and delay is not None and timeout is not None:
+                log.debug("attempt unanswered after %.3gs: sending a hedged copy", delay)
+                tasks.append(asyncio.ensure_future(one()))
     finally:
         for task in tasks:
             if not task.done():
