@@ -69,8 +69,8 @@ async def call_with_retries(
         RateLimitExceededError: REJECT found no token, or WAIT ran past its timeout.
     """
 
-    async def one() -> T:
-        return await _attempt(call, judge_id, gate, policy, timeout_s, tally)
+    async def one(sent: list[bool] | None = None) -> T:
+        return await _attempt(call, judge_id, gate, policy, timeout_s, tally, sent)
 
     async for attempt in policy.retrying():
         with attempt:
@@ -87,10 +87,13 @@ async def _attempt(
     policy: RetryPolicy,
     timeout_s: float | None,
     tally: CallTally,
+    sent: list[bool] | None = None,
 ) -> T:
     async with gate.slot(judge_id) as waited:
         tally.wait_s += waited
         tally.attempts += 1
+        if sent is not None:  # past admission: the request goes out now
+            sent.append(True)
         began = time.perf_counter()
         try:
             async with asyncio.timeout(timeout_s):
@@ -124,13 +127,16 @@ HEDGE_MAX_COPIES = 2
 
 
 async def _hedged(
-    one: Callable[[], Awaitable[T]], gate: ProviderGate, abandoned: Callable[[], None] | None
+    one: Callable[[list[bool]], Awaitable[T]],
+    gate: ProviderGate,
+    abandoned: Callable[[], None] | None,
 ) -> T:
     """``one()``, and another ``one()`` each time the gate's hedge delay passes with no
     answer (:data:`HEDGE_MAX_COPIES` at most): the first success wins; when every copy
     sent has failed, the first error is raised."""
     started = time.monotonic()
-    tasks = [asyncio.ensure_future(one())]
+    sent: list[list[bool]] = [[]]
+    tasks = [asyncio.ensure_future(one(sent[0]))]
     error: BaseException | None = None
     try:
         while True:
@@ -156,12 +162,13 @@ async def _hedged(
                 raise error
             if not done and delay is not None and timeout is not None:
                 log.debug("attempt unanswered after %.3gs: sending a hedged copy", delay)
-                tasks.append(asyncio.ensure_future(one()))
+                sent.append([])
+                tasks.append(asyncio.ensure_future(one(sent[-1])))
     finally:
-        for task in tasks:
+        for task, went in zip(tasks, sent, strict=True):
             if not task.done():
                 task.cancel()
-                if abandoned is not None:
+                if went and abandoned is not None:  # one still queued cost nothing
                     abandoned()
         await asyncio.gather(*tasks, return_exceptions=True)
 
