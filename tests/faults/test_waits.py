@@ -278,6 +278,23 @@ def test_a_burst_that_opens_connections_cannot_share_a_second_with_the_next(
     assert most_in_one_second(times) <= 40
 
 
+def test_retries_take_a_new_place_each_and_stay_within_the_rate(
+    openai_server, executor_factory, judge_transport
+):
+    # Every judge's first attempt gets a 500, its retry an answer: 16 requests at rps 4.
+    models = [f"judge-{index}" for index in range(8)]
+    for model in models:
+        openai_server.script(model, Reply.error(500), {"verdict": 1})
+    executor = executor_factory(judges(openai_server, judge_transport, models, rps=4))
+
+    record = step(executor)
+
+    assert all(call.ok and call.attempts == 2 for call in record.calls)
+    times = [r.request.received_at for r in openai_server.requests]
+    assert len(times) == 16
+    assert most_in_one_second(times) <= 4
+
+
 # --------------------------------------------------------------------------- defaults
 
 
