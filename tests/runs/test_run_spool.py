@@ -273,3 +273,20 @@ def test_a_spool_that_cannot_be_written_keeps_the_rest_in_memory(
     full = _unspooled(run)
     assert "".join(json_chunks(run)) == render_json(full)
     run.close_spool()
+
+
+def test_readers_on_many_threads_each_get_their_own_evaluation(metrics, spool_dir):
+    # The file position is shared (portable seek + read/write, no pread): each read must
+    # still return exactly the evaluation it asked for while others read at once.
+    from concurrent.futures import ThreadPoolExecutor
+
+    run = evaluate_dataset(SAMPLES, metrics, spool_after=1, spool_dir=spool_dir, concurrency=3)
+    keys = [(i, m) for i, sample in enumerate(run.samples) for m in range(len(sample.evaluations))]
+    spool = run._spool  # the spool itself is under test
+    assert spool is not None
+    expected = {key: spool.document(key) for key in keys}  # one at a time
+    assert len({json.dumps(doc, sort_keys=True) for doc in expected.values()}) == len(keys)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        documents = list(pool.map(spool.document, keys * 20))
+    assert documents == [expected[key] for key in keys * 20]
+    run.close_spool()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -35,6 +36,7 @@ from ragas_boot.config.settings import (
     ChatModelSettings,
     ExternalStarterSettings,
     GigaChatSettings,
+    HedgingSettings,
     LocalChatModelSettings,
     OpenAICompatibleProviderSettings,
     ProvidersSettings,
@@ -113,11 +115,25 @@ def resolve_limits(
     *,
     max_concurrency: int | None = None,
     timeout: timedelta | None = None,
+    hedging: HedgingSettings | None = None,
 ) -> ProviderLimits:
     """A provider's limits: its own settings, else the global ``rate-limit.default-*`` ones."""
+    hedge = hedging or HedgingSettings()
+    hedge_on = hedge.enabled if hedge.enabled is not None else providers.hedging.enabled
+    hedge_after = hedge.delay if hedge.delay is not None else providers.hedging.delay
     defaults = providers.rate_limit
     own = rate_limit or RateLimitSettings()
     rps = own.rps if own.rps is not None else defaults.default_rps
+    shared = own.shared if own.shared is not None else defaults.default_shared
+    shared_file = None
+    if shared:
+        # One file per machine by default: every process that shares a provider's limit must
+        # name the same file, whatever its working directory.
+        shared_file = Path(
+            own.shared_file
+            or defaults.shared_file
+            or Path(tempfile.gettempdir()) / "ragas-boot-rate-limits.sqlite3"
+        ).expanduser()
     return ProviderLimits(
         provider=name,
         rps=rps if rps and rps > 0 else None,
@@ -127,6 +143,9 @@ def resolve_limits(
         call_timeout=timeout or providers.timeout,
         failure_threshold=providers.circuit_breaker.failure_threshold,
         open_for=providers.circuit_breaker.open_for,
+        shared_file=shared_file,
+        hedge=bool(hedge_on),
+        hedge_after=hedge_after,
     )
 
 
@@ -140,6 +159,7 @@ def provider_limits(
         provider.rate_limit,
         max_concurrency=provider.max_concurrency,
         timeout=provider.timeout,
+        hedging=provider.hedging,
     )
 
 
@@ -172,6 +192,12 @@ def provider_tls(provider: OpenAICompatibleProviderSettings, key: str) -> TlsFil
     return tls
 
 
+#: The largest prompt sent to a judge whose context is not known (estimated tokens): room for
+#: every judge prompt of the built-in metrics on real conversations, and a bound on what one
+#: amplified sample can cost (about $0.08 at $2.50 per million prompt tokens).
+DEFAULT_MAX_PROMPT_TOKENS = 32_768
+
+
 def _spec(
     providers: ProvidersSettings,
     model: ChatModelSettings,
@@ -191,11 +217,17 @@ def _spec(
     json_object_schema: bool = True,
     transport: Transport | None = None,
     tls: TlsFiles | None = None,
+    max_prompt_tokens: int | None = None,
 ) -> JudgeSpec:
     defaults = providers.default_options
     options = model.options
     if max_tokens is None:
         max_tokens = defaults.max_tokens
+    answer_cap = options.max_tokens if options.max_tokens is not None else max_tokens
+    prompt_cap = model.max_prompt_tokens or max_prompt_tokens or providers.max_prompt_tokens
+    if prompt_cap is None and local is not None:
+        # The model's own context is known: a prompt beyond it cannot be read at all.
+        prompt_cap = local.n_ctx
     if temperature is None:
         temperature = defaults.temperature
     if top_p is None:
@@ -208,7 +240,7 @@ def _spec(
         api_key=api_key,  # type: ignore[arg-type]
         completions_path=completions_path,
         temperature=options.temperature if options.temperature is not None else temperature,
-        max_tokens=options.max_tokens if options.max_tokens is not None else max_tokens,
+        max_tokens=answer_cap,
         top_p=options.top_p if options.top_p is not None else top_p,
         structured_output=structured_output or providers.structured_output,  # type: ignore[arg-type]
         limits=limits,
@@ -220,6 +252,7 @@ def _spec(
         transport=transport or providers.transport,
         price=model.price,
         tls=tls or TlsFiles(),
+        max_prompt_tokens=prompt_cap or DEFAULT_MAX_PROMPT_TOKENS,
     )
 
 
@@ -599,6 +632,7 @@ def judge_specs(settings: RagasSettings) -> list[JudgeSpec]:
                     json_object_schema=provider.json_object_schema,
                     transport=provider.transport,
                     tls=tls,
+                    max_prompt_tokens=provider.max_prompt_tokens,
                 ),
                 f"{p_key}.chat-models[{m_index}]",
             )

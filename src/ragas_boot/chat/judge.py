@@ -112,6 +112,10 @@ class ProviderLimits:
         failure_threshold: attempts in a row of one judge that time out, cannot connect or
             get a 5xx before its calls fail fast (its circuit opens); 0 = never.
         open_for: how long the circuit stays open before one probe is let through.
+        shared_file: the SQLite file where the rate limit is shared with other processes on
+            the machine (``rate-limit.shared``); ``None`` keeps it per process.
+        hedge: send a second copy of an attempt still unanswered after ``hedge_after``.
+        hedge_after: the delay before the copy; ``None`` = the provider's observed p95.
     """
 
     provider: str
@@ -122,6 +126,9 @@ class ProviderLimits:
     call_timeout: timedelta = timedelta(seconds=120)
     failure_threshold: int = 5
     open_for: timedelta = timedelta(seconds=30)
+    shared_file: Path | None = None
+    hedge: bool = False
+    hedge_after: timedelta | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +225,8 @@ class JudgeSpec:
         price: price per million tokens; ``None``: reports show this judge's tokens only.
         tls: the provider's CA bundle and client certificate (``ca-bundle``, ``client-cert``,
             ``client-key``), for HTTPS calls of OpenAI-compatible judges on both transports.
+        max_prompt_tokens: largest prompt (estimated tokens, format block included) the
+            executor sends to this judge; a larger one fails unsent.
     """
 
     id: str
@@ -239,6 +248,7 @@ class JudgeSpec:
     transport: Transport = Transport.DIRECT
     price: PriceSettings | None = None
     tls: TlsFiles = field(default_factory=TlsFiles)
+    max_prompt_tokens: int = 32_768
 
 
 @runtime_checkable

@@ -65,6 +65,7 @@ __all__ = [
     "GigaChatChatSettings",
     "GigaChatSettings",
     "GlobalRateLimitSettings",
+    "HedgingSettings",
     "HistorySettings",
     "LangChainProviderSettings",
     "Language",
@@ -575,6 +576,13 @@ class ChatModelSettings(_Section):
     alias: str | None = Field(
         default=None, min_length=1, description="Judge id to use instead of the model id."
     )
+    max_prompt_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Largest prompt sent to this model, in estimated tokens (characters / 4); "
+        "a larger one fails that evaluation unsent. Unset: the provider's, else "
+        "providers.max-prompt-tokens.",
+    )
     options: ChatOptions = Field(default_factory=ChatOptions, description="Per-model options.")
     price: PriceSettings | None = Field(
         default=None,
@@ -625,6 +633,15 @@ class RateLimitSettings(_Section):
     timeout: Duration | None = Field(
         default=None, description="Longest WAIT for a token; 0 = forever."
     )
+    shared: bool | None = Field(
+        default=None,
+        description="Share this limit with every process on the machine (pytest -n, parallel "
+        "jobs) through a SQLite file; unset = default-shared.",
+    )
+    shared_file: str | None = Field(
+        default=None,
+        description="The SQLite file of a shared limit; unset = the global shared-file.",
+    )
 
 
 class GlobalRateLimitSettings(_Section):
@@ -636,6 +653,26 @@ class GlobalRateLimitSettings(_Section):
     )
     default_timeout: Duration = Field(
         default=timedelta(0), description="Default WAIT timeout; 0 = forever."
+    )
+    default_shared: bool = Field(
+        default=False, description="Share every provider's limit across processes."
+    )
+    shared_file: str | None = Field(
+        default=None,
+        description="SQLite file of shared limits; unset = ragas-boot-rate-limits.sqlite3 in "
+        "the system temp folder (one per machine).",
+    )
+
+
+class HedgingSettings(_Section):
+    """Hedged requests: a second copy of a call still unanswered after ``delay`` (off by
+    default: the copy costs tokens). Unset fields fall back to ``providers.hedging``."""
+
+    enabled: bool | None = Field(default=None, description="Send hedged copies; unset = off.")
+    delay: Duration | None = Field(
+        default=None,
+        description="How long an attempt waits for its answer before the copy is sent; unset "
+        "= the provider's observed p95 latency (no copy until 20 answers are seen).",
     )
 
 
@@ -669,6 +706,12 @@ class OpenAICompatibleProviderSettings(_Section):
     completions_path: str = Field(
         default="/v1/chat/completions", description="Appended to base-url for chat calls."
     )
+    max_prompt_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Largest prompt sent to this provider's models, in estimated tokens; "
+        "unset: providers.max-prompt-tokens.",
+    )
     chat_models: list[ChatModelSettings] = Field(
         default_factory=list, description="Chat models; each becomes a judge."
     )
@@ -677,6 +720,9 @@ class OpenAICompatibleProviderSettings(_Section):
     )
     embedding_models: list[EmbeddingModelSettings] = Field(
         default_factory=list, description="Embedding models of this provider."
+    )
+    hedging: HedgingSettings | None = Field(
+        default=None, description="Hedged requests of this provider; unset = providers.hedging."
     )
     rate_limit: RateLimitSettings | None = Field(default=None, description="Rate limit.")
     max_concurrency: int | None = Field(
@@ -960,6 +1006,12 @@ class ProvidersSettings(_Section):
     langchain: list[LangChainProviderSettings] = Field(
         default_factory=list, description="Providers on any LangChain chat model class."
     )
+    max_prompt_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Largest prompt sent to any judge, in estimated tokens; unset: a local "
+        "model's n-ctx, else 32768.",
+    )
     rate_limit: GlobalRateLimitSettings = Field(
         default_factory=GlobalRateLimitSettings, description="Rate-limit defaults."
     )
@@ -982,6 +1034,10 @@ class ProvidersSettings(_Section):
     )
     output_retries: int = Field(
         default=1, ge=0, description="Re-asks after an empty/unparseable/invalid answer."
+    )
+    hedging: HedgingSettings = Field(
+        default_factory=HedgingSettings,
+        description="Hedged requests (off by default), for every provider without its own.",
     )
     circuit_breaker: CircuitBreakerSettings = Field(
         default_factory=CircuitBreakerSettings, description="Fail fast while a judge is down."

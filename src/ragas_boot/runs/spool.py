@@ -12,15 +12,16 @@ and cache outcome (what the summaries, gates, the history and calibration count)
 report of a spooled run is written from the spool, the same text as without it; the HTML
 report reads back the samples it shows in full.
 
-The file has no name on disk (``tempfile.TemporaryFile``): it disappears when the spool is
-closed (:meth:`RunResult.close_spool`), when the result is garbage-collected, or when the
-process ends, however it ends.
+The file has no name on disk (``tempfile.TemporaryFile``; on Windows it is deleted on
+close): it disappears when the spool is closed (:meth:`RunResult.close_spool`), when the
+result is garbage-collected, or when the process ends, however it ends. It is read and
+written with ``seek`` and unbuffered ``read``/``write`` under one lock, which every platform
+has (``os.pread``/``os.pwrite`` do not exist on Windows).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 import threading
 import weakref
@@ -76,16 +77,17 @@ def _close(file: IO[bytes]) -> None:
 class EvaluationSpool:
     """Full evaluations, keyed by (sample index, metric index), in an unnamed temporary file.
 
-    Written from the run's loop (:meth:`put`), read from any thread (:meth:`document`, with
-    ``os.pread``: no shared file position).
+    Written from the run's loop (:meth:`put`), read from any thread (:meth:`document`); the
+    file position is shared, so each write or read seeks and runs under the spool's lock.
     """
 
     def __init__(self, directory: str | Path | None = None) -> None:
         # Closed by close() or the finalizer, not a with block: it outlives the run.
+        # Unbuffered: a failed write leaves nothing in a buffer to land later, so the next
+        # put can write where the failed one began.
         self._file = tempfile.TemporaryFile(  # noqa: SIM115
-            dir=directory, prefix="ragas-boot-spool-"
+            dir=directory, prefix="ragas-boot-spool-", buffering=0
         )
-        self._fd = self._file.fileno()
         self._index: dict[tuple[int, int], tuple[int, int]] = {}
         self._end = 0
         self._lock = threading.Lock()
@@ -119,8 +121,9 @@ class EvaluationSpool:
         with self._lock:
             self._check()
             offset, view = self._end, memoryview(data)
-            while view:  # a write may write less than asked; pwrite keeps offsets exact
-                written = os.pwrite(self._fd, view, offset)
+            self._file.seek(offset)
+            while view:  # a raw write may write less than asked
+                written = self._file.write(view) or 0
                 offset, view = offset + written, view[written:]
             self._index[key] = (self._end, len(data))
             self._end = offset
@@ -133,14 +136,25 @@ class EvaluationSpool:
         Raises:
             SpoolClosedError: the spool was closed.
         """
-        self._check()
         place = self._index.get(key)
         if place is None:
+            self._check()
             return None
         offset, length = place
-        data = os.pread(self._fd, length, offset)
-        if len(data) != length:  # a regular file gives all of it, unless truncated
-            raise OSError(f"the run's spool is truncated at byte {offset + len(data)}")
+        chunks: list[bytes] = []
+        with self._lock:
+            self._check()
+            self._file.seek(offset)
+            remaining = length
+            while remaining:  # a raw read may read less than asked
+                chunk = self._file.read(remaining)
+                if not chunk:  # a regular file gives all of it, unless truncated
+                    raise OSError(
+                        f"the run's spool is truncated at byte {offset + length - remaining}"
+                    )
+                chunks.append(chunk)
+                remaining -= len(chunk)
+        data = b"".join(chunks)
         document: dict[str, Any] = json.loads(data)
         return document
 
