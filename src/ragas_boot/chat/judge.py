@@ -250,6 +250,15 @@ class JudgeSpec:
     tls: TlsFiles = field(default_factory=TlsFiles)
     max_prompt_tokens: int = 32_768
 
+    def __post_init__(self) -> None:
+        # Modes given by name ("direct", "JSON_SCHEMA"), as YAML gives them, become the enum
+        # members the transports compare by identity: a spec built by hand with the string
+        # "direct" otherwise quietly took the langchain transport.
+        for name, kind in (("transport", Transport), ("structured_output", StructuredOutputMode)):
+            value = getattr(self, name)
+            if not isinstance(value, kind):
+                object.__setattr__(self, name, kind(value))
+
 
 @runtime_checkable
 class JudgeModel(Protocol):
