@@ -1,0 +1,227 @@
+"""Data in and out from the command line (issue 26): ``--from``, ``--map``, ``--sample`` /
+``--seed``, and ``--out`` as CSV, Parquet, JUnit XML and a Markdown summary (appended to
+``$GITHUB_STEP_SUMMARY``), each file parsed back by the library a CI tool would use."""
+
+from __future__ import annotations
+
+import csv
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ragas_boot.datasets import load_otlp
+from ragas_boot.testing import ChatRequest, asks_for
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "10_production_sampling"
+
+CRITERION = """
+spring.ai.ragas.metrics:
+  logging.enabled: false
+  aspect-critic.criteria:
+    correct-capital: { definition: The response names the right capital city. }
+"""
+
+#: ragas's spelling of a table, with columns that need a map.
+TABLE = (
+    "id,question,answer,team\n"
+    "france,Capital of France?,Paris.,geo\n"
+    "japan,Capital of Japan?,Kyoto.,geo\n"
+)
+
+
+def verdict(request: ChatRequest) -> dict[str, object]:
+    """judge-a knows Kyoto is wrong; judge-b does not."""
+    wrong = "Kyoto" in request.prompt and request.model == "judge-a"
+    return {"reasoning": "Kyoto is not the capital." if wrong else "Right.", "verdict": not wrong}
+
+
+@pytest.fixture
+def capital_config(tmp_path, openai_server, root_conftest, secret, monkeypatch):
+    """Two judges on the test server and one AspectCritic criterion."""
+    monkeypatch.setenv("JUDGE_KEY", secret)
+    openai_server.when(asks_for("verdict"), verdict)
+    path = tmp_path / "application.yaml"
+    path.write_text(
+        root_conftest.judges_yaml(openai_server.base_url, {"p": ["judge-a", "judge-b"]}, CRITERION),
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.fixture
+def table(tmp_path):
+    path = tmp_path / "capitals.csv"
+    path.write_text(TABLE, encoding="utf-8")
+    return path
+
+
+MAP = ("--map", "question=user_input", "--map", "answer=response", "--map", "team=metadata.team")
+
+
+def test_a_csv_table_is_scored_and_every_out_format_reads_back(
+    run_cli, capital_config, table, tmp_path, monkeypatch, openai_server
+):
+    pyarrow_parquet = pytest.importorskip("pyarrow.parquet")
+    junitparser = pytest.importorskip("junitparser")
+    step_summary = tmp_path / "step_summary.md"
+    step_summary.write_text("earlier step\n", encoding="utf-8")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step_summary))
+    outs = {kind: tmp_path / f"results.{kind}" for kind in ("csv", "parquet", "xml", "md")}
+    result = run_cli(
+        "evaluate", table, *MAP,
+        "--metric", "aspect_critic:correct-capital",
+        "--config", capital_config, "--no-history", "--fail-under", "0.9",
+        *(arg for path in outs.values() for arg in ("--out", path)),
+    )  # fmt: skip
+    assert result.code == 1, result.err  # mean 0.75 is under --fail-under 0.9
+    assert openai_server.count() == 4  # 2 samples × 2 judges
+
+    with outs["csv"].open(encoding="utf-8", newline="") as file:
+        rows = list(csv.DictReader(file))
+    assert [(row["sample_id"], row["score"]) for row in rows] == [
+        ("france", "1.0"),
+        ("japan", "0.5"),
+    ]
+    assert [row["score:judge-a"] for row in rows] == ["1.0", "0.0"]
+    assert rows[1]["reason:judge-a"] == "Kyoto is not the capital."
+
+    parquet = pyarrow_parquet.read_table(outs["parquet"]).to_pylist()
+    assert [(row["sample_id"], row["score"]) for row in parquet] == [
+        ("france", 1.0),
+        ("japan", 0.5),
+    ]
+    assert [row["score:judge-b"] for row in parquet] == [1.0, 1.0]
+    assert list(parquet[0]) == list(rows[0])  # the same columns as the CSV
+
+    suites = list(junitparser.JUnitXml.fromfile(str(outs["xml"])))
+    assert [suite.name for suite in suites] == ["aspect_critic:correct-capital"]
+    assert [case.name for case in suites[0]] == ["france", "japan"]
+    assert suites[0].tests == 2 and suites[0].failures == 0  # 0.5 meets the threshold 0.5
+
+    summary = outs["md"].read_text(encoding="utf-8")
+    # The CLI's own gate (--fail-under 0.9), not the metric thresholds' verdict.
+    assert "❌" in summary
+    assert "FAILED aspect_critic:correct-capital: mean 0.750 is under --fail-under 0.9" in summary
+    assert step_summary.read_text(encoding="utf-8") == "earlier step\n" + summary
+    assert f"Summary appended to $GITHUB_STEP_SUMMARY ({step_summary})" in result.err
+    for path in outs.values():
+        assert f"Report written: {path}" in result.err
+
+
+def test_without_github_step_summary_the_markdown_is_only_written(
+    run_cli, capital_config, table, tmp_path, monkeypatch
+):
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    out = tmp_path / "summary.md"
+    result = run_cli(
+        "evaluate", table, *MAP, "--metric", "aspect_critic:correct-capital",
+        "--config", capital_config, "--no-history", "--out", out,
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    assert "✅" in out.read_text(encoding="utf-8")
+    assert "GITHUB_STEP_SUMMARY" not in result.err
+
+
+def test_sample_and_seed_pick_the_same_rows(run_cli, capital_config, table, tmp_path):
+    picked = []
+    for name in ("first", "second"):
+        out = tmp_path / f"{name}.csv"
+        result = run_cli(
+            "evaluate", table, *MAP, "--metric", "aspect_critic:correct-capital",
+            "--config", capital_config, "--no-history", "--sample", "1", "--seed", "7",
+            "--out", out,
+        )  # fmt: skip
+        assert result.code in (0, 1), result.err
+        with out.open(encoding="utf-8", newline="") as file:
+            picked.append([row["sample_id"] for row in csv.DictReader(file)])
+    assert len(picked[0]) == 1 and picked[0] == picked[1]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("--map", "question"), "--map: expected COLUMN=FIELD"),
+        (("--map", "q=user_input", "--map", "q=response"), "--map: column 'q' is mapped twice"),
+        (("--seed", "3"), "--seed picks the samples of --sample N"),
+        (("--from", "otlp", "--map", "a=user_input"), "--map applies to tables"),
+        (("--sample", "0"), "must be at least 1"),
+        (("--from", "xlsx"), "invalid choice: 'xlsx'"),
+    ],
+)
+def test_bad_source_arguments_are_usage_errors(
+    run_cli, capital_config, table, openai_server, args, expected
+):
+    result = run_cli(
+        "evaluate", table, "--metric", "aspect_critic:correct-capital",
+        "--config", capital_config, "--no-history", *args,
+    )  # fmt: skip
+    assert result.code == 2
+    assert expected in result.err
+    assert openai_server.count() == 0
+
+
+def test_an_unmapped_column_names_it(run_cli, capital_config, table):
+    result = run_cli(
+        "evaluate", table, "--metric", "aspect_critic:correct-capital",
+        "--config", capital_config, "--no-history",
+    )  # fmt: skip
+    assert result.code == 2
+    assert "question" in result.err and "column" in result.err
+
+
+def test_calibrate_refuses_the_table_formats(run_cli, capital_config, table, tmp_path):
+    result = run_cli("calibrate", table, "--config", capital_config, "--out", tmp_path / "x.csv")
+    assert result.code == 2
+    assert "use a .html, .htm, .json file name" in result.err
+
+
+def test_production_traces_are_scored_from_otlp_with_the_import_summary(
+    run_cli, openai_server, tmp_path, monkeypatch
+):
+    """Example 10's OTLP export (real exporter output), scored from the command line."""
+    junitparser = pytest.importorskip("junitparser")
+    pytest.importorskip("opentelemetry.proto")
+    openai_server.when(asks_for("verdict"), {"reasoning": "Polite.", "verdict": True})
+    openai_server.when(
+        asks_for("inferred_goal"), {"inferred_goal": "Get help.", "reason": "Asked."}
+    )
+    openai_server.when(asks_for("goal_achieved"), {"goal_achieved": True, "reason": "Helped."})
+    monkeypatch.setenv("JUDGE_BASE_URL", openai_server.base_url)
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-offline-test")
+    traces = EXAMPLE / "traces.jsonl"
+    out = tmp_path / "report.xml"
+    result = run_cli(
+        "evaluate", traces, "--from", "otlp", "--sample", "3", "--seed", "1",
+        "--metric", "aspect_critic:polite", "--metric", "agent_goal_accuracy",
+        "--config", EXAMPLE / "application.yaml", "--no-history", "--out", out,
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    imported = load_otlp(traces, sample=3, seed=1)
+    assert f"{traces}: {imported.summary()}" in result.err  # the skip counts, when any
+    suites = {suite.name: suite for suite in junitparser.JUnitXml.fromfile(str(out))}
+    assert set(suites) == {"aspect_critic:polite", "agent_goal_accuracy"}
+    expected_ids = [sample.id for sample in imported.dataset.samples]
+    assert [case.name for case in suites["agent_goal_accuracy"]] == expected_ids
+
+
+def test_a_trace_file_with_other_spans_says_what_it_skipped(run_cli, tmp_path):
+    """An export of nothing but HTTP spans: the import says it skipped them, and the run
+    has no sample to score."""
+    line = textwrap.dedent(
+        """\
+        {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId":
+        "5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174", "name": "GET /",
+        "startTimeUnixNano": "1", "endTimeUnixNano": "2", "attributes": [{"key":
+        "http.request.method", "value": {"stringValue": "GET"}}]}]}]}]}"""
+    ).replace("\n", " ")
+    path = tmp_path / "traces.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    pytest.importorskip("opentelemetry.proto")
+    summary = load_otlp(path).summary()
+    assert "skipped" in summary
+    result = run_cli(
+        "evaluate", path, "--from", "otlp", "--metric", "tool_call_accuracy", "--no-history"
+    )
+    assert summary in result.err
