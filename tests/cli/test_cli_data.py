@@ -174,7 +174,7 @@ def test_an_unmapped_column_names_it(run_cli, capital_config, table):
 def test_calibrate_refuses_the_table_formats(run_cli, capital_config, table, tmp_path):
     result = run_cli("calibrate", table, "--config", capital_config, "--out", tmp_path / "x.csv")
     assert result.code == 2
-    assert "use a .html, .htm, .json file name" in result.err
+    assert "use a .html, .htm or .json file name" in result.err
 
 
 def test_production_traces_are_scored_from_otlp_with_the_import_summary(

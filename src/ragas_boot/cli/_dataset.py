@@ -35,7 +35,12 @@ from ragas_boot.cli._errors import (
 from ragas_boot.cli._history import load_baseline, show_diff, store
 from ragas_boot.cli._metrics import metric_names, needs_models, without_embedding_metrics
 from ragas_boot.cli._options import RunLimits, RunOptions
-from ragas_boot.cli._reports import report_paths, write_atomically, write_file_atomically
+from ragas_boot.cli._reports import (
+    REPORT_KINDS,
+    report_paths,
+    write_atomically,
+    write_file_atomically,
+)
 from ragas_boot.errors import RagasBootError
 
 if TYPE_CHECKING:
@@ -115,7 +120,7 @@ def plan_run(options: RunOptions) -> RunPlan:
             ``--baseline``.
         RagasBootError: a bad dataset, configuration, criterion, label or baseline.
     """
-    kinds = ("html", "json") if options.view == "calibrate" else None
+    kinds = ("html", "json") if options.view == "calibrate" else tuple(REPORT_KINDS.values())
     reports = report_paths(options.out, follow_symlinks=options.follow_symlinks, kinds=kinds)
     metric_names(options.metrics)  # an unknown metric is reported before anything is loaded
     dataset = _load_source(options)
@@ -172,7 +177,9 @@ def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
                 max_cost=plan.limits.max_cost,
                 spool_after=plan.limits.spool_after,
             )
-        cache = container.executor().cache
+        # The executor's cache, taken from its provider: the executor itself would build the
+        # judges a run without judged metrics never builds.
+        cache = container.execution.response_cache()
         problem = cache.problem if cache is not None else None
         if problem is not None:  # judges were asked directly: say why the cache did nothing
             plan.warnings.append(f"cache unusable: {problem}")
@@ -199,7 +206,7 @@ def report_run(plan: RunPlan, run: RunResult) -> Reported:
     for part in parts:
         stdout().print(part)
     for warning in plan.warnings:  # right under the summary line, which it qualifies
-        stdout().print(plain(f"warning: {warning}", style="bold yellow"))
+        stdout().print(plain(f"warning: {warning}", style="bold yellow"), soft_wrap=True)
     snapshot, recorded = _record_run(plan, run)
     diff = None
     if plan.baseline is not None:

@@ -43,7 +43,7 @@ REPORT_KINDS = {
 
 
 def report_paths(
-    values: Sequence[str], *, follow_symlinks: bool, kinds: Sequence[str] | None = None
+    values: Sequence[str], *, follow_symlinks: bool, kinds: Sequence[str] = ("html", "json")
 ) -> list[tuple[Path, str]]:
     """The ``--out`` paths with their kind (``html``, ``json``, ``csv``, ``parquet``,
     ``junit``, ``markdown``), each checked writable now: a bad one must not cost a whole run.
@@ -51,21 +51,21 @@ def report_paths(
     Args:
         values: the ``--out`` values.
         follow_symlinks: ``--follow-symlinks``.
-        kinds: the kinds the command writes (default: all).
+        kinds: the kinds the command writes (default: HTML and JSON; ``evaluate`` and
+            ``compare`` write every kind of :data:`REPORT_KINDS`).
 
     Raises:
         UsageError: a path with another suffix, a symbolic link (unless followed), a missing
             or unwritable directory, a non-file, or a path given twice.
     """
-    accepted = {
-        suffix: kind for suffix, kind in REPORT_KINDS.items() if kinds is None or kind in kinds
-    }
+    accepted = {suffix: kind for suffix, kind in REPORT_KINDS.items() if kind in kinds}
     paths: list[tuple[Path, str]] = []
     for value in values:
         path = Path(value)
         kind = accepted.get(path.suffix.lower())
         if kind is None:
-            raise UsageError(f"--out {value}: use a {', '.join(accepted)} file name")
+            *others, last = accepted
+            raise UsageError(f"--out {value}: use a {', '.join(others)} or {last} file name")
         if path.is_symlink():
             if not follow_symlinks:
                 raise UsageError(
