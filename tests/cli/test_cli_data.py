@@ -38,10 +38,16 @@ def verdict(request: ChatRequest) -> dict[str, object]:
 
 
 @pytest.fixture
-def capital_config(tmp_path, openai_server, root_conftest, secret, monkeypatch):
-    """Two judges on the test server and one AspectCritic criterion."""
-    monkeypatch.setenv("JUDGE_KEY", secret)
+def capital_config(config_only, openai_server):
+    """Two judges on the test server, judging the capitals, and one AspectCritic criterion."""
     openai_server.when(asks_for("verdict"), verdict)
+    return config_only
+
+
+@pytest.fixture
+def config_only(tmp_path, openai_server, root_conftest, secret, monkeypatch):
+    """The configuration of :func:`capital_config`, the judges not scripted."""
+    monkeypatch.setenv("JUDGE_KEY", secret)
     path = tmp_path / "application.yaml"
     path.write_text(
         root_conftest.judges_yaml(openai_server.base_url, {"p": ["judge-a", "judge-b"]}, CRITERION),
@@ -225,3 +231,32 @@ def test_a_trace_file_with_other_spans_says_what_it_skipped(run_cli, tmp_path):
         "evaluate", path, "--from", "otlp", "--metric", "tool_call_accuracy", "--no-history"
     )
     assert summary in result.err
+
+
+def test_no_table_or_summary_shows_the_key_a_judge_quotes(
+    run_cli, config_only, table, tmp_path, openai_server, secret
+):
+    """A judge that quotes the API key in its reasoning: every --out format masks it,
+    Parquet's text cells included (the file is binary, so it is checked cell by cell)."""
+    pyarrow_parquet = pytest.importorskip("pyarrow.parquet")
+    openai_server.when(
+        asks_for("verdict"), {"reasoning": f"My key is {secret}, and Paris is right.", "verdict": 1}
+    )
+    outs = [tmp_path / f"results.{kind}" for kind in ("csv", "parquet", "xml", "md")]
+    result = run_cli(
+        "evaluate", table, *MAP, "--metric", "aspect_critic:correct-capital",
+        "--config", config_only, "--no-history",
+        *(arg for path in outs for arg in ("--out", path)),
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    cells = [
+        str(value)
+        for row in pyarrow_parquet.read_table(outs[1]).to_pylist()
+        for value in row.values()
+    ]
+    assert any("My key is ****" in cell for cell in cells), cells
+    assert secret.encode() not in outs[1].read_bytes()
+    for path in (outs[0], outs[2], outs[3]):
+        assert secret not in path.read_text(encoding="utf-8")
+    assert "My key is ****" in outs[0].read_text(encoding="utf-8")
+    assert all(secret not in cell for cell in cells)
