@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import csv
+import importlib.util
 import textwrap
 from pathlib import Path
 
@@ -183,33 +184,69 @@ def test_calibrate_refuses_the_table_formats(run_cli, capital_config, table, tmp
     assert "use a .html, .htm or .json file name" in result.err
 
 
-def test_production_traces_are_scored_from_otlp_with_the_import_summary(
+def _example_judges():
+    """Example 10's scripted judges (``score.py``'s ``script_judges``)."""
+    spec = importlib.util.spec_from_file_location("example_10_score", EXAMPLE / "score.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.script_judges
+
+
+def test_example_10_from_the_command_line_as_its_readme_shows(
     run_cli, openai_server, tmp_path, monkeypatch
 ):
-    """Example 10's OTLP export (real exporter output), scored from the command line."""
+    """Example 10's OTLP export (real exporter output), scored by the README's command."""
     junitparser = pytest.importorskip("junitparser")
     pytest.importorskip("opentelemetry.proto")
-    openai_server.when(asks_for("verdict"), {"reasoning": "Polite.", "verdict": True})
-    openai_server.when(
-        asks_for("inferred_goal"), {"inferred_goal": "Get help.", "reason": "Asked."}
-    )
-    openai_server.when(asks_for("goal_achieved"), {"goal_achieved": True, "reason": "Helped."})
+    _example_judges()(openai_server)
     monkeypatch.setenv("JUDGE_BASE_URL", openai_server.base_url)
     monkeypatch.setenv("OPENROUTER_API_KEY", "sk-offline-test")
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     traces = EXAMPLE / "traces.jsonl"
-    out = tmp_path / "report.xml"
+    outs = [tmp_path / name for name in ("results.csv", "report.xml", "summary.md")]
+    result = run_cli(
+        "evaluate", traces, "--from", "otlp", "--sample", "200", "--seed", "1",
+        "--config", EXAMPLE / "application.yaml",
+        "--metric", "aspect_critic:polite", "--metric", "aspect_critic:next-step",
+        "--metric", "agent_goal_accuracy", "--fail-under", "0.8", "--no-history",
+        *(arg for path in outs for arg in ("--out", path)),
+    )  # fmt: skip
+    assert result.code == 1, result.err
+    assert f"{traces}: 4 samples from 4 traces\n" in result.err
+    for line in (
+        "FAILED aspect_critic:polite: mean 0.750 is under --fail-under 0.8",
+        "FAILED aspect_critic:next-step: mean 0.625 is under --fail-under 0.8",
+        "FAILED agent_goal_accuracy: mean 0.500 is under --fail-under 0.8",
+    ):
+        assert line in result.err
+        assert line in outs[2].read_text(encoding="utf-8")
+    with outs[0].open(encoding="utf-8", newline="") as file:
+        rows = list(csv.DictReader(file))
+    assert len(rows) == 4 * 3
+    assert {row["score:gpt-4o-mini"] for row in rows} <= {"0.0", "1.0"}
+    suites = {suite.name: suite for suite in junitparser.JUnitXml.fromfile(str(outs[1]))}
+    assert set(suites) == {"aspect_critic:polite", "aspect_critic:next-step", "agent_goal_accuracy"}
+    assert suites["agent_goal_accuracy"].failures == 2  # the brush-off and the stock check
+
+
+def test_sampled_traces_are_the_ones_load_otlp_picks(run_cli, openai_server, tmp_path, monkeypatch):
+    pytest.importorskip("opentelemetry.proto")
+    _example_judges()(openai_server)
+    monkeypatch.setenv("JUDGE_BASE_URL", openai_server.base_url)
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-offline-test")
+    traces, out = EXAMPLE / "traces.jsonl", tmp_path / "results.csv"
     result = run_cli(
         "evaluate", traces, "--from", "otlp", "--sample", "3", "--seed", "1",
-        "--metric", "aspect_critic:polite", "--metric", "agent_goal_accuracy",
-        "--config", EXAMPLE / "application.yaml", "--no-history", "--out", out,
+        "--config", EXAMPLE / "application.yaml", "--metric", "agent_goal_accuracy",
+        "--no-history", "--out", out,
     )  # fmt: skip
     assert result.code == 0, result.err
     imported = load_otlp(traces, sample=3, seed=1)
-    assert f"{traces}: {imported.summary()}" in result.err  # the skip counts, when any
-    suites = {suite.name: suite for suite in junitparser.JUnitXml.fromfile(str(out))}
-    assert set(suites) == {"aspect_critic:polite", "agent_goal_accuracy"}
-    expected_ids = [sample.id for sample in imported.dataset.samples]
-    assert [case.name for case in suites["agent_goal_accuracy"]] == expected_ids
+    assert f"{traces}: {imported.summary()}" in result.err
+    with out.open(encoding="utf-8", newline="") as file:
+        picked = [row["sample_id"] for row in csv.DictReader(file)]
+    assert picked == [sample.id for sample in imported.dataset.samples]
 
 
 def test_a_trace_file_with_other_spans_says_what_it_skipped(run_cli, tmp_path):
