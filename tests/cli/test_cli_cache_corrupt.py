@@ -85,3 +85,16 @@ def test_a_run_on_a_healthy_cache_has_no_warning(run_cli, judges, config_file, d
     assert result.code == 0, result.err
     assert "cache: 0 hits, 9 misses" in result.out
     assert "warning" not in result.out
+
+
+def test_a_dry_run_on_a_corrupt_cache_says_why_nothing_was_cached(
+    run_cli, judges, config_file, dataset_file, corrupt_cache
+):
+    pytest.importorskip("diskcache")
+    result = run_cli(
+        "evaluate", dataset_file, *METRICS, "--config", config_file, "--dry-run",
+        "--cache-dir", corrupt_cache,
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    assert judges.count() == 0
+    assert result.out.count("warning: cache unusable: response cache at") == 1

@@ -189,7 +189,6 @@ def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
 def report_run(plan: RunPlan, run: RunResult) -> Reported:
     """Print the run (and the people's labels), record it, diff it, write every ``--out``."""
     from ragas_boot.reporting import console_renderables
-    from ragas_boot.reporting._format import plain
 
     options = plan.options
     calibration = _calibration(plan, run)
@@ -206,7 +205,7 @@ def report_run(plan: RunPlan, run: RunResult) -> Reported:
     for part in parts:
         stdout().print(part)
     for warning in plan.warnings:  # right under the summary line, which it qualifies
-        stdout().print(plain(f"warning: {warning}", style="bold yellow"), soft_wrap=True)
+        _warn(warning)
     snapshot, recorded = _record_run(plan, run)
     diff = None
     if plan.baseline is not None:
@@ -454,9 +453,19 @@ def _dry_run(plan: RunPlan) -> int:
             configs=plan.options.metric_overrides(names),
             cached=executor.would_answer_from_cache if executor.cache is not None else None,
         )
+        problem = executor.cache.problem if executor.cache is not None else None
     for part in estimate_renderables(estimate):
         stdout().print(part)
+    if problem is not None:  # the estimate counted no hit: say why
+        _warn(f"cache unusable: {problem}")
     return EXIT_OK
+
+
+def _warn(text: str) -> None:
+    """One ``warning:`` line on stdout, under the summary it qualifies (never wrapped)."""
+    from ragas_boot.reporting._format import plain
+
+    stdout().print(plain(f"warning: {text}", style="bold yellow"), soft_wrap=True)
 
 
 @contextlib.contextmanager
