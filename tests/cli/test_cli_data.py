@@ -297,3 +297,17 @@ def test_no_table_or_summary_shows_the_key_a_judge_quotes(
         assert secret not in path.read_text(encoding="utf-8")
     assert "My key is ****" in outs[0].read_text(encoding="utf-8")
     assert all(secret not in cell for cell in cells)
+
+
+def test_a_step_summary_that_cannot_be_appended_is_exit_2(
+    run_cli, capital_config, table, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "no-such-dir" / "summary.md"))
+    out = tmp_path / "summary.md"
+    result = run_cli(
+        "evaluate", table, *MAP, "--metric", "aspect_critic:correct-capital",
+        "--config", capital_config, "--no-history", "--out", out,
+    )  # fmt: skip
+    assert result.code == 2
+    assert out.is_file()  # the report itself is written
+    assert "cannot append the summary to $GITHUB_STEP_SUMMARY" in result.err

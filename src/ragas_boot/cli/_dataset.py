@@ -331,7 +331,7 @@ def _load_source(options: RunOptions) -> Dataset:
     try:
         return load_dataset(
             options.dataset,
-            format=chosen,  # type: ignore[arg-type]  # checked by argparse's choices
+            format=chosen,
             column_map=column_map,
             sample=options.sample,
             seed=options.sample_seed,

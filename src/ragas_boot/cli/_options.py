@@ -30,6 +30,7 @@ from ragas_boot.cli._metrics import metric_choices
 
 if TYPE_CHECKING:
     from ragas_boot.config.settings import RagasSettings
+    from ragas_boot.datasets import SourceFormat
 
 __all__ = ["RunLimits", "RunOptions", "View", "add_run_arguments", "add_source_arguments"]
 
@@ -86,7 +87,7 @@ class RunOptions:
     history: bool = True
     seed: int = 0
     resamples: int = 1000
-    source_format: str | None = None
+    source_format: SourceFormat | None = None
     column_map: tuple[str, ...] = ()
     sample: int | None = None
     sample_seed: int | None = None
