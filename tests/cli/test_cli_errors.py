@@ -55,7 +55,10 @@ def test_a_missing_config_file(run_cli, dataset_file, tmp_path):
     [
         (("--metric", "no_such_metric"), ["unknown metric 'no_such_metric'", "tool_call_accuracy"]),
         (("--metric", "agent_goal_accuracy", "--models", "judge-z"), ["unknown judge 'judge-z'"]),
-        (("--metric", "tool_call_accuracy", "--out", "report.pdf"), ["use a .html, .htm or .json"]),
+        (
+            ("--metric", "tool_call_accuracy", "--out", "report.pdf"),
+            ["use a .html, .htm, .json, .csv, .parquet, .xml or .md"],
+        ),
         (("--metric", "tool_call_accuracy", "--out", "no/such/dir/r.html"), ["does not exist"]),
     ],
 )

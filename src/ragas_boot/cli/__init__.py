@@ -8,11 +8,14 @@ would be; the private modules hold what they share (``_arguments``, ``_console``
 
 Subcommands::
 
-    ragas-boot evaluate DATASET --metric NAME [...]   score a dataset; CI gate with --fail-under
+    ragas-boot evaluate DATASET --metric NAME [...]   score a dataset (or a table, traces: --from);
+                                                      CI gate with --fail-under
     ragas-boot compare DATASET [...]                  the judges side by side, and their agreement
     ragas-boot calibrate DATASET [...]                the judges and panels against people's labels
-    ragas-boot config show | check [--ping]           the resolved YAML; validate (and reach) judges
-    ragas-boot cache stats | clear [--expired]        the judges' response cache
+    ragas-boot config show | check [--ping]           the resolved YAML; validate (reach) judges;
+                                                      list the metrics that cannot run
+    ragas-boot cache stats | clear [--expired]        the judges' response cache (stats: exit 1
+                                                      when its files are unusable)
     ragas-boot schema dataset | report | calibration  JSON Schemas of datasets and JSON reports
     ragas-boot suite run SUITE.yaml [...]             run a tool suite; gate CI on its pass rate
     ragas-boot runs list | diff BASE NEW              the run history; gate CI on a regression
