@@ -301,4 +301,4 @@ def test_a_gigachat_section_with_only_embeddings_asks_for_no_judge(tmp_path):
     settings = load_settings(path, environ={})
 
     assert judge_specs(settings) == []
-    assert settings.source.unsupported_keys == ["spring.ai.gigachat.embedding"]
+    assert settings.source.unsupported_keys == []

@@ -36,8 +36,8 @@ def config_warnings(caplog):
             "spring.ai.ragas.providers.external-starters.gigachat.embedding-models",
         ),
         (
-            "spring.ai.gigachat.embedding.options.model: Embeddings\n",
-            "spring.ai.gigachat.embedding",
+            "spring.ai.gigachat.image.options.model: Kandinsky\n",
+            "spring.ai.gigachat.image",
         ),
         ("spring.ai.chat.client.enabled: false\n", "spring.ai.chat"),
         ("spring.ai.model.chat: openai\n", "spring.ai.model"),
@@ -149,13 +149,13 @@ def test_unsupported_values_are_not_logged(write_yaml, caplog):
     path = write_yaml(
         """\
         spring.ai.gigachat.auth.bearer.client-secret: gigachat-value-7f3a
-        spring.ai.gigachat.embedding.options.dimensions: 98765
+        spring.ai.gigachat.image.options.size: 98765
         """
     )
 
     settings = load_settings(path, environ={})
 
-    assert "spring.ai.gigachat.embedding" in caplog.text
+    assert "spring.ai.gigachat.image" in caplog.text
     assert "gigachat-value-7f3a" not in caplog.text
     assert "gigachat-value-7f3a" not in repr(settings)
     assert "98765" not in caplog.text

@@ -63,6 +63,8 @@ if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel, LanguageModelInput
     from langchain_core.runnables import Runnable
 
+    from ragas_boot.chat.embeddings import EmbeddingSpec
+
 __all__ = [
     "LangChainJudge",
     "build_chat_model",
@@ -208,7 +210,7 @@ def build_chat_model(spec: JudgeSpec) -> BaseChatModel:
         ) from None
 
 
-def scrub_secrets(text: str, spec: JudgeSpec) -> str:
+def scrub_secrets(text: str, spec: JudgeSpec | EmbeddingSpec) -> str:
     """``text`` with the spec's API key and secret class arguments masked."""
     text = scrub_secret(text, spec)
     if spec.langchain is not None:
@@ -264,7 +266,9 @@ def _error_body(error: BaseException) -> object:
     return None
 
 
-def translate_client_error(error: BaseException, *, spec: JudgeSpec) -> BaseException:
+def translate_client_error(
+    error: BaseException, *, spec: JudgeSpec | EmbeddingSpec
+) -> BaseException:
     """Any chat client's error as the judge error the retry policy understands.
 
     OpenAI-client errors go through :func:`~ragas_boot.chat.openai_judge.translate_error`;

@@ -15,7 +15,6 @@ from ragas_boot.config._tree import KeyPath, Tree, find
 #: Keys inside the consumed subtrees: the models keep their values, nothing uses them, and no
 #: placeholder inside them is resolved. ``[]`` stands for any list index, ``{}`` for any map key.
 UNSUPPORTED_FIELDS = (
-    "spring.ai.gigachat.embedding",
     "spring.ai.gigachat.image",
     "spring.ai.ragas.providers.external-starters{}.embedding-models",
 )
