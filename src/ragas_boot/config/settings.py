@@ -452,7 +452,7 @@ class GigaChatChatSettings(GigaChatChatOptions):
 
 
 class GigaChatEmbeddingOptions(_JavaSection):
-    """``spring.ai.gigachat.embedding.options`` (also read flat: ``spring.ai.gigachat.embedding``)."""
+    """``spring.ai.gigachat.embedding.options`` (also read flat, one level up)."""
 
     model: str | None = Field(default=None, description="Embedding model, e.g. EmbeddingsGigaR.")
 
