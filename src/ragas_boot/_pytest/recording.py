@@ -38,6 +38,10 @@ __all__ = [
 RECORDER_ORDER = 100
 
 
+#: ``assert_score(equals=...)``'s default tolerance: float rounding only (not shown in labels).
+EQUALS_TOLERANCE = 1e-9
+
+
 @dataclass(frozen=True, slots=True)
 class ScoreCheck:
     """A threshold :func:`assert_score` checked, and whether the score met it."""
@@ -45,9 +49,15 @@ class ScoreCheck:
     at_least: float | None
     at_most: float | None
     passed: bool
+    #: ``equals=`` of :func:`assert_score` (then ``at_least``/``at_most`` are its bounds).
+    equals: float | None = None
+    tolerance: float = 0.0
 
     def label(self) -> str:
-        """``>= 0.8``, ``<= 0.6`` or ``0.2..0.8``."""
+        """``>= 0.8``, ``<= 0.6``, ``0.2..0.8``, ``== 1`` or ``== 0.5 ± 0.05``."""
+        if self.equals is not None:
+            shown = self.tolerance > EQUALS_TOLERANCE
+            return f"== {self.equals:g}" + (f" ± {self.tolerance:g}" if shown else "")
         if self.at_least is not None and self.at_most is not None:
             return f"{self.at_least:g}..{self.at_most:g}"
         if self.at_least is not None:
@@ -237,6 +247,7 @@ class EvaluationRecord:
             "error": self.error,
             "checks": [
                 {"at_least": c.at_least, "at_most": c.at_most, "passed": c.passed}
+                | ({"equals": c.equals, "tolerance": c.tolerance} if c.equals is not None else {})
                 for c in self.checks
             ],
             "repeats": None if self.repeats is None else self.repeats.to_json(),
