@@ -169,5 +169,5 @@ def test_equals_is_javas_is_equal_to_within_a_tolerance(recorder):
 def test_equals_does_not_mix_with_bounds_and_a_tolerance_is_not_negative(recorder):
     with pytest.raises(TypeError, match="equals= or at_least="):
         assert_score(RESULT, equals=0.5, at_least=0.4)
-    with pytest.raises(ValueError, match="tolerance=-0.1 is negative"):
+    with pytest.raises(ValueError, match=r"tolerance=-0\.1 is negative"):
         assert_score(RESULT, equals=0.5, tolerance=-0.1)
