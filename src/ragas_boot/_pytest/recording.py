@@ -150,6 +150,8 @@ class EvaluationRecord:
         repeats: how its repeats came out (pass rate, interval, stability), when the metric
             ran ``repeat: N`` (N > 1); the record then stands for all N.
         quorum: its quorum check, when ``min-judges`` is set.
+        criterion: the criterion checked when it was passed inline (``definition=``), which
+            gives the evaluation a row of its own in the score table.
     """
 
     test: str | None
@@ -167,6 +169,7 @@ class EvaluationRecord:
     calls: list[JudgeCall] = field(default_factory=list, repr=False)
     repeats: RepeatRecord | None = None
     quorum: QuorumRecord | None = None
+    criterion: str | None = None
 
     @classmethod
     def from_result(cls, result: MetricResult, *, test: str | None) -> EvaluationRecord:
@@ -185,6 +188,7 @@ class EvaluationRecord:
             calls=[call for step in result.steps for call in step.calls],
             repeats=None if result.repeats is None else RepeatRecord.from_summary(result.repeats),
             quorum=None if result.quorum is None else QuorumRecord.from_quorum(result.quorum),
+            criterion=_definition(result.metadata.get("definition")),
         )
 
     @classmethod
@@ -205,12 +209,18 @@ class EvaluationRecord:
             duration_s=event.duration_s,
             error=event.error,
             calls=[call for step in event.steps for call in step.calls],
+            criterion=_definition(getattr(event.config, "definition", None)),
         )
 
     def to_wire(self) -> dict[str, Any]:
         """The record as plain data a pytest-xdist worker sends to the controller (the
         result object stays behind; everything the summary and the report show goes)."""
-        return {"test": self.test, "metric": self.metric, **self.to_json()}
+        return {
+            "test": self.test,
+            "metric": self.metric,
+            "criterion": self.criterion,
+            **self.to_json(),
+        }
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> EvaluationRecord:
@@ -229,6 +239,7 @@ class EvaluationRecord:
             checks=[ScoreCheck(**item) for item in data["checks"]],
             repeats=RepeatRecord.from_json(data["repeats"]) if data.get("repeats") else None,
             quorum=QuorumRecord.from_json(data["quorum"]) if data.get("quorum") else None,
+            criterion=data.get("criterion"),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -253,6 +264,10 @@ class EvaluationRecord:
             "repeats": None if self.repeats is None else self.repeats.to_json(),
             "quorum": None if self.quorum is None else self.quorum.to_json(),
         }
+
+
+def _definition(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
 
 
 def _exclusions(items: Any) -> list[ExclusionRecord]:

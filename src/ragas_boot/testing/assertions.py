@@ -11,6 +11,7 @@ from ragas_boot._pytest.recording import (
     ScoreCheck,
     active_recorder,
 )
+from ragas_boot.reporting.pytest_table import criterion_label
 
 if TYPE_CHECKING:
     from ragas_boot.metrics.results import MetricResult
@@ -153,7 +154,7 @@ def assert_score(
         return
 
     if record is not None:
-        metric = record.metric
+        metric = criterion_label(record.metric, record.criterion)
     if score is None:
         reason = record.explanation if record is not None else ""
         headline = f"{metric}: the score is undefined" + (f" ({reason})" if reason else "")
