@@ -77,7 +77,7 @@ class AspectCriticMetric(JudgedTextMetric[AspectCriticConfig]):
     def check_sample(self, sample: Sample, config: AspectCriticConfig) -> AspectCriticConfig:
         """Needs a definition, and ``response`` or ``user_input_messages``."""
         self._require(config, "definition", "a definition (the criterion to check)")
-        self._check_interaction(sample)
+        self._check_interaction(sample, config)
         return config
 
     def total_steps(self, config: AspectCriticConfig) -> int:
@@ -90,7 +90,7 @@ class AspectCriticMetric(JudgedTextMetric[AspectCriticConfig]):
         language = self._language(config)
         prompt = render_prompt(
             self._template(config, "aspect_critic"),
-            {"definition": config.definition, "interaction": render_interaction(sample, language)},
+            {"definition": config.definition, "interaction": render_interaction(sample, language, config.interaction)},
         )
         repeats = await self._ask("Evaluate", judges, prompt, AspectVerdict, config.strictness)
         exclusions = repeats.exclusions()

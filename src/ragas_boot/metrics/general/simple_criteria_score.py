@@ -104,7 +104,7 @@ class SimpleCriteriaScoreMetric(JudgedTextMetric[SimpleCriteriaScoreConfig]):
                 f"({config.max_score:g})",
                 key="spring.ai.ragas.metrics.simple-criteria-score.min-score",
             )
-        self._check_interaction(sample)
+        self._check_interaction(sample, config)
         return config
 
     def total_steps(self, config: SimpleCriteriaScoreConfig) -> int:
@@ -126,7 +126,7 @@ class SimpleCriteriaScoreMetric(JudgedTextMetric[SimpleCriteriaScoreConfig]):
             self._template(config, "simple_criteria"),
             {
                 "definition": config.definition,
-                "interaction": render_interaction(sample, language),
+                "interaction": render_interaction(sample, language, config.interaction),
                 "reference": reference,
                 "min_score": scale_text(config.min_score),
                 "max_score": scale_text(config.max_score),
