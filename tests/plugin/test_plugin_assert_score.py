@@ -22,7 +22,7 @@ RESULT = MetricResult(
         )
     ],
     metadata={"reasons": {"judge-a": "The flight is booked.", "judge-b": "No confirmation."}},
-    explanation="Goal not achieved: 1 of 2 judges said the goal was achieved.",
+    explanation="Goal achieved: 1 of 2 judges said the goal was achieved.",
     judge_ids=["judge-a", "judge-b", "judge-c"],
     mode="WITH_REFERENCE",
     agreement=0.5,
@@ -58,7 +58,7 @@ def test_the_failure_names_the_score_every_judge_its_reason_and_the_exclusions(r
         "    judge-b  0.000  No confirmation.",
         "  excluded (1):",
         "    judge-c at CompareOutcome: timeout - no answer in 30s",
-        "  explanation: Goal not achieved: 1 of 2 judges said the goal was achieved.",
+        "  explanation: Goal achieved: 1 of 2 judges said the goal was achieved.",
     ]
     assert recorder.records[0].checks[0].passed is False
 
@@ -143,7 +143,8 @@ def test_in_a_real_run_the_message_shows_the_judges_answers(
                 "E *     judge-b  0.000  judge-b says not done",
                 "E *   excluded (1):",
                 "E *     judge-c at CompareOutcome: auth - *bad key*",
-                "E *   explanation: Goal not achieved: 1 of 2 judges*",
+                # A 1-of-2 split reads "achieved" (Java: score >= 0.5); the check still fails.
+                "E *   explanation: Goal achieved: 1 of 2 judges*",
             ]
         )
 

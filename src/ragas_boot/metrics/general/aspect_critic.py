@@ -15,6 +15,7 @@ from ragas_boot.metrics.general._judging import (
     render_interaction,
 )
 from ragas_boot.metrics.prompting import render_prompt
+from ragas_boot.metrics.steps.explain import votes_pass
 from ragas_boot.samples import Sample
 
 __all__ = ["AspectCriticConfig", "AspectCriticMetric", "AspectVerdict"]
@@ -133,7 +134,7 @@ class AspectCriticMetric(JudgedTextMetric[AspectCriticConfig]):
     ) -> str:
         text = _TEXT["ru" if language == "ru" else "en"]
         yes = sum(verdicts.values())
-        headline = text["met"] if yes * 2 >= len(verdicts) else text["not_met"]
+        headline = text["met"] if votes_pass(yes, len(verdicts)) else text["not_met"]
         parts = [f"{headline}: " + text["votes"].format(yes=yes, total=len(verdicts))]
         if config.strictness > 1:
             parts.append(text["repeats"].format(n=config.strictness))
