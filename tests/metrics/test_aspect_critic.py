@@ -235,4 +235,3 @@ def test_single_turn_view_of_a_conversation_without_response_names_the_field(mak
 
     with pytest.raises(SampleValidationError, match="response"):
         make_container(["judge-a"]).aspect_critic().evaluate(sample, config)
-

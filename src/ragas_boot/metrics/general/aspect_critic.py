@@ -91,7 +91,10 @@ class AspectCriticMetric(JudgedTextMetric[AspectCriticConfig]):
         language = self._language(config)
         prompt = render_prompt(
             self._template(config, "aspect_critic"),
-            {"definition": config.definition, "interaction": render_interaction(sample, language, config.interaction)},
+            {
+                "definition": config.definition,
+                "interaction": render_interaction(sample, language, config.interaction),
+            },
         )
         repeats = await self._ask("Evaluate", judges, prompt, AspectVerdict, config.strictness)
         exclusions = repeats.exclusions()
