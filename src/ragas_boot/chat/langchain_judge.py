@@ -332,6 +332,27 @@ def _tool_schema(output_model: type[BaseModel]) -> dict[str, Any]:
     return schema
 
 
+def _string_enums_only(schema: Any) -> Any:
+    """``schema`` with every non-string ``enum`` moved into its description.
+
+    GigaChat's function parameters take string enums only (its client rejects a rubric's
+    ``enum: [1, 2, 3, 4, 5]`` before sending anything); the answer is still validated against
+    the output model, so a level outside the list stays invalid output.
+    """
+    if isinstance(schema, list):
+        return [_string_enums_only(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    fixed = {key: _string_enums_only(value) for key, value in schema.items()}
+    values = fixed.get("enum")
+    if isinstance(values, list) and not all(isinstance(value, str) for value in values):
+        del fixed["enum"]
+        listed = ", ".join(json.dumps(value, ensure_ascii=False) for value in values)
+        description = str(fixed.get("description") or "").rstrip(".")
+        fixed["description"] = (f"{description}. " if description else "") + f"One of: {listed}."
+    return fixed
+
+
 def _has_native_structured_output(model: BaseChatModel) -> bool:
     from langchain_core.language_models import BaseChatModel
 
@@ -514,11 +535,10 @@ class LangChainJudge:
                 # stable mode, or fall back from it to another (Anthropic: json_schema).
                 warnings.simplefilter("ignore", DeprecationWarning)
                 warnings.simplefilter("ignore", UserWarning)
-                return (
-                    model.with_structured_output(_tool_schema(output_model), **kwargs),
-                    True,
-                    mode,
-                )
+                schema = _tool_schema(output_model)
+                if provider_name_of(model) == "gigachat":
+                    schema = _string_enums_only(schema)
+                return model.with_structured_output(schema, **kwargs), True, mode
         except (ValueError, TypeError, NotImplementedError) as error:
             raise JudgeOutputError(
                 f"{type(model).__name__} does not take structured output '{mode.value}': "
