@@ -96,7 +96,7 @@ def test_the_report_holds_every_row_and_evaluation(scored):
     assert evaluation["checks"] == [{"at_least": 0.9, "at_most": None, "passed": False}]
     assert evaluation["reasons"] == {"judge-a": "judge-a says done", "judge-b": "no"}
     assert evaluation["mode"] == "WITH_REFERENCE"
-    assert evaluation["explanation"].startswith("Goal not achieved")
+    assert evaluation["explanation"].startswith("Goal achieved: 1 of 2")  # the tie rule: >= 0.5
     twice = rows["test_scored.py::test_twice", "AgentGoalAccuracyMetric"]
     assert [e["score"] for e in twice["evaluations"]] == [0.5, 1.0]
     assert twice["excluded"] == ["judge-b"]
