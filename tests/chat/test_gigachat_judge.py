@@ -309,7 +309,8 @@ def test_a_rubric_runs_on_a_gigachat_judge_its_levels_in_the_description(tmp_pat
     from ragas_boot.metrics import RubricsScoreConfig
 
     gigachat.respond("GigaChat-2-Max", {"reasoning": "Все признаки есть.", "score": 5})
-    rubric = RubricsScoreConfig(rubrics={f"score{n}_description": f"уровень {n}" for n in range(1, 6)})
+    levels = {f"score{n}_description": f"уровень {n}" for n in range(1, 6)}
+    rubric = RubricsScoreConfig(rubrics=levels)
     sample = Sample(user_input="Где заказ?", response="Возврат оформлен, 3-5 дней.")
 
     with create_container(load_settings(config(tmp_path, gigachat), environ={})) as container:
