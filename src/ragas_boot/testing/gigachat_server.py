@@ -30,7 +30,13 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ragas_boot.testing._fake_api import ChatCall, FakeAPIServer, Response, schema_from
+from ragas_boot.testing._fake_api import (
+    ChatCall,
+    FakeAPIServer,
+    ProviderRequest,
+    Response,
+    schema_from,
+)
 from ragas_boot.testing.server import Reply, hashed_vector
 
 __all__ = ["FakeGigaChatServer", "gigachat_key"]
@@ -93,7 +99,7 @@ class FakeGigaChatServer(FakeAPIServer):
             self._tokens.clear()
 
     @property
-    def embedding_requests(self) -> list[Any]:
+    def embedding_requests(self) -> list[ProviderRequest]:
         """The embedding requests received (their :class:`ProviderRequest` records), in order."""
         return [record for record in self.requests if record.path == "/api/v1/embeddings"]
 
