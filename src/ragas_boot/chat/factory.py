@@ -57,6 +57,7 @@ __all__ = [
     "LOCAL_PROVIDER_NAME",
     "UniqueIds",
     "build_judges",
+    "gigachat_arguments",
     "judge_specs",
     "provider_limits",
     "registered_judges",
@@ -338,8 +339,12 @@ def _file_path(resource: str | None) -> str | None:
     return resource.removeprefix("file:")
 
 
-def _gigachat_arguments(gigachat: GigaChatSettings) -> dict[str, Any]:
-    """The ``langchain_gigachat.GigaChat`` arguments of the ``spring.ai.gigachat`` keys."""
+def gigachat_arguments(gigachat: GigaChatSettings) -> dict[str, Any]:
+    """The ``langchain_gigachat`` arguments of the ``spring.ai.gigachat`` keys.
+
+    The connection, credentials and scope: the chat judges (``GigaChat``) and the embedding
+    model (``GigaChatEmbeddings``) take the same ones, so one configuration serves both.
+    """
     auth = gigachat.auth
     bearer = auth.bearer
     credentials: SecretStr | None = None
@@ -426,7 +431,7 @@ def _gigachat_specs(settings: RagasSettings) -> list[tuple[JudgeSpec, str]]:
         max_concurrency=starter.max_concurrency if starter else None,
         timeout=starter.timeout if starter else None,
     )
-    arguments = _gigachat_arguments(gigachat)
+    arguments = gigachat_arguments(gigachat)
     langchain = LangChainModelSpec(
         class_path=GIGACHAT_CLASS, arguments=tuple(arguments.items()), extra="gigachat"
     )

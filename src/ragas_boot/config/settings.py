@@ -63,6 +63,8 @@ __all__ = [
     "GigaChatBearerSettings",
     "GigaChatChatOptions",
     "GigaChatChatSettings",
+    "GigaChatEmbeddingOptions",
+    "GigaChatEmbeddingSettings",
     "GigaChatSettings",
     "GlobalRateLimitSettings",
     "HedgingSettings",
@@ -478,11 +480,26 @@ class GigaChatChatSettings(GigaChatChatOptions):
     )
 
 
+class GigaChatEmbeddingOptions(_JavaSection):
+    """``spring.ai.gigachat.embedding.options`` (also read flat, one level up)."""
+
+    model: str | None = Field(default=None, description="Embedding model, e.g. EmbeddingsGigaR.")
+
+
+class GigaChatEmbeddingSettings(GigaChatEmbeddingOptions):
+    """``spring.ai.gigachat.embedding``: GigaChat's embedding model, on the chat's connection."""
+
+    options: GigaChatEmbeddingOptions = Field(
+        default_factory=GigaChatEmbeddingOptions, description="Embedding options."
+    )
+
+
 class GigaChatSettings(_JavaSection):
     """``spring.ai.gigachat``: the GigaChat connection (keys of the Java GigaChat starter).
 
     Its chat models become judges when ``auto-detect-beans`` is on (the Java default): those
-    listed in ``external-starters.gigachat.chat-models``, else ``chat.options.model``.
+    listed in ``external-starters.gigachat.chat-models``, else ``chat.options.model``;
+    ``embedding.options.model`` becomes an embedding model on the same credentials.
     """
 
     base_url: str | None = Field(default=None, description="API base URL, with /api/v1.")
@@ -491,6 +508,10 @@ class GigaChatSettings(_JavaSection):
     )
     chat: GigaChatChatSettings = Field(
         default_factory=GigaChatChatSettings, description="Chat model options."
+    )
+    embedding: GigaChatEmbeddingSettings = Field(
+        default_factory=GigaChatEmbeddingSettings,
+        description="Embedding model (ResponseRelevancy, SemanticSimilarity, ...).",
     )
     unsafe_ssl: bool = Field(default=False, description="Skip TLS certificate checks.")
     # The starter's older, flat spellings (deprecated there, still read).
