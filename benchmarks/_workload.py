@@ -148,7 +148,7 @@ def _spread(records: Sequence[Any]) -> list[float]:
     return [first, last, answered]
 
 
-def _serve(latency_ms: float) -> None:
+def _serve(latency_ms: float, hang_rate: float = 0.0, hang_seconds: float = 30.0) -> None:
     from ragas_boot.testing import FakeOpenAIServer
 
     server = FakeOpenAIServer()
@@ -156,6 +156,8 @@ def _serve(latency_ms: float) -> None:
     def configure() -> None:
         server.set_latency(None, latency_ms / 1000)
         server.respond(None, lambda request: judge_answer(request.prompt))
+        if hang_rate:
+            server.inject_faults(None, rate_hang=hang_rate, hang_seconds=hang_seconds, seed=3)
 
     cpu_mark = time.process_time()
     with server:
@@ -196,9 +198,21 @@ class Stats:
 class JudgeServer:
     """The fake OpenAI-compatible server with scripted judges, in a child process."""
 
-    def __init__(self, *, latency_ms: float) -> None:
+    def __init__(
+        self, *, latency_ms: float, hang_rate: float = 0.0, hang_seconds: float = 30.0
+    ) -> None:
         self._process = subprocess.Popen(
-            [sys.executable, str(Path(__file__)), "serve", "--latency-ms", str(latency_ms)],
+            [
+                sys.executable,
+                str(Path(__file__)),
+                "serve",
+                "--latency-ms",
+                str(latency_ms),
+                "--hang-rate",
+                str(hang_rate),
+                "--hang-seconds",
+                str(hang_seconds),
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -269,5 +283,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("command", choices=["serve"])
     parser.add_argument("--latency-ms", type=float, default=200.0)
+    parser.add_argument("--hang-rate", type=float, default=0.0)
+    parser.add_argument("--hang-seconds", type=float, default=30.0)
     arguments = parser.parse_args()
-    _serve(arguments.latency_ms)
+    _serve(arguments.latency_ms, arguments.hang_rate, arguments.hang_seconds)

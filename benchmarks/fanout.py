@@ -13,14 +13,18 @@ ms per judge call, judge calls made and the peak in-flight requests the server s
 
     .venv/bin/python benchmarks/fanout.py                      # N=50, J=4, goal, 200 ms
     .venv/bin/python benchmarks/fanout.py --metric topics --n 20 --repeat 3
+    .venv/bin/python benchmarks/fanout.py --transports langchain --no-floor --cold --repeat 1
+    .venv/bin/python benchmarks/fanout.py --transports langchain --no-floor --profile 30
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import json
 import math
+import pstats
 import statistics
 import tempfile
 import time
@@ -128,12 +132,28 @@ def run_ragas_boot(
         settings = load_settings(path)
     with create_container(settings) as container:
         metric = getattr(container, BEANS[options.metric])()
-        metric.evaluate(samples[0])  # warm-up: lazy imports, one connection per judge
+        if not options.cold:
+            metric.evaluate(samples[0])  # warm-up: lazy imports, one connection per judge
+        portal = container._di.portal()  # the loop thread the calls run on
 
         def action() -> None:
             asyncio.run(bounded(samples, options.concurrency, metric.aevaluate))
 
-        return measure(server, action)
+        if not options.profile:
+            return measure(server, action)
+        # The calls run on the container's loop thread: profile that thread.
+        profiler = cProfile.Profile()
+
+        async def switch(on: bool) -> None:
+            profiler.enable() if on else profiler.disable()
+
+        portal.call(switch(True))
+        try:
+            return measure(server, action)
+        finally:
+            portal.call(switch(False))
+            print(f"\nprofile, transport {transport} (the container's loop thread):")
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(options.profile)
 
 
 # -- the floor: raw openai.AsyncOpenAI -------------------------------------------------------
@@ -293,6 +313,19 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="runs (default 5): median, min, max")
     parser.add_argument("--no-floor", action="store_true", help="skip the raw-client floor")
     parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="no warm-up call: first-call set-up (lazy imports, clients) counted, as in a fresh "
+        "process (run one transport per process with --repeat 1 for that)",
+    )
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="cProfile each ragas-boot run's scoring phase; print the top N functions",
+    )
+    parser.add_argument(
         "--transports",
         nargs="+",
         choices=["direct", "langchain"],
@@ -329,10 +362,21 @@ def main() -> None:
         report(
             f"ragas-boot, transport {transport} (create_container → metric.aevaluate)", runs, ideal
         )
+    if "direct" in ours and len(ours) > 1:
+        lean_wall = statistics.median(r.wall for r in ours["direct"])
+        for transport, runs in ours.items():
+            if transport != "direct":
+                ratio = statistics.median(r.wall for r in runs) / lean_wall
+                print(f"  ragas-boot {transport} wall / direct wall: {ratio:.2f}× (medians)")
     if not STEPS[options.metric] or options.no_floor:
         return
     for floor, runs in floors.items():
         report(f"floor: raw openai.AsyncOpenAI, {floor} transport", runs, ideal)
+        if "direct" in ours:
+            ratio = statistics.median(r.wall for r in runs) / statistics.median(
+                r.wall for r in ours["direct"]
+            )
+            print(f"  this floor's wall / ragas-boot direct wall: {ratio:.2f}× (medians)")
         floor_cpu = statistics.median(r.cpu_ms_per_call for r in runs)
         for transport, mine in ours.items():
             ratio = statistics.median(r.cpu_ms_per_call for r in mine) / floor_cpu

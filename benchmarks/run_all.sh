@@ -28,6 +28,12 @@ for metric in goal topics; do
     $py benchmarks/fanout.py --metric "$metric" --n "$n" --repeat 3
   done
 done
+echo "== fanout.py --metric goal --n 50 --cold --repeat 1, each transport in a fresh process"
+for transport in direct langchain; do
+  $py benchmarks/fanout.py --transports "$transport" --no-floor --cold --repeat 1
+done
+echo "== transport_calls.py"
+$py benchmarks/transport_calls.py
 for n in 2000 10000; do
   for spool in 1000 never; do
     echo "== dataset_run.py --n $n --latency-ms 50 --spool-after $spool"

@@ -19,7 +19,8 @@ for callers that do not know this library::
     │   ├── JudgeOutputError (ValueError)      empty, unparseable or schema-invalid answer
     │   ├── RateLimitExceededError             REJECT strategy, or WAIT past its timeout
     │   ├── JudgeUnavailableError              the judge's circuit is open: not sent
-    │   └── BudgetExceededError                the run's spend cap was reached: not sent
+    │   ├── BudgetExceededError                the run's spend cap was reached: not sent
+    │   └── PromptTooLargeError                the prompt is over max-prompt-tokens: not sent
     ├── AllJudgesFailedError (RuntimeError)    no judge answered a required step
     ├── NoConsensusError (ArithmeticError)     CONSENSUS aggregation outside its tolerance
     └── UndefinedScoreError (ArithmeticError)  no score exists for this sample (says why)
@@ -50,6 +51,7 @@ __all__ = [
     "JudgeUnavailableError",
     "MissingExtraError",
     "NoConsensusError",
+    "PromptTooLargeError",
     "RagasBootError",
     "RateLimitExceededError",
     "SampleValidationError",
@@ -237,7 +239,13 @@ class JudgeError(RagasBootError, RuntimeError):
 
 
 class JudgeHTTPError(JudgeError):
-    """The judge's server answered with an error status."""
+    """The judge's server answered with an error status, or with a redirect (never followed).
+
+    Attributes:
+        status_code: the HTTP status.
+        retry_after: seconds the server asked to wait (``Retry-After``), if it said.
+        location: where a redirect (3xx) points, credentials masked; ``None`` otherwise.
+    """
 
     kind = "http"
 
@@ -248,14 +256,19 @@ class JudgeHTTPError(JudgeError):
         judge_id: str,
         status_code: int,
         retry_after: float | None = None,
+        location: str | None = None,
     ) -> None:
         self.status_code = status_code
         self.retry_after = retry_after
+        self.location = location
         super().__init__(message, judge_id=judge_id)
 
     @property
     def kind_detail(self) -> str:
-        """`rate_limited` (429), `server_error` (5xx), `auth` (401/403), else `http`."""
+        """`rate_limited` (429), `server_error` (5xx), `auth` (401/403), `redirect` (3xx),
+        else `http`."""
+        if 300 <= self.status_code < 400:
+            return "redirect"
         if self.status_code == 429:
             return "rate_limited"
         if self.status_code >= 500:
@@ -318,15 +331,41 @@ class BudgetExceededError(JudgeError):
     Attributes:
         max_cost: the cap.
         spent: what the run had spent when the call was refused.
+        reserved: the worst cases of the calls then in flight.
     """
 
     kind = "budget"
 
-    def __init__(self, *, judge_id: str, max_cost: float, spent: float) -> None:
+    def __init__(
+        self, *, judge_id: str, max_cost: float, spent: float, reserved: float = 0.0
+    ) -> None:
         self.max_cost = max_cost
         self.spent = spent
+        self.reserved = reserved
+        held = f", {reserved:.6g} reserved by calls in flight" if reserved else ""
         super().__init__(
-            f"the run's spend cap of {max_cost:g} was reached ({spent:.6g} spent): not sent",
+            f"the run's spend cap of {max_cost:g} was reached ({spent:.6g} spent{held}): not sent",
+            judge_id=judge_id,
+        )
+
+
+class PromptTooLargeError(JudgeError):
+    """A judge prompt is larger than the judge's ``max-prompt-tokens``: it was not sent.
+
+    Attributes:
+        estimated_tokens: the prompt's estimated tokens (characters / 4, format included).
+        max_prompt_tokens: the judge's limit.
+    """
+
+    kind = "prompt_too_large"
+
+    def __init__(self, *, judge_id: str, estimated_tokens: int, max_prompt_tokens: int) -> None:
+        self.estimated_tokens = estimated_tokens
+        self.max_prompt_tokens = max_prompt_tokens
+        super().__init__(
+            f"the prompt is about {estimated_tokens:,} tokens, more than max-prompt-tokens "
+            f"{max_prompt_tokens:,} of judge {judge_id}: not sent (shorten the sample, or "
+            "raise max-prompt-tokens on the provider or chat model)",
             judge_id=judge_id,
         )
 

@@ -301,4 +301,23 @@ def test_a_gigachat_section_with_only_embeddings_asks_for_no_judge(tmp_path):
     settings = load_settings(path, environ={})
 
     assert judge_specs(settings) == []
-    assert settings.source.unsupported_keys == ["spring.ai.gigachat.embedding"]
+    assert settings.source.unsupported_keys == []
+
+
+def test_a_rubric_runs_on_a_gigachat_judge_its_levels_in_the_description(tmp_path, gigachat):
+    # GigaChat's client takes string enums only: a rubric's levels 1-5 go into the description.
+    from ragas_boot.metrics import RubricsScoreConfig
+
+    gigachat.respond("GigaChat-2-Max", {"reasoning": "Все признаки есть.", "score": 5})
+    levels = {f"score{n}_description": f"уровень {n}" for n in range(1, 6)}
+    rubric = RubricsScoreConfig(rubrics=levels)
+    sample = Sample(user_input="Где заказ?", response="Возврат оформлен, 3-5 дней.")
+
+    with create_container(load_settings(config(tmp_path, gigachat), environ={})) as container:
+        result = container.rubrics_score().evaluate(sample, rubric)
+
+    assert (result.score, result.metadata["level"]) == (1.0, 5.0)
+    [function] = gigachat.chat_requests("GigaChat-2-Max")[0].body["functions"]
+    score = function["parameters"]["properties"]["score"]
+    assert "enum" not in score
+    assert score["description"].endswith("One of: 1, 2, 3, 4, 5.")

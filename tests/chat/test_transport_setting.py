@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragas_boot import load_settings
-from ragas_boot.chat import judge_specs
+from ragas_boot.chat import TlsFiles, judge_specs
 from ragas_boot.config.settings import Transport
 from ragas_boot.errors import ConfigError
 
@@ -46,3 +46,61 @@ def test_an_unknown_transport_is_named_with_its_key(tmp_path):
     path.write_text(YAML.format(default="", override="httpx"), encoding="utf-8")
     with pytest.raises(ConfigError, match=r"openai-compatible\[1\]\.transport"):
         load_settings(path, environ={})
+
+
+TLS_YAML = """\
+spring.ai.ragas.providers:
+  openai-compatible:
+    - name: corp
+      base-url: {url}
+      api-key: k
+      {tls}
+      chat-models: [{{id: m-corp}}]
+      embedding-models: [{{id: e-corp}}]
+"""
+
+
+def _tls_settings(tmp_path, tls: str, url: str = "https://gateway.example.test"):
+    path = tmp_path / "application.yaml"
+    path.write_text(TLS_YAML.format(url=url, tls=tls), encoding="utf-8")
+    return load_settings(path, environ={})
+
+
+def test_tls_files_reach_the_judges_and_embedding_models_of_their_provider(tmp_path):
+    import trustme
+
+    from ragas_boot.chat.embeddings import embedding_specs
+
+    ca = trustme.CA()
+    client = ca.issue_cert("client@example.test")
+    ca.cert_pem.write_to_path(str(tmp_path / "ca.pem"))
+    client.cert_chain_pems[0].write_to_path(str(tmp_path / "client.pem"))
+    client.private_key_pem.write_to_path(str(tmp_path / "client.key"))
+    settings = _tls_settings(
+        tmp_path,
+        f"ca-bundle: {tmp_path / 'ca.pem'}\n"
+        f"      client-cert: {tmp_path / 'client.pem'}\n"
+        f"      client-key: {tmp_path / 'client.key'}",
+    )
+    expected = TlsFiles(
+        ca_bundle=str(tmp_path / "ca.pem"),
+        client_cert=str(tmp_path / "client.pem"),
+        client_key=str(tmp_path / "client.key"),
+    )
+    assert [spec.tls for spec in judge_specs(settings)] == [expected]
+    assert [spec.tls for spec in embedding_specs(settings)] == [expected]
+
+
+def test_a_tls_file_that_does_not_load_is_named_with_its_key(tmp_path):
+    (tmp_path / "not-pem.pem").write_text("hello", encoding="utf-8")
+    settings = _tls_settings(tmp_path, f"ca-bundle: {tmp_path / 'not-pem.pem'}")
+    with pytest.raises(ConfigError, match=r"openai-compatible\[0\]\.ca-bundle.*not-pem\.pem"):
+        judge_specs(settings)
+    missing = _tls_settings(tmp_path, f"client-cert: {tmp_path / 'missing.pem'}")
+    with pytest.raises(ConfigError, match=r"openai-compatible\[0\]\.client-cert.*missing\.pem"):
+        judge_specs(missing)
+
+
+def test_a_client_key_without_its_certificate_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match="client-key is set without client-cert"):
+        _tls_settings(tmp_path, "client-key: key.pem")

@@ -55,7 +55,10 @@ def test_a_missing_config_file(run_cli, dataset_file, tmp_path):
     [
         (("--metric", "no_such_metric"), ["unknown metric 'no_such_metric'", "tool_call_accuracy"]),
         (("--metric", "agent_goal_accuracy", "--models", "judge-z"), ["unknown judge 'judge-z'"]),
-        (("--metric", "tool_call_accuracy", "--out", "report.pdf"), ["use a .html, .htm or .json"]),
+        (
+            ("--metric", "tool_call_accuracy", "--out", "report.pdf"),
+            ["use a .html, .htm, .json, .csv, .parquet, .xml or .md"],
+        ),
         (("--metric", "tool_call_accuracy", "--out", "no/such/dir/r.html"), ["does not exist"]),
     ],
 )
@@ -106,3 +109,22 @@ def test_debug_shows_the_traceback(run_cli, config_file, tmp_path):
     assert result.code == 2
     assert "Traceback" in result.err
     assert "DatasetError" in result.err
+
+
+def test_an_empty_dataset_exits_2_unless_allowed(run_cli, judges, config_file, tmp_path):
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("name: truncated\nsamples: []\n", encoding="utf-8")
+    arguments = ("evaluate", empty, "--metric", "agent_goal_accuracy", "--config", config_file)
+
+    refused = run_cli(*arguments, "--no-history")
+    assert refused.code == 2
+    assert f"ragas-boot: error: {empty}: the dataset has no samples" in refused.err
+    assert "--allow-empty" in refused.err
+    assert judges.requests == []
+
+    allowed = run_cli(*arguments, "--no-history", "--allow-empty")
+    assert allowed.code == 0, allowed.err
+    assert "0 samples" in allowed.out
+    gated = run_cli(*arguments, "--no-history", "--allow-empty", "--fail-under", "0.9")
+    assert gated.code == 1  # a mean score was asked for, and no sample gives one
+    assert "FAILED agent_goal_accuracy: mean — is under --fail-under 0.9" in gated.err

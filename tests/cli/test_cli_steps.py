@@ -63,7 +63,7 @@ def test_a_signal_received_during_the_run_decides_the_exit_code(judges, config_f
 def test_bad_input_fails_in_the_plan_before_any_judge_call(judges, config_file, dataset_file):
     base = RunOptions(dataset=str(dataset_file), metrics=METRICS, config=str(config_file))
     cases = [
-        (replace(base, out=("run.txt",)), "use a .html, .htm or .json"),
+        (replace(base, out=("run.txt",)), "use a .html, .htm, .json, .csv, .parquet, .xml or .md"),
         (replace(base, metrics=("no_such_metric",)), "no_such_metric"),
         (replace(base, fail_on_regression=True), "--fail-on-regression needs --baseline"),
     ]

@@ -93,3 +93,17 @@ def test_light_commands_never_import_langchain_openai(config_file, dataset_file,
         check=False,
     )
     assert completed.stdout.split() == ["0", "False", "False"], completed.stderr
+
+
+@pytest.mark.parametrize("module", ["ragas_boot", "ragas_boot.cli"])
+def test_python_dash_m_runs_the_command(module):
+    completed = subprocess.run(
+        [sys.executable, "-m", module, "schema", "dataset"],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert '"samples"' in completed.stdout

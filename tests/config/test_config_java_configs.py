@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 
 from ragas_boot.chat import judge_specs
+from ragas_boot.chat.embeddings import embedding_specs
 from ragas_boot.config import load_settings
 from ragas_boot.errors import ConfigError
 
@@ -97,7 +98,7 @@ def test_spring_boot_test_config_gigachat_profile_gives_two_gigachat_judges(java
     # The authorization key is base64 of client-id:client-secret, as the Java starter makes it.
     assert base64.b64decode(arguments["credentials"].get_secret_value()) == b"client-1:FAKE-gc-3333"
     assert "FAKE-gc-3333" not in repr(specs[0])
-    assert "spring.ai.gigachat.embedding" in settings.source.unsupported_keys
+    assert "spring.ai.gigachat.embedding" not in settings.source.unsupported_keys
     assert (
         "spring.ai.ragas.providers.external-starters.gigachat.embedding-models"
         in settings.source.unsupported_keys
@@ -171,13 +172,13 @@ def test_gigachat_demo_loads_with_only_warnings_and_one_gigachat_judge(java, cap
     assert settings.providers.default_options.max_tokens == 2000
     assert settings.allure.language == "ru"
     assert_java_retry(settings.retry)
-    assert settings.source.unsupported_keys == [
-        "spring.main",
-        "logging",
-        "spring.ai.gigachat.embedding",
-    ]
+    assert settings.source.unsupported_keys == ["spring.main", "logging"]
     warnings = [r for r in caplog.records if r.name == "ragas_boot.config"]
-    assert [r.levelno for r in warnings] == [logging.WARNING] * 3
+    assert [r.levelno for r in warnings] == [logging.WARNING] * 2
+    # spring.ai.gigachat.embedding: GigaChat's embedding model on the judge's credentials.
+    [embedding] = embedding_specs(settings)
+    assert (embedding.id, embedding.provider) == ("EmbeddingsGigaR", "gigachat")
+    assert dict(embedding.langchain.arguments)["credentials"].get_secret_value() == FAKE_GIGACHAT
     # auto-detect-beans: true and no external-starters: the starter's own chat model.
     assert (spec.id, spec.provider, spec.model) == ("GigaChat-2-Max", "gigachat", "GigaChat-2-Max")
     assert (spec.temperature, spec.max_tokens) == (0.0, 2000)

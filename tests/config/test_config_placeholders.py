@@ -204,7 +204,7 @@ def test_placeholders_outside_the_consumed_keys_are_not_resolved(write_yaml):
     path = write_yaml(
         """\
         spring.application.name: ${APP_NAME}
-        spring.ai.gigachat.embedding.options.model: ${GIGACHAT_EMBEDDING}
+        spring.ai.gigachat.image.options.model: ${GIGACHAT_IMAGE}
         spring.ai.openai.organization: ${ORGANIZATION}
         spring.ai.ragas.providers:
           external-starters:

@@ -36,8 +36,8 @@ def config_warnings(caplog):
             "spring.ai.ragas.providers.external-starters.gigachat.embedding-models",
         ),
         (
-            "spring.ai.gigachat.embedding.options.model: Embeddings\n",
-            "spring.ai.gigachat.embedding",
+            "spring.ai.gigachat.image.options.model: Kandinsky\n",
+            "spring.ai.gigachat.image",
         ),
         ("spring.ai.chat.client.enabled: false\n", "spring.ai.chat"),
         ("spring.ai.model.chat: openai\n", "spring.ai.model"),
@@ -111,7 +111,7 @@ def test_each_key_is_reported_once_per_load(write_yaml, config_warnings):
 
     assert settings.source.unsupported_keys == ["spring.threads", "logging"]
     assert len(config_warnings()) == 2
-    load_settings(path, "dev", environ={})
+    load_settings(path, "dev", environ={"RAGAS_BOOT_JAVA_KEY_WARNINGS": "always"})
     assert len(config_warnings()) == 4
 
 
@@ -149,13 +149,62 @@ def test_unsupported_values_are_not_logged(write_yaml, caplog):
     path = write_yaml(
         """\
         spring.ai.gigachat.auth.bearer.client-secret: gigachat-value-7f3a
-        spring.ai.gigachat.embedding.options.dimensions: 98765
+        spring.ai.gigachat.image.options.size: 98765
         """
     )
 
     settings = load_settings(path, environ={})
 
-    assert "spring.ai.gigachat.embedding" in caplog.text
+    assert "spring.ai.gigachat.image" in caplog.text
     assert "gigachat-value-7f3a" not in caplog.text
     assert "gigachat-value-7f3a" not in repr(settings)
     assert "98765" not in caplog.text
+
+
+JAVA_ONLY = "spring.main.web-application-type: none\nlogging.level.root: INFO\n"
+
+
+def test_java_keys_are_reported_once_per_file_and_machine(write_yaml, config_warnings):
+    path = write_yaml(JAVA_ONLY)
+
+    first = load_settings(path, environ={})
+    second = load_settings(path, environ={})
+
+    assert (
+        first.source.unsupported_keys
+        == second.source.unsupported_keys
+        == [
+            "spring.main",
+            "logging",
+        ]
+    )
+    assert [m.split(" ", 1)[0] for m in config_warnings()] == ["spring.main", "logging"]
+    assert "said once for this file" in config_warnings()[0]
+
+
+def test_a_new_java_key_in_the_file_is_reported_again(write_yaml, config_warnings):
+    path = write_yaml(JAVA_ONLY)
+    load_settings(path, environ={})
+    path.write_text(JAVA_ONLY + "spring.threads.virtual.enabled: true\n", encoding="utf-8")
+
+    load_settings(path, environ={})
+
+    assert len(config_warnings()) == 2 + 3
+
+
+@pytest.mark.parametrize(("policy", "count"), [("always", 4), ("off", 0), ("OFF", 0)])
+def test_the_warning_policy_repeats_or_silences(write_yaml, config_warnings, policy, count):
+    path = write_yaml(JAVA_ONLY)
+    environ = {"RAGAS_BOOT_JAVA_KEY_WARNINGS": policy}
+
+    load_settings(path, environ=environ)
+    load_settings(path, environ=environ)
+
+    assert len(config_warnings()) == count
+
+
+def test_an_unknown_warning_policy_is_an_error_naming_the_values(write_yaml):
+    path = write_yaml(JAVA_ONLY)
+
+    with pytest.raises(ConfigError, match="RAGAS_BOOT_JAVA_KEY_WARNINGS='never' is not one of"):
+        load_settings(path, environ={"RAGAS_BOOT_JAVA_KEY_WARNINGS": "never"})

@@ -4,15 +4,21 @@ Bounds are asserted through counts and orderings of admissions, never wall-clock
 """
 
 import asyncio
+import os
+import subprocess
+import sys
 import time
 from datetime import timedelta
 
 import pytest
 
 from ragas_boot.chat import ProviderLimits
+from ragas_boot.chat.factory import provider_limits
+from ragas_boot.config import load_settings
 from ragas_boot.config.settings import RateLimitStrategy
-from ragas_boot.errors import RateLimitExceededError
+from ragas_boot.errors import BudgetExceededError, RateLimitExceededError
 from ragas_boot.execution import ProviderGate
+from ragas_boot.execution.limits import SlidingWindowLimiter
 
 
 @pytest.mark.asyncio
@@ -136,3 +142,114 @@ async def test_no_rate_limit_means_no_waiting():
     assert inside == 100
     release.set()
     await asyncio.gather(*tasks)
+
+
+@pytest.mark.asyncio
+async def test_a_request_never_sent_gives_its_place_back():
+    limiter = SlidingWindowLimiter(2)
+    first = await limiter.acquire()
+    await limiter.acquire()
+    assert limiter.try_acquire() is None
+    limiter.cancel(first)
+    assert limiter.try_acquire() is not None
+
+
+@pytest.mark.asyncio
+async def test_a_place_frees_one_window_after_the_request_reached_the_wire():
+    limiter = SlidingWindowLimiter(1)
+    ticket = await limiter.acquire()
+    reached = time.monotonic() + 0.3  # as a transport would report a slow connection
+    limiter.sent(ticket, reached)
+    await limiter.acquire()
+    assert time.monotonic() >= reached + 1.0
+
+
+@pytest.mark.asyncio
+async def test_an_attempt_refused_by_the_spend_cap_does_not_use_up_the_rate_limit():
+    gate = ProviderGate(
+        limits=ProviderLimits(provider="p", rps=1, strategy=RateLimitStrategy.REJECT)
+    )
+    with pytest.raises(BudgetExceededError):
+        async with gate.slot("m"):
+            raise BudgetExceededError(judge_id="m", max_cost=1.0, spent=1.0)
+    async with gate.slot("m"):  # the refused attempt sent nothing: its place is free
+        pass
+    with pytest.raises(RateLimitExceededError):
+        async with gate.slot("m"):
+            pass
+
+
+WORKER = """
+import sys
+from pathlib import Path
+from pydantic import BaseModel, SecretStr
+from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge, ProviderLimits
+from ragas_boot.execution import MultiModelExecutor
+
+class Verdict(BaseModel):
+    verdict: int
+
+base_url, shared, name = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+limits = ProviderLimits(provider="p", rps=10, shared_file=shared)
+judges = [
+    OpenAICompatibleJudge(spec=JudgeSpec(id=f"{name}-{i}", model=f"{name}-{i}", provider="p",
+        base_url=base_url, api_key=SecretStr("k"), limits=limits))
+    for i in range(15)
+]
+executor = MultiModelExecutor(judges=judges, output_retries=0)
+record = executor.portal.call(executor.run_step("Judge", executor.judges, "q", Verdict))
+executor.close()
+assert all(call.ok for call in record.calls), [call.error_message for call in record.calls]
+"""
+
+
+def test_a_shared_limit_holds_across_processes(openai_server, tmp_path):
+    # Two worker processes (as pytest -n 2 or two CI jobs) share one provider's rps 10.
+    openai_server.respond(None, {"verdict": 1})
+    script = tmp_path / "worker.py"
+    script.write_text(WORKER)
+    shared = tmp_path / "limits" / "rate-limits.sqlite3"
+    workers = [
+        subprocess.Popen(
+            [sys.executable, str(script), openai_server.base_url, str(shared), name],
+            env=os.environ.copy(),
+        )
+        for name in ("w1", "w2")
+    ]
+    assert [worker.wait(timeout=120) for worker in workers] == [0, 0]
+
+    times = sorted(r.request.received_at for r in openai_server.requests)
+    assert len(times) == 30
+    assert {r.request.model[:2] for r in openai_server.requests} == {"w1", "w2"}
+    most = max(sum(1 for t in times[i:] if t < first + 1.0) for i, first in enumerate(times))
+    assert most <= 10
+
+
+def test_rate_limit_shared_in_yaml_names_the_file_every_process_uses(tmp_path):
+    path = tmp_path / "application.yaml"
+    path.write_text(
+        f"""\
+spring.ai.ragas.providers:
+  rate-limit.shared-file: {tmp_path / "limits.sqlite3"}
+  openai-compatible:
+    - name: shared
+      base-url: http://127.0.0.1:9
+      api-key: k
+      rate-limit: {{ rps: 5, shared: true }}
+      chat-models: [{{ id: a }}]
+    - name: own
+      base-url: http://127.0.0.1:9
+      api-key: k
+      rate-limit: {{ rps: 5 }}
+      chat-models: [{{ id: b }}]
+""",
+        encoding="utf-8",
+    )
+    settings = load_settings(path, environ={})
+    shared, own = (
+        provider_limits(settings.providers, provider)
+        for provider in settings.providers.openai_compatible
+    )
+
+    assert shared.shared_file == tmp_path / "limits.sqlite3"
+    assert own.shared_file is None  # opt-in: a limit stays per process unless asked

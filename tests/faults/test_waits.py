@@ -268,6 +268,51 @@ def test_the_server_never_sees_more_than_rps_in_the_first_second(
     assert times[3] - times[0] >= 0.8 and times[6] - times[3] >= 0.8
 
 
+def most_in_one_second(times: list[float]) -> int:
+    """The most server timestamps in any one-second window [t, t + 1)."""
+    times = sorted(times)
+    return max(
+        sum(1 for later in times[index:] if later < first + 1.0)
+        for index, first in enumerate(times)
+    )
+
+
+def test_a_burst_that_opens_connections_cannot_share_a_second_with_the_next(
+    openai_server, executor_factory, judge_transport
+):
+    # 120 calls at rps 40: the first 40 open connections (they land late), the next 40 reuse
+    # them (they land early). Counting slots when taken let 60-80 into one server second.
+    openai_server.respond(None, {"verdict": 1})
+    models = [f"judge-{index}" for index in range(120)]
+    executor = executor_factory(
+        judges(openai_server, judge_transport, models, rps=40, max_concurrency=64)
+    )
+
+    record = step(executor)
+
+    assert all(call.ok for call in record.calls)
+    times = [r.request.received_at for r in openai_server.requests]
+    assert len(times) == 120
+    assert most_in_one_second(times) <= 40
+
+
+def test_retries_take_a_new_place_each_and_stay_within_the_rate(
+    openai_server, executor_factory, judge_transport
+):
+    # Every judge's first attempt gets a 500, its retry an answer: 16 requests at rps 4.
+    models = [f"judge-{index}" for index in range(8)]
+    for model in models:
+        openai_server.script(model, Reply.error(500), {"verdict": 1})
+    executor = executor_factory(judges(openai_server, judge_transport, models, rps=4))
+
+    record = step(executor)
+
+    assert all(call.ok and call.attempts == 2 for call in record.calls)
+    times = [r.request.received_at for r in openai_server.requests]
+    assert len(times) == 16
+    assert most_in_one_second(times) <= 4
+
+
 # --------------------------------------------------------------------------- defaults
 
 

@@ -16,6 +16,7 @@ from ragas_boot import (
     ToolMessage,
 )
 from ragas_boot.metrics import AgentGoalAccuracyConfig, AgentGoalMode
+from ragas_boot.metrics.general.aspect_critic import AspectCriticConfig
 from ragas_boot.testing import Reply
 
 # The seed's Java test (agent-metrics.ru.md): a flight to Paris, booked.
@@ -260,3 +261,22 @@ def test_custom_templates_can_come_from_yaml(make_container, openai_server):
     )
     container.agent_goal_accuracy().evaluate(FLIGHT)
     assert openai_server.requests_for("judge-a")[0].request.prompt.startswith("Outcome wanted:")
+
+
+def test_a_one_of_two_split_reads_achieved_like_aspect_critic(make_container, openai_server):
+    # One tie rule for yes/no explanations: at a split scoring 0.5 both say yes (Java: >= 0.5).
+    achieved(openai_server, [True, False])
+    for model, verdict in zip(FOUR, [True, False], strict=False):
+        openai_server.when(
+            lambda r: "verdict" in r.prompt, {"reasoning": "r", "verdict": verdict}, model=model
+        )
+    container = make_container(["judge-a", "judge-b"])
+
+    goal = container.agent_goal_accuracy().evaluate(FLIGHT, AgentGoalAccuracyConfig())
+    aspect = container.aspect_critic().evaluate(
+        FLIGHT, AspectCriticConfig(definition="The flight is booked")
+    )
+
+    assert (goal.score, aspect.score) == (0.5, 0.5)
+    assert goal.explanation.startswith("Goal achieved: 1 of 2 judges")
+    assert aspect.explanation.startswith("Criterion met: 1 of 2 judges")

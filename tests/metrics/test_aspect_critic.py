@@ -193,3 +193,45 @@ def test_missing_response_names_the_field(make_container, openai_server):
 def test_bad_yaml_section_is_an_error_at_load(make_settings):
     with pytest.raises(ConfigError, match=r"aspect-critic\.strictness"):
         make_settings(["judge-a"], extra="spring.ai.ragas.metrics.aspect-critic.strictness: 9\n")
+
+
+#: A sample as Java tests build it: user_input and response beside the whole conversation.
+BOTH = Sample(
+    user_input="Где мой заказ 12345?",
+    response="Возврат 5500 руб. оформлен.",
+    user_input_messages=[
+        HumanMessage("Где мой заказ 12345?"),
+        AIMessage("Проверяю статус заказа."),
+        AIMessage("Возврат 5500 руб. оформлен."),
+    ],
+)
+
+
+@pytest.mark.parametrize(
+    ("interaction", "shown", "hidden"),
+    [
+        # As Java: user_input + response, the conversation left out.
+        ("auto", "Запрос пользователя:\nГде мой заказ 12345?", "Проверяю статус заказа"),
+        ("single_turn", "Ответ:\nВозврат 5500 руб. оформлен.", "Диалог:"),
+        ("CONVERSATION", "[ASSISTANT]: Проверяю статус заказа.", "Запрос пользователя:"),
+    ],
+)
+def test_a_sample_with_input_and_response_is_judged_on_them_unless_configured(
+    make_container, openai_server, interaction, shown, hidden
+):
+    says(openai_server, True)
+    config = AspectCriticConfig(definition="Сумма названа", language="ru", interaction=interaction)
+
+    make_container(["judge-a"]).aspect_critic().evaluate(BOTH, config)
+
+    prompt = openai_server.requests_for("judge-a")[0].request.prompt
+    assert shown in prompt
+    assert hidden not in prompt
+
+
+def test_single_turn_view_of_a_conversation_without_response_names_the_field(make_container):
+    sample = Sample(user_input_messages=BOTH.user_input_messages)
+    config = AspectCriticConfig(definition="x", interaction="single_turn")
+
+    with pytest.raises(SampleValidationError, match="response"):
+        make_container(["judge-a"]).aspect_critic().evaluate(sample, config)

@@ -22,7 +22,7 @@ RESULT = MetricResult(
         )
     ],
     metadata={"reasons": {"judge-a": "The flight is booked.", "judge-b": "No confirmation."}},
-    explanation="Goal not achieved: 1 of 2 judges said the goal was achieved.",
+    explanation="Goal achieved: 1 of 2 judges said the goal was achieved.",
     judge_ids=["judge-a", "judge-b", "judge-c"],
     mode="WITH_REFERENCE",
     agreement=0.5,
@@ -58,7 +58,7 @@ def test_the_failure_names_the_score_every_judge_its_reason_and_the_exclusions(r
         "    judge-b  0.000  No confirmation.",
         "  excluded (1):",
         "    judge-c at CompareOutcome: timeout - no answer in 30s",
-        "  explanation: Goal not achieved: 1 of 2 judges said the goal was achieved.",
+        "  explanation: Goal achieved: 1 of 2 judges said the goal was achieved.",
     ]
     assert recorder.records[0].checks[0].passed is False
 
@@ -94,7 +94,7 @@ def test_a_bare_score_nobody_reported_fails_plainly(recorder):
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({}, TypeError, "needs at_least=, at_most= or both"),
+        ({}, TypeError, "needs at_least=, at_most=, both, or equals="),
         ({"at_least": 0.9, "at_most": 0.1}, ValueError, "at_least=0.9 is greater than"),
         ({"at_least": "0.5"}, TypeError, "at_least must be a number"),
         ({"at_most": float("nan")}, TypeError, "at_most must be a number"),
@@ -143,6 +143,32 @@ def test_in_a_real_run_the_message_shows_the_judges_answers(
                 "E *     judge-b  0.000  judge-b says not done",
                 "E *   excluded (1):",
                 "E *     judge-c at CompareOutcome: auth - *bad key*",
-                "E *   explanation: Goal not achieved: 1 of 2 judges*",
+                # A 1-of-2 split reads "achieved" (Java: score >= 0.5); the check still fails.
+                "E *   explanation: Goal achieved: 1 of 2 judges*",
             ]
         )
+
+
+def test_equals_is_javas_is_equal_to_within_a_tolerance(recorder):
+    assert_score(RESULT, equals=0.5)
+    assert_score(0.1 + 0.2, equals=0.3)  # float rounding passes the default tolerance
+    assert_score(RESULT, equals=0.55, tolerance=0.05)
+    with pytest.raises(AssertionError) as failure:
+        assert_score(RESULT, equals=1.0)
+
+    assert str(failure.value).splitlines()[0] == (
+        "AgentGoalAccuracyMetric: score 0.500, expected == 1"
+    )
+    checks = recorder.records[0].checks
+    assert [(c.label(), c.passed) for c in checks] == [
+        ("== 0.5", True),
+        ("== 0.55 ± 0.05", True),
+        ("== 1", False),
+    ]
+
+
+def test_equals_does_not_mix_with_bounds_and_a_tolerance_is_not_negative(recorder):
+    with pytest.raises(TypeError, match="equals= or at_least="):
+        assert_score(RESULT, equals=0.5, at_least=0.4)
+    with pytest.raises(ValueError, match=r"tolerance=-0\.1 is negative"):
+        assert_score(RESULT, equals=0.5, tolerance=-0.1)

@@ -41,7 +41,7 @@ def test_each_criterion_is_a_fixture(project, openai_server, judges_config):
     result.assert_outcomes(passed=2)
     assert openai_server.count() == 2 * (1 + 3)  # two judges; no-threats asks each 3 times
     result.stdout.fnmatch_lines(
-        ["*ragas-boot scores*", "*test_fixtures*AspectCriticMetric:no-profanity*1.000*"]
+        ["*ragas-boot scores*", "*test_fixtures*AspectCritic:no-profanity*1.000*"]
     )
 
 
@@ -77,7 +77,7 @@ def test_a_criterion_bean_reached_through_the_container_reports_its_score(
     )
     result = project.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["*test_direct*AspectCriticMetric:no-profanity*1.000*"])
+    result.stdout.fnmatch_lines(["*test_direct*AspectCritic:no-profanity*1.000*"])
 
 
 def test_a_criterion_bean_is_injected_by_name(project, openai_server, judges_config):

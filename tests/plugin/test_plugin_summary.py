@@ -96,7 +96,7 @@ def test_the_report_holds_every_row_and_evaluation(scored):
     assert evaluation["checks"] == [{"at_least": 0.9, "at_most": None, "passed": False}]
     assert evaluation["reasons"] == {"judge-a": "judge-a says done", "judge-b": "no"}
     assert evaluation["mode"] == "WITH_REFERENCE"
-    assert evaluation["explanation"].startswith("Goal not achieved")
+    assert evaluation["explanation"].startswith("Goal achieved: 1 of 2")  # the tie rule: >= 0.5
     twice = rows["test_scored.py::test_twice", "AgentGoalAccuracyMetric"]
     assert [e["score"] for e in twice["evaluations"]] == [0.5, 1.0]
     assert twice["excluded"] == ["judge-b"]
@@ -283,3 +283,51 @@ def test_repeats_that_all_failed_are_one_error_evaluation(write_tests, project, 
             "judge spend: 28 tokens billed (0 answered)",  # 2 judges x 2 repeats x 7
         ]
     )
+
+
+CRITERIA_TESTS = """
+from ragas_boot import Sample
+from ragas_boot.metrics import AspectCriticConfig
+from ragas_boot.testing import assert_score
+
+SAMPLE = Sample(user_input="Where is order 12345?", response="Refund of 5500 RUB issued.")
+CHECKS = [
+    "The response has no profanity",
+    "The response has no threats",
+    "The response states the refund amount with its currency",
+    "The response confirms the refund explicitly",
+    "The response states the timeline in days",
+]
+
+
+def test_five_checks(aspect_critic):
+    for definition in CHECKS:
+        result = aspect_critic.evaluate(SAMPLE, AspectCriticConfig(definition=definition))
+        assert_score(result, equals=1.0)
+"""
+
+
+def test_each_inline_criterion_has_its_own_row_and_the_failing_one_is_named(
+    write_tests, project, openai_server
+):
+    def verdict(request):
+        # The response gives no timeline: that check alone fails.
+        return {"reasoning": "checked", "verdict": "timeline in days" not in request.prompt}
+
+    openai_server.respond(None, verdict)
+    write_tests("test_criteria", CRITERIA_TESTS)
+
+    result = project.runpytest()
+
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*AspectCritic:The response has no profanity * 1.000 * ok == 1 *",
+            "*AspectCritic:The response has no threats * 1.000 * ok == 1 *",
+            "*AspectCritic:The response states the refund amount with* 1.000 * ok == 1 *",
+            "*AspectCritic:The response confirms the refund explicitly * 1.000 * ok == 1 *",
+            "*AspectCritic:The response states the timeline in days * 0.000 * FAIL == 1 *",
+            "5 scored test x metric row(s), 5 evaluation(s), 1 failed check(s)",
+        ]
+    )
+    assert "(x5)" not in result.stdout.str()

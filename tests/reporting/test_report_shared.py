@@ -267,3 +267,19 @@ def test_the_allure_repeats_page_shows_pass_rate_stability_and_each_repeat() -> 
     assert "unstable" in page and "not reproducible" in page
     assert "Quorum: 1 of 2 judges answered, min-judges 2" in page
     assert re.findall(r"<td>(pass|fail|no score)</td>", page) == ["pass", "fail", "no score"]
+
+
+def test_an_allure_page_of_an_inline_criterion_is_named_after_it() -> None:
+    inline = _event(
+        metric="AspectCriticMetric",
+        score=0.0,
+        metadata={"definition": "The response states the timeline in days"},
+    )
+    named = _event(
+        metric="AspectCriticMetric:timeline", score=1.0, metadata={"definition": "In days"}
+    )
+
+    assert page_name(inline) == (
+        "AspectCriticMetric:The response states the timeline in days = 0.000"
+    )
+    assert page_name(named) == "AspectCriticMetric:timeline = 1.000"

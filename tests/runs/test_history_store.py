@@ -131,7 +131,7 @@ def test_a_database_locked_by_another_process_is_waited_for_not_failed(tmp_path,
 def test_a_lock_held_past_the_retry_time_is_a_history_error(tmp_path):
     path = tmp_path / "runs.db"
     with (
-        RunHistory(url=f"sqlite:///{path}", retry_for_s=0.0) as history,
+        RunHistory(url=f"sqlite:///{path}", lock_timeout=0.0) as history,
         subprocess.Popen(
             [sys.executable, "-c", HOLDER, str(path)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
@@ -150,3 +150,24 @@ def _attempt(action, *args):
         return action(*args)
     except Exception as error:  # the test asserts on what came back
         return error
+
+
+CREATOR = """
+import sys
+from ragas_boot.runs.history import RunHistory
+RunHistory(url=sys.argv[1]).close()
+"""
+
+
+def test_histories_opened_by_many_processes_at_once_all_open(tmp_path):
+    """Two first runs at once both create the tables: the one that loses the race sees them
+    on its next try instead of failing with "table ... already exists"."""
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    processes = [
+        subprocess.Popen([sys.executable, "-c", CREATOR, url], stderr=subprocess.PIPE, text=True)
+        for _ in range(6)
+    ]
+    errors = [process.communicate(timeout=120)[1] for process in processes]
+    assert [process.returncode for process in processes] == [0] * 6, errors
+    with RunHistory(url=url) as history:
+        assert history.list_runs() == []

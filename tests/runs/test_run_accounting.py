@@ -284,3 +284,55 @@ def test_estimate_run_sends_nothing_and_takes_a_cache_lookup(make_run_container,
     assert rows["judge-c"].cost_min is None and estimate.unpriced_judges == ["judge-c"]
     assert estimate.totals.calls == 12 and estimate.totals.cached_calls == 4
     assert "characters / 4" in estimate.token_method
+
+
+def test_calls_in_flight_cannot_run_past_the_cap_by_more_than_one_call(
+    make_run_container, openai_server
+):
+    # $3.78 a call at worst and in fact: a full max-tokens (1000) answer at $3,780 per million
+    # output tokens (prompts are free). 4 judges, 4 slots, 4 evaluations at once: unreserved,
+    # 16 calls went out before the first answer came back ($60.48 against a $0.5 cap).
+    price = "{input-per-million: 0.0, output-per-million: 3780.0}"
+    openai_server.when(
+        asks_for("goal_achieved"),
+        Reply.json({"goal_achieved": True, "reason": "ok"}, usage=_usage(100, 1000), delay=0.2),
+    )
+    container = make_run_container(
+        {name: price for name in ("judge-a", "judge-b", "judge-c", "judge-d")},
+        extra="spring.ai.ragas.providers.max-concurrency: 4\n",
+    )
+    run = evaluate_dataset(SAMPLES, [container.agent_goal_accuracy()], concurrency=4, max_cost=0.5)
+
+    worst = 1000 * 3780.0 / 1e6
+    assert openai_server.count() == 1  # the first call held $3.78 of the cap until it ended
+    assert run.totals.cost == pytest.approx(worst)
+    assert run.totals.cost <= 0.5 + worst
+    assert run.stopped == "budget"
+
+
+def test_the_estimate_shows_the_largest_prompt_and_the_calls_over_the_bound(
+    make_run_container, openai_server
+):
+    from rich.console import Console
+
+    from ragas_boot.reporting.estimate import estimate_renderables
+    from ragas_boot.runs.estimate import estimate_run
+
+    container = make_run_container(
+        {"judge-a": PRICE, "judge-b": None},
+        extra="spring.ai.ragas.providers.max-prompt-tokens: 5000\n",
+    )
+    big = SAMPLES[0].model_copy(
+        update={"id": "big", "user_input_messages": [HumanMessage("z" * 40_000), AIMessage("ok")]}
+    )
+    estimate = estimate_run([*SAMPLES, big], [container.agent_goal_accuracy()])
+
+    assert openai_server.count() == 0
+    assert 10_000 < estimate.totals.largest_prompt_tokens < 11_000  # 40,000 characters / 4
+    assert estimate.totals.over_limit_calls == 2  # the big sample, once per judge
+    console = Console(width=200, record=True)
+    for renderable in estimate_renderables(estimate):
+        console.print(renderable)
+    text = console.export_text()
+    assert "Largest prompt: 10," in text
+    assert "Over max-prompt-tokens: 2 calls would fail unsent" in text

@@ -38,6 +38,10 @@ __all__ = [
 RECORDER_ORDER = 100
 
 
+#: ``assert_score(equals=...)``'s default tolerance: float rounding only (not shown in labels).
+EQUALS_TOLERANCE = 1e-9
+
+
 @dataclass(frozen=True, slots=True)
 class ScoreCheck:
     """A threshold :func:`assert_score` checked, and whether the score met it."""
@@ -45,9 +49,15 @@ class ScoreCheck:
     at_least: float | None
     at_most: float | None
     passed: bool
+    #: ``equals=`` of :func:`assert_score` (then ``at_least``/``at_most`` are its bounds).
+    equals: float | None = None
+    tolerance: float = 0.0
 
     def label(self) -> str:
-        """``>= 0.8``, ``<= 0.6`` or ``0.2..0.8``."""
+        """``>= 0.8``, ``<= 0.6``, ``0.2..0.8``, ``== 1`` or ``== 0.5 ± 0.05``."""
+        if self.equals is not None:
+            shown = self.tolerance > EQUALS_TOLERANCE
+            return f"== {self.equals:g}" + (f" ± {self.tolerance:g}" if shown else "")
         if self.at_least is not None and self.at_most is not None:
             return f"{self.at_least:g}..{self.at_most:g}"
         if self.at_least is not None:
@@ -140,6 +150,8 @@ class EvaluationRecord:
         repeats: how its repeats came out (pass rate, interval, stability), when the metric
             ran ``repeat: N`` (N > 1); the record then stands for all N.
         quorum: its quorum check, when ``min-judges`` is set.
+        criterion: the criterion checked when it was passed inline (``definition=``), which
+            gives the evaluation a row of its own in the score table.
     """
 
     test: str | None
@@ -157,6 +169,7 @@ class EvaluationRecord:
     calls: list[JudgeCall] = field(default_factory=list, repr=False)
     repeats: RepeatRecord | None = None
     quorum: QuorumRecord | None = None
+    criterion: str | None = None
 
     @classmethod
     def from_result(cls, result: MetricResult, *, test: str | None) -> EvaluationRecord:
@@ -175,6 +188,7 @@ class EvaluationRecord:
             calls=[call for step in result.steps for call in step.calls],
             repeats=None if result.repeats is None else RepeatRecord.from_summary(result.repeats),
             quorum=None if result.quorum is None else QuorumRecord.from_quorum(result.quorum),
+            criterion=_definition(result.metadata.get("definition")),
         )
 
     @classmethod
@@ -195,12 +209,18 @@ class EvaluationRecord:
             duration_s=event.duration_s,
             error=event.error,
             calls=[call for step in event.steps for call in step.calls],
+            criterion=_definition(getattr(event.config, "definition", None)),
         )
 
     def to_wire(self) -> dict[str, Any]:
         """The record as plain data a pytest-xdist worker sends to the controller (the
         result object stays behind; everything the summary and the report show goes)."""
-        return {"test": self.test, "metric": self.metric, **self.to_json()}
+        return {
+            "test": self.test,
+            "metric": self.metric,
+            "criterion": self.criterion,
+            **self.to_json(),
+        }
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> EvaluationRecord:
@@ -219,6 +239,7 @@ class EvaluationRecord:
             checks=[ScoreCheck(**item) for item in data["checks"]],
             repeats=RepeatRecord.from_json(data["repeats"]) if data.get("repeats") else None,
             quorum=QuorumRecord.from_json(data["quorum"]) if data.get("quorum") else None,
+            criterion=data.get("criterion"),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -237,11 +258,16 @@ class EvaluationRecord:
             "error": self.error,
             "checks": [
                 {"at_least": c.at_least, "at_most": c.at_most, "passed": c.passed}
+                | ({"equals": c.equals, "tolerance": c.tolerance} if c.equals is not None else {})
                 for c in self.checks
             ],
             "repeats": None if self.repeats is None else self.repeats.to_json(),
             "quorum": None if self.quorum is None else self.quorum.to_json(),
         }
+
+
+def _definition(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
 
 
 def _exclusions(items: Any) -> list[ExclusionRecord]:

@@ -1,4 +1,4 @@
-"""Scored tests as rows (one per test x metric), and the ``--ragas-report`` JSON file."""
+"""Scored tests as rows (one per test x metric x criterion), and the ``--ragas-report`` file."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 from ragas_boot._pytest.recording import EvaluationRecord, QuorumRecord, RepeatRecord, ScoreCheck
 from ragas_boot.execution.results import JudgeCall
+from ragas_boot.reporting.pytest_table import criterion_label
 
 __all__ = ["REPORT_FORMAT", "ScoreRow", "score_rows", "write_report"]
 
@@ -90,12 +91,17 @@ class ScoreRow:
 
 
 def score_rows(records: Sequence[EvaluationRecord]) -> list[ScoreRow]:
-    """Group records by (test, metric), in order of first appearance."""
-    rows: dict[tuple[str | None, str], ScoreRow] = {}
+    """Group records by (test, metric, criterion), in order of first appearance.
+
+    A criterion passed inline (five ``AspectCriticConfig(definition=...)`` checks in one test)
+    gets a row of its own, named after it, so a failing one is named in the table.
+    """
+    rows: dict[tuple[str | None, str, str | None], ScoreRow] = {}
     for record in records:
-        key = (record.test, record.metric)
+        key = (record.test, record.metric, record.criterion)
         if key not in rows:
-            rows[key] = ScoreRow(test=record.test, metric=record.metric)
+            label = criterion_label(record.metric, record.criterion)
+            rows[key] = ScoreRow(test=record.test, metric=label)
         rows[key].evaluations.append(record)
     return list(rows.values())
 

@@ -23,7 +23,8 @@ def _display_path(path: str, root: Path) -> str:
 
 
 def header_lines(state: RagasPluginState) -> list[str]:
-    """Config file, active profiles and judges in effect; nothing unless configured.
+    """Config file, active profiles, judges and embedding models in effect; nothing unless
+    configured.
 
     Loads the settings (once; the fixtures reuse them) but builds no judge, so no HTTP
     client is made and langchain is not imported.
@@ -32,10 +33,12 @@ def header_lines(state: RagasPluginState) -> list[str]:
     if not options.configured:
         return []
     try:
+        from ragas_boot.chat.embeddings import embedding_specs
         from ragas_boot.chat.factory import judge_specs
 
         settings = state.settings()
         specs = judge_specs(settings)
+        embeddings = embedding_specs(settings)
     except Exception as error:
         where = options.config_path or "the default application.yaml"
         return [f"ragas-boot: cannot load {where}: {error}"]
@@ -51,6 +54,12 @@ def header_lines(state: RagasPluginState) -> list[str]:
         by_provider.setdefault(spec.provider, []).append(spec.id)
     described = "; ".join(f"{name}: {', '.join(ids)}" for name, ids in by_provider.items())
     lines.append(f"ragas-boot: {len(specs)} judge(s) - {described}")
+    if embeddings:
+        by_provider = {}
+        for embedding in embeddings:
+            by_provider.setdefault(embedding.provider, []).append(embedding.id)
+        described = "; ".join(f"{name}: {', '.join(ids)}" for name, ids in by_provider.items())
+        lines.append(f"ragas-boot: {len(embeddings)} embedding model(s) - {described}")
     return lines
 
 

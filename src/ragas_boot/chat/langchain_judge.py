@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, TokenUsage
-from ragas_boot.chat.openai_judge import (
-    _retry_after_seconds,
+from ragas_boot.chat.openai_calls import (
     body_usage,
+    retry_after_seconds,
     scrub_secret,
     translate_error,
     usage_of,
@@ -62,6 +62,8 @@ from ragas_boot.errors import (
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel, LanguageModelInput
     from langchain_core.runnables import Runnable
+
+    from ragas_boot.chat.embeddings import EmbeddingSpec
 
 __all__ = [
     "LangChainJudge",
@@ -208,7 +210,7 @@ def build_chat_model(spec: JudgeSpec) -> BaseChatModel:
         ) from None
 
 
-def scrub_secrets(text: str, spec: JudgeSpec) -> str:
+def scrub_secrets(text: str, spec: JudgeSpec | EmbeddingSpec) -> str:
     """``text`` with the spec's API key and secret class arguments masked."""
     text = scrub_secret(text, spec)
     if spec.langchain is not None:
@@ -264,10 +266,12 @@ def _error_body(error: BaseException) -> object:
     return None
 
 
-def translate_client_error(error: BaseException, *, spec: JudgeSpec) -> BaseException:
+def translate_client_error(
+    error: BaseException, *, spec: JudgeSpec | EmbeddingSpec
+) -> BaseException:
     """Any chat client's error as the judge error the retry policy understands.
 
-    OpenAI-client errors go through :func:`~ragas_boot.chat.openai_judge.translate_error`;
+    OpenAI-client errors go through :func:`~ragas_boot.chat.openai_calls.translate_error`;
     otherwise the error (or one of its causes) is read for what it carries: an HTTP
     ``status_code`` (with its ``Retry-After``), a timeout, a refused or dropped connection.
     Anything else from the client (a body it could not read) is this judge's failure to
@@ -284,7 +288,7 @@ def translate_client_error(error: BaseException, *, spec: JudgeSpec) -> BaseExce
             headers = _headers_of(cause)
             retry_after = None
             if headers is not None and hasattr(headers, "get"):
-                retry_after = _retry_after_seconds(headers.get("retry-after"))
+                retry_after = retry_after_seconds(headers.get("retry-after"))
             translated = JudgeHTTPError(
                 scrub_secrets(f"HTTP {status}: {_error_text(cause)}", spec),
                 judge_id=spec.id,
@@ -326,6 +330,27 @@ def _tool_schema(output_model: type[BaseModel]) -> dict[str, Any]:
         "description", (output_model.__doc__ or "").strip() or f"The answer, as {schema['title']}."
     )
     return schema
+
+
+def _string_enums_only(schema: Any) -> Any:
+    """``schema`` with every non-string ``enum`` moved into its description.
+
+    GigaChat's function parameters take string enums only (its client rejects a rubric's
+    ``enum: [1, 2, 3, 4, 5]`` before sending anything); the answer is still validated against
+    the output model, so a level outside the list stays invalid output.
+    """
+    if isinstance(schema, list):
+        return [_string_enums_only(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    fixed = {key: _string_enums_only(value) for key, value in schema.items()}
+    values = fixed.get("enum")
+    if isinstance(values, list) and not all(isinstance(value, str) for value in values):
+        del fixed["enum"]
+        listed = ", ".join(json.dumps(value, ensure_ascii=False) for value in values)
+        description = str(fixed.get("description") or "").rstrip(".")
+        fixed["description"] = (f"{description}. " if description else "") + f"One of: {listed}."
+    return fixed
 
 
 def _has_native_structured_output(model: BaseChatModel) -> bool:
@@ -510,11 +535,10 @@ class LangChainJudge:
                 # stable mode, or fall back from it to another (Anthropic: json_schema).
                 warnings.simplefilter("ignore", DeprecationWarning)
                 warnings.simplefilter("ignore", UserWarning)
-                return (
-                    model.with_structured_output(_tool_schema(output_model), **kwargs),
-                    True,
-                    mode,
-                )
+                schema = _tool_schema(output_model)
+                if provider_name_of(model) == "gigachat":
+                    schema = _string_enums_only(schema)
+                return model.with_structured_output(schema, **kwargs), True, mode
         except (ValueError, TypeError, NotImplementedError) as error:
             raise JudgeOutputError(
                 f"{type(model).__name__} does not take structured output '{mode.value}': "

@@ -1,43 +1,45 @@
 """A judge on any OpenAI-compatible chat-completions endpoint.
 
-Two transports send its calls (``spec.transport``): ``direct``, ragas-boot's own lean HTTP/1.1
-client (:mod:`ragas_boot.chat.direct`, the default: about a third of the client CPU per call),
-and ``langchain``, langchain-openai's ``ChatOpenAI`` on openai's aiohttp transport. Both ask
-for JSON the same way, read the same answers and raise the same judge errors.
+Two transports send its calls (``spec.transport``): ``direct``, an aiohttp session with
+pre-serialised requests (:mod:`ragas_boot.chat.direct`, the default: about a third of the client
+CPU per call), and ``langchain``, langchain-openai's ``ChatOpenAI`` on openai's aiohttp
+transport. Both ask for JSON the same way, read the same answers, take the same proxies, TLS
+context and redirect rule, and raise the same judge errors
+(:mod:`ragas_boot.chat.openai_calls`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import email.utils
-import functools
 import json
 import logging
 import time
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, SecretStr
 
-from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, ProviderLimits, TokenUsage
-from ragas_boot.chat.structured import (
-    format_instructions,
-    output_schema,
-    parse_structured,
-    schema_name,
+from ragas_boot.chat.direct import DirectChat
+from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec
+from ragas_boot.chat.openai_calls import (
+    MAX_CACHED_OUTPUT_MODELS,
+    answer_size_hook,
+    call_failure,
+    close_loop_clients,
+    connection_limits,
+    cut_answer,
+    mask_client_logs,
+    scrub_secret,
+    structured_request_keys,
+    tls_context,
+    usage_of,
 )
+from ragas_boot.chat.structured import format_instructions, parse_structured
 from ragas_boot.config.settings import StructuredOutputMode, Transport
-from ragas_boot.config.urls import URL_MASK, append_path, mask_url, split_query, url_secrets
-from ragas_boot.errors import (
-    JudgeConnectionError,
-    JudgeError,
-    JudgeHTTPError,
-    JudgeOutputError,
-    JudgeTimeoutError,
-)
+from ragas_boot.config.urls import append_path, mask_url, split_query
+from ragas_boot.errors import JudgeOutputError
 
 if TYPE_CHECKING:
     from langchain_core.language_models import LanguageModelInput
@@ -46,23 +48,7 @@ if TYPE_CHECKING:
     from langchain_openai import ChatOpenAI
     from openai import DefaultAioHttpClient
 
-    from ragas_boot.chat.direct import DirectChat
-
-__all__ = [
-    "LoopBoundChatModel",
-    "OpenAICompatibleJudge",
-    "answer_size_hook",
-    "api_base_url",
-    "body_usage",
-    "call_failure",
-    "close_loop_clients",
-    "connection_limits",
-    "cut_answer",
-    "mask_client_logs",
-    "scrub_secret",
-    "translate_error",
-    "usage_of",
-]
+__all__ = ["LoopBoundChatModel", "OpenAICompatibleJudge", "api_base_url"]
 
 log = logging.getLogger(__name__)
 
@@ -104,62 +90,6 @@ def api_base_url(
     return append_path(base_url, prefix)
 
 
-def _retry_after_seconds(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        parsed = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, parsed.timestamp() - time.time())
-
-
-def usage_of(message: BaseMessage) -> TokenUsage:
-    """The token usage langchain-openai reports on a message (zeros when it reports none)."""
-    metadata = getattr(message, "usage_metadata", None)
-    if not metadata:
-        return TokenUsage()
-    details = metadata.get("input_token_details") or {}
-    return TokenUsage(
-        input_tokens=int(metadata.get("input_tokens", 0) or 0),
-        output_tokens=int(metadata.get("output_tokens", 0) or 0),
-        total_tokens=int(metadata.get("total_tokens", 0) or 0),
-        cached_input_tokens=int(details.get("cache_read", 0) or 0),
-    )
-
-
-def body_usage(body: object) -> TokenUsage | None:
-    """The ``usage`` block of an OpenAI response body (an error body may carry one too), or
-    ``None`` when it has none that reads as token counts."""
-    usage = body.get("usage") if isinstance(body, dict) else None
-    if not isinstance(usage, dict):
-        return None
-
-    def count(value: object) -> int:
-        return value if isinstance(value, int) and value >= 0 else 0
-
-    details = usage.get("prompt_tokens_details")
-    prompt = count(usage.get("prompt_tokens"))
-    completion = count(usage.get("completion_tokens"))
-    return TokenUsage(
-        input_tokens=prompt,
-        output_tokens=completion,
-        total_tokens=count(usage.get("total_tokens")) or prompt + completion,
-        cached_input_tokens=count(details.get("cached_tokens")) if isinstance(details, dict) else 0,
-    )
-
-
-def _response_usage(response: Any) -> TokenUsage | None:
-    try:
-        return body_usage(response.json())
-    except Exception:  # an unreadable body bills nothing we can count
-        return None
-
-
 def _tool_call_arguments(message: BaseMessage) -> str | None:
     raw_calls = message.additional_kwargs.get("tool_calls") or []
     for call in raw_calls:
@@ -173,203 +103,17 @@ def _tool_call_arguments(message: BaseMessage) -> str | None:
     return None
 
 
-def cut_answer(text: str, limit: int, total: str) -> str:
-    """``text`` cut to ``limit`` characters, marked as cut (and how much there was)."""
-    return text[:limit] + f" … [cut by ragas-boot at max-answer-chars {limit:,}; {total} in all]"
-
-
-def answer_size_hook(spec: JudgeSpec) -> Callable[[Any], Awaitable[None]]:
-    """An httpx response hook that stops reading a body longer than the spec allows.
-
-    A chat-completion body holds the answer as a JSON string (each character up to 6 bytes
-    escaped) in a small envelope, so reading stops at ``6 × max-answer-chars + 64 KiB``
-    bytes: a server ignoring ``max_tokens`` cannot make the client read or keep megabytes.
-
-    Raises (from the response's body, while it is read):
-        JudgeOutputError: the body is larger; ``raw_text`` holds its start, marked as cut.
-    """
-    import httpx2
-
-    chars = spec.max_answer_chars
-    limit = chars * 6 + 64 * 1024
-
-    def too_large(head: bytes, total: str) -> JudgeOutputError:
-        return JudgeOutputError(
-            f"the answer is larger than {limit:,} bytes (max-answer-chars {chars:,}); "
-            "reading stopped",
-            judge_id=spec.id,
-            raw_text=cut_answer(head.decode("utf-8", "replace"), chars, total),
-        )
-
-    class BoundedStream(httpx2.AsyncByteStream):
-        def __init__(self, inner: httpx2.AsyncByteStream) -> None:
-            self._inner = inner
-
-        async def __aiter__(self) -> AsyncIterator[bytes]:
-            seen = 0
-            head = bytearray()
-            async for chunk in self._inner:
-                seen += len(chunk)
-                if len(head) < chars:
-                    head += chunk[: chars - len(head)]
-                if seen > limit:
-                    await self._inner.aclose()
-                    raise too_large(bytes(head), f"more than {limit:,} bytes")
-                yield chunk
-
-        async def aclose(self) -> None:
-            await self._inner.aclose()
-
-    async def hook(response: Any) -> None:
-        # Read up to the bound whatever Content-Length says: the start is kept for the report.
-        response.stream = BoundedStream(response.stream)
-
-    return hook
-
-
-class _MaskUrlCredentials(logging.Filter):
-    """httpx logs every request's full URL at INFO: a ``?key=`` of a base-url is masked there."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.args, tuple) and record.args:
-            record.args = tuple(
-                mask_url(str(arg)) if type(arg).__name__ == "URL" else arg for arg in record.args
-            )
-        return True
-
-
-@functools.cache
-def mask_client_logs() -> None:
-    """Mask URL credentials in the request lines the openai client's httpx logs (once)."""
-    for name in ("httpx", "httpx2"):
-        logging.getLogger(name).addFilter(_MaskUrlCredentials())
-
-
-def connection_limits(max_concurrency: int) -> Any:
-    from openai import DEFAULT_CONNECTION_LIMITS
-
-    # The Limits class of whichever httpx flavour this openai version is built on.
-    limits_class = type(DEFAULT_CONNECTION_LIMITS)
-    connections = max_concurrency + 8
-    return limits_class(max_connections=connections, max_keepalive_connections=connections)
-
-
-def _root_cause(error: BaseException) -> BaseException:
-    seen = {id(error)}
-    while True:
-        cause = error.__cause__ or error.__context__
-        if cause is None or id(cause) in seen:
-            return error
-        seen.add(id(cause))
-        error = cause
-
-
-def _timed_out(error: BaseException) -> bool:
-    """Whether an ``APITimeoutError`` really is a timeout.
-
-    openai's aiohttp transport reports a refused or dropped connection as a connect timeout;
-    the exception it came from tells them apart (aiohttp's timeouts subclass ``TimeoutError``).
-    """
-    root = _root_cause(error)
-    if isinstance(root, TimeoutError):
-        return True
-    return (
-        not isinstance(root, OSError | ConnectionError) and "aiohttp" not in type(root).__module__
-    )
-
-
-class _CallSpec(Protocol):
-    """What error translation reads of a judge's or an embedding model's spec."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def api_key(self) -> SecretStr: ...
-
-    @property
-    def limits(self) -> ProviderLimits: ...
-
-    @property
-    def base_url(self) -> str: ...
-
-
-def scrub_secret(text: str, spec: _CallSpec) -> str:
-    """``text`` with the spec's API key, its custom header values and the credentials in its
-    base URL masked (providers sometimes echo them back: a key, a header, a URL with its
-    ``?key=``)."""
-    secret = spec.api_key.get_secret_value()
-    if secret and len(secret) >= 4:
-        text = text.replace(secret, "**********")
-    headers: dict[str, SecretStr | str] = getattr(spec, "headers", None) or {}
-    for value in headers.values():
-        header = value.get_secret_value() if isinstance(value, SecretStr) else str(value)
-        if len(header) >= 4:
-            text = text.replace(header, "**********")
-    for credential in url_secrets(spec.base_url):
-        if len(credential) >= 4:
-            text = text.replace(credential, URL_MASK)
-    return text
-
-
-def translate_error(error: BaseException, *, spec: _CallSpec) -> BaseException:
-    """An OpenAI-client error as the judge error the retry policy understands.
-
-    Errors that are not the client's (a bug, a malformed body) are returned unchanged; so are
-    judge errors. Messages are scrubbed of the API key.
-    """
-    import openai
-
-    if isinstance(error, JudgeError):
-        return error
-    if isinstance(error, openai.APITimeoutError):
-        if not _timed_out(error):
-            return JudgeConnectionError(
-                scrub_secret(f"connection failed: {_root_cause(error)}", spec), judge_id=spec.id
-            )
-        return JudgeTimeoutError(
-            f"no answer within {spec.limits.call_timeout.total_seconds():g}s", judge_id=spec.id
-        )
-    if isinstance(error, openai.APIConnectionError):
-        return JudgeConnectionError(
-            scrub_secret(f"connection failed: {error}", spec), judge_id=spec.id
-        )
-    if isinstance(error, openai.APIStatusError):
-        translated = JudgeHTTPError(
-            scrub_secret(f"HTTP {error.status_code}: {error.message}", spec),
-            judge_id=spec.id,
-            status_code=error.status_code,
-            retry_after=_retry_after_seconds(error.response.headers.get("retry-after")),
-        )
-        # Some providers bill a failed completion and say so in the error body.
-        translated.usage = _response_usage(error.response)
-        return translated
-    return error
-
-
-def call_failure(error: Exception, *, spec: _CallSpec) -> BaseException:
-    """What a failed client call raises: the judge error it stands for (see
-    :func:`translate_error`); an answer the client could not read (a 200 that is not a chat
-    completion or an embedding list) is the model's :class:`JudgeOutputError`, not a bug of
-    the caller. Judge errors come back unchanged."""
-    translated = translate_error(error, spec=spec)
-    if translated is error and not isinstance(error, JudgeError):
-        return JudgeOutputError(
-            scrub_secret(f"malformed response from server ({type(error).__name__}: {error})", spec),
-            judge_id=spec.id,
-            raw_text=None,
-        )
-    return translated
-
-
 class _LoopClient:
-    """A ChatOpenAI and the HTTP client it uses, both bound to one event loop."""
+    """A ChatOpenAI and the HTTP client it uses, both bound to one event loop, and the model
+    with each output model's request keys bound (built once: ``bind`` makes a pydantic
+    object, and the keys hold the schema)."""
 
-    __slots__ = ("http", "llm")
+    __slots__ = ("bound", "http", "llm")
 
     def __init__(self, llm: ChatOpenAI, http: DefaultAioHttpClient) -> None:
         self.llm = llm
         self.http = http
+        self.bound: dict[type[BaseModel], Runnable[LanguageModelInput, BaseMessage]] = {}
 
 
 class LoopBoundChatModel:
@@ -394,12 +138,29 @@ class LoopBoundChatModel:
 
     def get(self) -> ChatOpenAI:
         """The running loop's model (made on first use, importing langchain-openai once)."""
+        return self._client().llm
+
+    def bound(self, output_model: type[BaseModel]) -> Runnable[LanguageModelInput, BaseMessage]:
+        """The running loop's model with the spec's structured-output request keys for
+        ``output_model`` bound (see :func:`~ragas_boot.chat.openai_calls.structured_request_keys`),
+        made once per loop and output model."""
+        client = self._client()
+        runnable = client.bound.get(output_model)
+        if runnable is None:
+            keys = structured_request_keys(self._spec, output_model)
+            runnable = client.llm.bind(**keys) if keys else client.llm
+            if len(client.bound) >= MAX_CACHED_OUTPUT_MODELS:
+                client.bound.clear()
+            client.bound[output_model] = runnable
+        return runnable
+
+    def _client(self) -> _LoopClient:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
             client = self._make()
             self._clients[loop] = client
-        return client.llm
+        return client
 
     def _make(self) -> _LoopClient:
         # openai's aiohttp transport: some 2 ms less client CPU per call than an httpx client
@@ -411,15 +172,31 @@ class LoopBoundChatModel:
         spec = self._spec
         timeout = spec.limits.call_timeout.total_seconds() or None
         mask_client_logs()
+        tls: dict[str, Any] = {}
+        if urlsplit(self._api_base).scheme == "https":
+            tls["verify"] = tls_context(spec.tls)
         http = DefaultAioHttpClient(
             timeout=timeout,
             limits=connection_limits(spec.limits.max_concurrency),
             event_hooks={"response": [answer_size_hook(spec)]},
+            # The same rule as the direct transport: a 3xx is reported with its Location
+            # (openai's default follows it, turning a POST into a GET on 301/302/303).
+            follow_redirects=False,
+            # The embedded local judge's server is ours, on loopback: never through a proxy.
+            trust_env=spec.local is None,
+            **tls,
         )
         # The openai client appends its paths to base_url's raw path, query and all, so the
         # query goes apart as default_query (sent with every request).
         base_url, query = split_query(self._api_base)
-        llm = chat_openai_class()(
+        chat_openai = chat_openai_class()
+        options: dict[str, Any] = {}
+        if "http_socket_options" in chat_openai.model_fields:
+            # Only the async client above is used; without this, langchain-openai gives the
+            # sync client it builds a transport of its own and logs a warning whenever a
+            # proxy variable is set.
+            options["http_socket_options"] = ()
+        llm = chat_openai(
             model=spec.model,
             base_url=base_url,
             default_query=query or None,
@@ -435,6 +212,7 @@ class LoopBoundChatModel:
             }
             or None,
             http_async_client=http,
+            **options,
         )
         return _LoopClient(llm, http)
 
@@ -443,51 +221,6 @@ class LoopBoundChatModel:
         clients = [(loop, client.http) for loop, client in self._clients.items()]
         self._clients.clear()
         await close_loop_clients(clients)
-
-
-async def close_loop_clients(clients: list[tuple[asyncio.AbstractEventLoop, Any]]) -> None:
-    """Close HTTP clients each bound to its loop: on the current loop, or on its own if running."""
-    current = asyncio.get_running_loop()
-    for loop, http in clients:
-        if loop is current:
-            await http.aclose()
-        elif loop.is_running() and not loop.is_closed():
-            future = asyncio.run_coroutine_threadsafe(http.aclose(), loop)
-            await asyncio.wrap_future(future)
-        # A client whose loop is already closed cannot be closed any more; its sockets went
-        # with that loop.
-
-
-def structured_request_keys(spec: JudgeSpec, output_model: type[BaseModel]) -> dict[str, Any]:
-    """The chat-request keys of the spec's structured-output mode (``response_format``, or
-    ``tools`` and ``tool_choice``); none for ``prompt`` mode. Both transports send these."""
-    mode = spec.structured_output
-    if mode is StructuredOutputMode.JSON_OBJECT:
-        response_format: dict[str, Any] = {"type": "json_object"}
-        if spec.json_object_schema:
-            # llama-cpp-python's server and vLLM constrain decoding to it; the schema is in
-            # the prompt as well for servers that only take the type.
-            response_format["schema"] = output_schema(output_model)
-        return {"response_format": response_format}
-    if mode is StructuredOutputMode.JSON_SCHEMA:
-        json_schema = {
-            "name": schema_name(output_model),
-            "schema": output_schema(output_model),
-            "strict": False,
-        }
-        return {"response_format": {"type": "json_schema", "json_schema": json_schema}}
-    if mode is StructuredOutputMode.FUNCTION_CALLING:
-        name = schema_name(output_model)
-        function = {
-            "name": name,
-            "description": output_model.__doc__ or name,
-            "parameters": output_schema(output_model),
-        }
-        return {
-            "tools": [{"type": "function", "function": function}],
-            "tool_choice": {"type": "function", "function": {"name": name}},
-        }
-    return {}
 
 
 class OpenAICompatibleJudge:
@@ -513,8 +246,6 @@ class OpenAICompatibleJudge:
         self._models = LoopBoundChatModel(spec=spec, api_base=self._api_base)
         self._direct: DirectChat | None = None
         if spec.transport is Transport.DIRECT:
-            from ragas_boot.chat.direct import DirectChat
-
             self._direct = DirectChat(spec=spec, api_base=self._api_base)
 
     def __repr__(self) -> str:
@@ -547,15 +278,9 @@ class OpenAICompatibleJudge:
         """Create this loop's HTTP client now (importing langchain-openai on first use of the
         ``langchain`` transport)."""
         if self._direct is not None:
-            self._direct.client()
+            self._direct.session()
         else:
             self._models.get()
-
-    def _runnable(
-        self, llm: ChatOpenAI, output_model: type[BaseModel]
-    ) -> Runnable[LanguageModelInput, BaseMessage]:
-        keys = structured_request_keys(self._spec, output_model)
-        return llm.bind(**keys) if keys else llm
 
     def _message_text(self, prompt: str, output_model: type[BaseModel]) -> str:
         if self._spec.structured_output in _SCHEMA_IN_PROMPT:
@@ -594,7 +319,7 @@ class OpenAICompatibleJudge:
             latency = time.perf_counter() - started
             raw, usage = reply.raw, reply.usage
         else:
-            runnable = self._runnable(self._models.get(), output_model)
+            runnable = self._models.bound(output_model)
             started = time.perf_counter()
             message = await self._send(runnable, text)
             latency = time.perf_counter() - started

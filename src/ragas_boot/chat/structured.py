@@ -41,6 +41,7 @@ def schema_name(output_model: type[BaseModel]) -> str:
     return re.sub(r"[^a-zA-Z0-9_-]", "_", output_model.__name__)[:64] or "answer"
 
 
+@lru_cache(maxsize=256)
 def format_instructions(output_model: type[BaseModel]) -> str:
     """The block appended to a prompt in ``prompt`` mode: answer with JSON fitting the schema."""
     return (

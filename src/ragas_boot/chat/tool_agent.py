@@ -27,12 +27,8 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragas_boot.chat.judge import JudgeSpec, TokenUsage
-from ragas_boot.chat.openai_judge import (
-    LoopBoundChatModel,
-    api_base_url,
-    translate_error,
-    usage_of,
-)
+from ragas_boot.chat.openai_calls import translate_error, usage_of
+from ragas_boot.chat.openai_judge import LoopBoundChatModel, api_base_url
 from ragas_boot.config.settings import RetrySettings
 from ragas_boot.config.urls import mask_url
 from ragas_boot.samples import AIMessage, HumanMessage, Message, ToolCall, ToolMessage

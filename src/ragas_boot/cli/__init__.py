@@ -8,21 +8,25 @@ would be; the private modules hold what they share (``_arguments``, ``_console``
 
 Subcommands::
 
-    ragas-boot evaluate DATASET --metric NAME [...]   score a dataset; CI gate with --fail-under
+    ragas-boot evaluate DATASET --metric NAME [...]   score a dataset (or a table, traces: --from);
+                                                      CI gate with --fail-under
     ragas-boot compare DATASET [...]                  the judges side by side, and their agreement
     ragas-boot calibrate DATASET [...]                the judges and panels against people's labels
-    ragas-boot config show | check [--ping]           the resolved YAML; validate (and reach) judges
-    ragas-boot cache stats | clear [--expired]        the judges' response cache
+    ragas-boot config show | check [--ping]           the resolved YAML; validate (reach) judges;
+                                                      list the metrics that cannot run
+    ragas-boot cache stats | clear [--expired]        the judges' response cache (stats: exit 1
+                                                      when its files are unusable)
     ragas-boot schema dataset | report | calibration  JSON Schemas of datasets and JSON reports
     ragas-boot suite run SUITE.yaml [...]             run a tool suite; gate CI on its pass rate
     ragas-boot runs list | diff BASE NEW              the run history; gate CI on a regression
 
 Exit codes: 0 success; 1 a quality gate failed (``--fail-under``, ``--min-pass-rate``, a missed
 quorum, a metric with no score at all, a judge that did not answer ``--ping``,
-``--fail-on-regression``); 2 bad input (arguments, configuration or dataset), reported as one
-message without a traceback (``--debug`` shows it), or a report (or the run history) that could
-not be written; 3 the spend cap (``--max-cost``) cut the run short; 130 interrupted (SIGINT),
-143 terminated (SIGTERM).
+``--fail-on-regression``); 2 bad input (arguments, configuration or dataset, a dataset of no
+samples without ``--allow-empty`` included), reported as one message without a traceback
+(``--debug`` shows it), a report that could not be written, or a history ``runs`` cannot
+read (a run that could not be recorded is a warning, never its exit code); 3 the spend
+cap (``--max-cost``) cut the run short; 130 interrupted (SIGINT), 143 terminated (SIGTERM).
 
 ``evaluate`` and ``compare`` never lose finished work: on SIGINT or SIGTERM they stop sending,
 cancel the judge calls in flight, write every ``--out`` report of what finished (the rest

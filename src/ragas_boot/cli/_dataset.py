@@ -35,7 +35,13 @@ from ragas_boot.cli._errors import (
 from ragas_boot.cli._history import load_baseline, show_diff, store
 from ragas_boot.cli._metrics import metric_names, needs_models, without_embedding_metrics
 from ragas_boot.cli._options import RunLimits, RunOptions
-from ragas_boot.cli._reports import report_paths, write_atomically
+from ragas_boot.cli._reports import (
+    REPORT_KINDS,
+    report_paths,
+    write_atomically,
+    write_file_atomically,
+)
+from ragas_boot.errors import RagasBootError
 
 if TYPE_CHECKING:
     from ragas_boot.config.settings import RagasSettings
@@ -67,6 +73,9 @@ class RunPlan:
     metrics: list[str]  # bean names
     reports: list[tuple[Path, str]]  # each --out with its kind, checked writable
     baseline: StoredRun | None
+    # What the run found that its summary must show (an unusable response cache), one line
+    # each; filled by run_plan, printed by report_run.
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -74,7 +83,7 @@ class Reported:
     """What :func:`report_run` did that the exit code depends on."""
 
     unwritten: int  # reports that could not be written
-    recorded: bool  # False: the history failed to record the run
+    recorded: bool  # False: the history failed to record the run (a warning, not an exit code)
     diff: RunDiff | None  # against --baseline
 
 
@@ -109,13 +118,21 @@ def plan_run(options: RunOptions) -> RunPlan:
     Raises:
         UsageError: a bad ``--out`` or ``--metric``, ``--fail-on-regression`` without
             ``--baseline``.
+        DatasetError: a dataset of no samples, unless ``allow_empty``.
         RagasBootError: a bad dataset, configuration, criterion, label or baseline.
     """
-    from ragas_boot.datasets import load_dataset
-
-    reports = report_paths(options.out, follow_symlinks=options.follow_symlinks)
+    kinds = ("html", "json") if options.view == "calibrate" else tuple(REPORT_KINDS.values())
+    reports = report_paths(options.out, follow_symlinks=options.follow_symlinks, kinds=kinds)
     metric_names(options.metrics)  # an unknown metric is reported before anything is loaded
-    dataset = load_dataset(options.dataset)
+    dataset = _load_source(options)
+    if not len(dataset) and not options.allow_empty:
+        from ragas_boot.errors import DatasetError
+
+        raise DatasetError(
+            "the dataset has no samples, so no gate could fail on it; check the file (a "
+            "truncated export, a wrong filter?), or pass --allow-empty to accept it",
+            file=options.dataset,
+        )
     loaded = load_settings(options.config, options.profiles)
     settings, limits = options.over(loaded)
     names = metric_names(options.metrics, settings, dataset.samples)
@@ -157,7 +174,7 @@ def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
             bean.check_ready()  # a missing judge or embedding model fails before any call
         enabled = options.progress and stderr().is_terminal
         with _progress(enabled, len(plan.dataset)) as callback:
-            return evaluate_dataset(
+            run = evaluate_dataset(
                 plan.dataset,
                 beans,
                 configs=options.metric_overrides(names),
@@ -169,6 +186,13 @@ def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
                 max_cost=plan.limits.max_cost,
                 spool_after=plan.limits.spool_after,
             )
+        # The executor's cache, taken from its provider: the executor itself would build the
+        # judges a run without judged metrics never builds.
+        cache = container.execution.response_cache()
+        problem = cache.problem if cache is not None else None
+        if problem is not None:  # judges were asked directly: say why the cache did nothing
+            plan.warnings.append(f"cache unusable: {problem}")
+        return run
 
 
 def report_run(plan: RunPlan, run: RunResult) -> Reported:
@@ -189,6 +213,8 @@ def report_run(plan: RunPlan, run: RunResult) -> Reported:
             parts += calibration_renderables(calibration)
     for part in parts:
         stdout().print(part)
+    for warning in plan.warnings:  # right under the summary line, which it qualifies
+        _warn(warning)
     snapshot, recorded = _record_run(plan, run)
     diff = None
     if plan.baseline is not None:
@@ -198,12 +224,17 @@ def report_run(plan: RunPlan, run: RunResult) -> Reported:
     unwritten = 0
     for path, kind in plan.reports:  # one report failing must not cost the others
         try:
-            write_atomically(path, _report_pieces(plan, run, kind, diff, calibration))
+            if kind == "parquet":
+                write_file_atomically(path, lambda temporary: _write_parquet(run, temporary))
+            else:
+                write_atomically(path, _report_pieces(plan, run, kind, diff, calibration))
         except OSError as error:
             unwritten += 1
             message(f"ragas-boot: error: cannot write {path}: {error}", "bold red")
-        else:
-            message(f"Report written: {path}")
+            continue
+        message(f"Report written: {path}")
+        if kind == "markdown":
+            unwritten += _append_step_summary(path)
     return Reported(unwritten=unwritten, recorded=recorded, diff=diff)
 
 
@@ -233,7 +264,7 @@ def exit_code(
         )
     if signals:
         return EXIT_TERMINATED if signals[0] == signal.SIGTERM else EXIT_INTERRUPTED
-    if reported.unwritten or not reported.recorded:
+    if reported.unwritten:  # (the history not recorded is a warning only)
         return EXIT_BAD_INPUT
     if run.stopped == "budget":
         return EXIT_BUDGET
@@ -264,6 +295,9 @@ def _report_pieces(
         render = render_calibration_html if kind == "html" else render_calibration_json
         yield redact(render(calibration))
         return
+    if kind in ("csv", "junit", "markdown"):
+        yield redact(_render_text(plan, run, kind))
+        return
     if kind == "html":  # compare on labels: the people's section too
         title = (
             f"ragas-boot judge comparison: {plan.dataset.name or options.dataset}"
@@ -277,9 +311,107 @@ def _report_pieces(
         yield redact(piece)
 
 
+def _load_source(options: RunOptions) -> Dataset:
+    """The dataset as ``--from``, ``--map``, ``--sample`` and ``--seed`` ask; an OTLP import
+    says on stderr how many traces it read and what it skipped.
+
+    Raises:
+        UsageError: a bad ``--map``, ``--map`` for a source that is not a table, ``--seed``
+            without ``--sample``.
+        RagasBootError: the dataset is unreadable (file, line or row named).
+    """
+    from ragas_boot.datasets import load_dataset, load_otlp, parse_column_map
+
+    if options.sample_seed is not None and options.sample is None:
+        raise UsageError("--seed picks the samples of --sample N: give --sample too")
+    try:
+        column_map = parse_column_map(options.column_map) or None
+    except ValueError as error:
+        raise UsageError(f"--map: {error}") from None
+    chosen = options.source_format
+    if chosen == "otlp":
+        if column_map:
+            raise UsageError("--map applies to tables (csv, parquet, hf), not to OTLP traces")
+        imported = load_otlp(options.dataset, sample=options.sample, seed=options.sample_seed)
+        message(f"{options.dataset}: {imported.summary()}")
+        return imported.dataset
+    if column_map and chosen in ("yaml", "jsonl"):
+        raise UsageError(f"--map applies to tables (csv, parquet, hf), not to {chosen}")
+    try:
+        return load_dataset(
+            options.dataset,
+            format=chosen,
+            column_map=column_map,
+            sample=options.sample,
+            seed=options.sample_seed,
+        )
+    except RagasBootError:
+        raise
+    except ValueError as error:  # a column map for a file that is not a table
+        raise UsageError(f"--map: {error}") from None
+
+
+def _render_text(plan: RunPlan, run: RunResult, kind: str) -> str:
+    """A CSV table, JUnit XML or the Markdown summary (whose verdict is this run's gate)."""
+    if kind == "csv":
+        from ragas_boot.reporting.tables import render_csv
+
+        return render_csv(run)
+    if kind == "junit":
+        from ragas_boot.reporting.junit import render_junit
+
+        return render_junit(run)
+    from ragas_boot.reporting.markdown import render_markdown
+
+    options = plan.options
+    gate = run.gate(options.fail_under, min_pass_rate=options.min_pass_rate)
+    return render_markdown(run, gate=gate)
+
+
+def _write_parquet(run: RunResult, path: Path) -> None:
+    """The run as Parquet (the columns of ``run.to_pandas()``), every text cell masked as
+    the text reports are: reasons quote judges' answers and errors."""
+    from ragas_boot._extras import import_extra
+    from ragas_boot.runs.rows import long_columns, long_rows
+
+    pa = import_extra("pyarrow", feature="writing Parquet", extra="tables", package="pyarrow")
+    parquet = import_extra(
+        "pyarrow.parquet", feature="writing Parquet", extra="tables", package="pyarrow"
+    )
+    columns, rows = long_columns(run), list(long_rows(run))
+    table = pa.table(
+        {
+            column: [
+                redact(value) if isinstance(value, str) else value
+                for value in (row.get(column) for row in rows)
+            ]
+            for column in columns
+        }
+    )
+    parquet.write_table(table, str(path))
+
+
+def _append_step_summary(path: Path) -> int:
+    """Append the Markdown summary just written to ``$GITHUB_STEP_SUMMARY`` when it is set
+    (GitHub Actions shows it on the run's page); 1 when that failed, else 0."""
+    from ragas_boot.reporting.markdown import STEP_SUMMARY_VARIABLE, append_step_summary
+
+    try:
+        target = append_step_summary(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        message(
+            f"ragas-boot: error: cannot append the summary to ${STEP_SUMMARY_VARIABLE}: {error}",
+            "bold red",
+        )
+        return 1
+    if target is not None:
+        message(f"Summary appended to ${STEP_SUMMARY_VARIABLE} ({target})")
+    return 0
+
+
 def _record_run(plan: RunPlan, run: RunResult) -> tuple[StoredRun, bool]:
     """The run as the history keeps it, recorded unless the history is off; False when
-    recording failed (reported; exit code 2 once the reports are written)."""
+    recording failed (a warning)."""
     from ragas_boot.runs.history import snapshot_run
 
     source = plan.settings.source
@@ -330,9 +462,19 @@ def _dry_run(plan: RunPlan) -> int:
             configs=plan.options.metric_overrides(names),
             cached=executor.would_answer_from_cache if executor.cache is not None else None,
         )
+        problem = executor.cache.problem if executor.cache is not None else None
     for part in estimate_renderables(estimate):
         stdout().print(part)
+    if problem is not None:  # the estimate counted no hit: say why
+        _warn(f"cache unusable: {problem}")
     return EXIT_OK
+
+
+def _warn(text: str) -> None:
+    """One ``warning:`` line on stdout, under the summary it qualifies (never wrapped)."""
+    from ragas_boot.reporting._format import plain
+
+    stdout().print(plain(f"warning: {text}", style="bold yellow"), soft_wrap=True)
 
 
 @contextlib.contextmanager

@@ -33,8 +33,13 @@ def load_baseline(settings: RagasSettings, run_id: str) -> StoredRun:
 
 def store(section: HistorySettings | None, snapshot: StoredRun, *, enabled: bool = True) -> bool:
     """Record ``snapshot`` unless ``enabled`` is false (``--no-history``) or
-    ``history.enabled: false``; False when that failed (reported). Without SQLAlchemy and
-    with no history URL configured, a note."""
+    ``history.enabled: false``; False when that failed. Without SQLAlchemy and with no
+    history URL configured, a note.
+
+    A failure is a warning, never the run's exit code: the history is a record of runs, and
+    another process holding it (one CI job's lock) must not fail a neighbour's gate. A locked
+    history is retried for ``history.lock-timeout`` first (:class:`RunHistory`).
+    """
     from ragas_boot.errors import HistoryError, MissingExtraError
     from ragas_boot.runs.history import open_history
 
@@ -48,10 +53,10 @@ def store(section: HistorySettings | None, snapshot: StoredRun, *, enabled: bool
         if section is None or section.url is None:  # on by default: a note, not a failure
             _history_note(section, error)
             return True
-        message(f"ragas-boot: error: run not recorded: {error}", "bold red")
+        message(f"warning: run not recorded: {error}", "yellow")
         return False
     except HistoryError as error:
-        message(f"ragas-boot: error: run not recorded: {error}", "bold red")
+        message(f"warning: run not recorded: {error}", "yellow")
         return False
     return True
 

@@ -30,8 +30,9 @@ from ragas_boot.cli._metrics import metric_choices
 
 if TYPE_CHECKING:
     from ragas_boot.config.settings import RagasSettings
+    from ragas_boot.datasets import SourceFormat
 
-__all__ = ["RunLimits", "RunOptions", "View", "add_run_arguments"]
+__all__ = ["RunLimits", "RunOptions", "View", "add_run_arguments", "add_source_arguments"]
 
 #: Which command runs the dataset: it chooses the console tables and the reports.
 View = Literal["evaluate", "compare", "calibrate"]
@@ -53,7 +54,9 @@ class RunOptions:
 
     Each field is the flag of the same name (``metrics`` is ``--metric``, ``out`` is
     ``--out``, ``progress`` / ``cache`` / ``history`` are the negations of ``--no-progress``,
-    ``--no-cache`` and ``--no-history``; ``seed`` and ``resamples`` are ``calibrate``'s).
+    ``--no-cache`` and ``--no-history``; ``seed`` and ``resamples`` are ``calibrate``'s;
+    ``source_format``, ``column_map``, ``sample`` and ``sample_seed`` are ``--from``, ``--map``,
+    ``--sample`` and ``--seed`` of ``evaluate`` and ``compare``).
     """
 
     dataset: str
@@ -82,8 +85,13 @@ class RunOptions:
     fail_on_regression: bool = False
     tolerance: float = 0.0
     history: bool = True
+    allow_empty: bool = False
     seed: int = 0
     resamples: int = 1000
+    source_format: SourceFormat | None = None
+    column_map: tuple[str, ...] = ()
+    sample: int | None = None
+    sample_seed: int | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, view: View) -> RunOptions:
@@ -115,8 +123,13 @@ class RunOptions:
             fail_on_regression=args.fail_on_regression,
             tolerance=args.tolerance,
             history=not args.no_history,
+            allow_empty=args.allow_empty,
             seed=getattr(args, "seed", 0),
             resamples=getattr(args, "resamples", 1000),
+            source_format=getattr(args, "source_format", None),
+            column_map=tuple(getattr(args, "column_map", None) or ()),
+            sample=getattr(args, "sample", None),
+            sample_seed=getattr(args, "sample_seed", None),
         )
 
     def over(self, settings: RagasSettings) -> tuple[RagasSettings, RunLimits]:
@@ -168,7 +181,12 @@ class RunOptions:
 
 def add_run_arguments(parser: argparse.ArgumentParser, *, metric_required: bool) -> None:
     """The arguments of a dataset run, read back by :meth:`RunOptions.from_args`."""
-    parser.add_argument("dataset", metavar="DATASET", help="dataset file (.yaml, .json, .jsonl)")
+    parser.add_argument(
+        "dataset",
+        metavar="DATASET",
+        help="dataset file (.yaml, .json, .jsonl, .csv, .parquet), a directory saved by "
+        "datasets.Dataset.save_to_disk, or OTLP JSON traces with --from otlp",
+    )
     parser.add_argument(
         "--metric",
         action="append",
@@ -209,7 +227,9 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, metric_required: bool)
         action="append",
         default=[],
         metavar="FILE",
-        help="write a report: .html (self-contained) or .json; repeat for several",
+        help="write a report: .html (self-contained) or .json; evaluate and compare also "
+        ".csv / .parquet (one row per sample × metric), .xml (JUnit) and .md (a Markdown "
+        "summary, appended to $GITHUB_STEP_SUMMARY when set); repeat for several",
     )
     parser.add_argument(
         "--fail-under",
@@ -290,5 +310,49 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, metric_required: bool)
         action="store_true",
         help="neither read nor write the response cache (default: spring.ai.ragas.cache.enabled)",
     )
+    parser.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="run a dataset of no samples (exit 0 unless --fail-under asks for a mean "
+        "score, which no sample gives); default: exit 2, so that a truncated export or a "
+        "wrong filter does not pass the gate",
+    )
     add_cache_dir(parser)
     add_history_arguments(parser)
+
+
+def add_source_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--from``, ``--map``, ``--sample`` and ``--seed``: how the dataset is read
+    (``evaluate`` and ``compare``; ``calibrate``'s ``--seed`` is its bootstrap's)."""
+    formats = ("yaml", "jsonl", "csv", "parquet", "hf", "otlp")
+    parser.add_argument(
+        "--from",
+        dest="source_format",
+        choices=formats,
+        metavar="FORMAT",
+        help=f"how to read DATASET: {', '.join(formats)} (default: by its suffix; a "
+        "directory is a saved Hugging Face dataset); otlp reads OpenTelemetry traces "
+        "exported as OTLP JSON, one trace = one sample",
+    )
+    parser.add_argument(
+        "--map",
+        dest="column_map",
+        action="append",
+        default=[],
+        metavar="COLUMN=FIELD",
+        help="tables (csv, parquet, hf): read COLUMN as the sample field FIELD "
+        "(question=user_input; team=metadata.team keeps it as metadata); repeat",
+    )
+    parser.add_argument(
+        "--sample",
+        type=positive_int,
+        metavar="N",
+        help="score N samples (traces) chosen at random, in their order (default: all)",
+    )
+    parser.add_argument(
+        "--seed",
+        dest="sample_seed",
+        type=int,
+        metavar="S",
+        help="with --sample: the random seed; the same seed picks the same samples",
+    )

@@ -17,30 +17,55 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ragas_boot.cli._errors import UsageError
 
-__all__ = ["remove_leftovers", "report_paths", "write_atomically"]
+__all__ = [
+    "REPORT_KINDS",
+    "remove_leftovers",
+    "report_paths",
+    "write_atomically",
+    "write_file_atomically",
+]
 
-_REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".json": "json"}
+#: ``--out`` suffix → report kind.
+REPORT_KINDS = {
+    ".html": "html",
+    ".htm": "html",
+    ".json": "json",
+    ".csv": "csv",
+    ".parquet": "parquet",
+    ".xml": "junit",
+    ".md": "markdown",
+}
 
 
-def report_paths(values: Sequence[str], *, follow_symlinks: bool) -> list[tuple[Path, str]]:
-    """The ``--out`` paths with their kind (``html``, ``json``), each checked writable now:
-    a bad one must not cost a whole run.
+def report_paths(
+    values: Sequence[str], *, follow_symlinks: bool, kinds: Sequence[str] = ("html", "json")
+) -> list[tuple[Path, str]]:
+    """The ``--out`` paths with their kind (``html``, ``json``, ``csv``, ``parquet``,
+    ``junit``, ``markdown``), each checked writable now: a bad one must not cost a whole run.
+
+    Args:
+        values: the ``--out`` values.
+        follow_symlinks: ``--follow-symlinks``.
+        kinds: the kinds the command writes (default: HTML and JSON; ``evaluate`` and
+            ``compare`` write every kind of :data:`REPORT_KINDS`).
 
     Raises:
         UsageError: a path with another suffix, a symbolic link (unless followed), a missing
             or unwritable directory, a non-file, or a path given twice.
     """
+    accepted = {suffix: kind for suffix, kind in REPORT_KINDS.items() if kind in kinds}
     paths: list[tuple[Path, str]] = []
     for value in values:
         path = Path(value)
-        kind = _REPORT_SUFFIXES.get(path.suffix.lower())
+        kind = accepted.get(path.suffix.lower())
         if kind is None:
-            raise UsageError(f"--out {value}: use a .html, .htm or .json file name")
+            *others, last = accepted
+            raise UsageError(f"--out {value}: use a {', '.join(others)} or {last} file name")
         if path.is_symlink():
             if not follow_symlinks:
                 raise UsageError(
@@ -88,6 +113,31 @@ def write_atomically(path: Path, text: str | Iterable[str]) -> None:
             if locked:  # renamed while still locked: no other run's clean-up can take it first
                 os.replace(temporary, path)
         if not locked:  # (Windows renames no open file)
+            os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def write_file_atomically(path: Path, write: Callable[[Path], None]) -> None:
+    """As :func:`write_atomically`, for a writer that opens a file by its name itself
+    (pyarrow's Parquet writer): ``write`` is given the temporary file's path."""
+    remove_leftovers(path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        locked = _try_lock(handle)  # on the open descriptor, while ``write`` fills the file
+        try:
+            write(Path(temporary))
+            os.fsync(handle)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o666 & ~umask)
+            if locked:
+                os.replace(temporary, path)
+        finally:
+            os.close(handle)
+        if not locked:
             os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):

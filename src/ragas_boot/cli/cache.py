@@ -1,4 +1,9 @@
-"""``ragas-boot cache stats | clear [--expired]``: the judges' response cache."""
+"""``ragas-boot cache stats | clear [--expired]``: the judges' response cache.
+
+A cache whose files are unusable (corrupt, unreadable) is never silent: ``stats`` prints why
+and exits 1; ``clear`` (with or without ``--expired``) removes the cache's own files, which
+cannot be read entry by entry, and says which; the next run starts a fresh cache.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +18,8 @@ from ragas_boot.cli._arguments import (
     add_log_flags,
     settings_from_args,
 )
-from ragas_boot.cli._console import write
-from ragas_boot.cli._errors import EXIT_OK
+from ragas_boot.cli._console import message, write
+from ragas_boot.cli._errors import EXIT_GATE_FAILED, EXIT_OK
 from ragas_boot.cli._registry import register_command
 
 __all__ = ["configure", "run"]
@@ -45,7 +50,8 @@ def _cache_settings(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the cache's figures, or remove its (expired) entries."""
+    """Print the cache's figures, or remove its (expired) entries; exit 1 when ``stats``
+    finds the cache's files unusable."""
     from ragas_boot.execution.cache import ResponseCache, resolve_cache_dir
 
     settings = _cache_settings(args)
@@ -55,6 +61,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     cache = ResponseCache(directory=directory, ttl=settings.ttl)
     try:
+        problem = cache.check()
+        if problem is not None:
+            return _unusable(cache, problem, clear=args.cache_command == "clear")
         if args.cache_command == "clear":
             removed = cache.clear(expired_only=args.expired)
             kind = "expired entries" if args.expired else "entries"
@@ -72,6 +81,20 @@ def run(args: argparse.Namespace) -> int:
     if not settings.enabled:
         lines.append("(spring.ai.ragas.cache.enabled is false: runs neither read nor write it)")
     write("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+def _unusable(cache: Any, problem: str, *, clear: bool) -> int:
+    """A cache whose files cannot be read: ``clear`` removes them, ``stats`` says so (exit 1)."""
+    if not clear:
+        message(f"ragas-boot: error: {problem}", "bold red")
+        return EXIT_GATE_FAILED
+    removed = cache.discard()  # unreadable entry by entry: the files themselves go
+    names = ", ".join(path.name for path in removed) or "none"
+    write(
+        f"The response cache at {cache.directory} was unusable; removed its files: {names} "
+        "(the next run starts an empty cache)\n"
+    )
     return EXIT_OK
 
 

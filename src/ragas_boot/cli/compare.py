@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ragas_boot.cli._dataset import run_dataset
-from ragas_boot.cli._options import RunOptions, add_run_arguments
+from ragas_boot.cli._options import RunOptions, add_run_arguments, add_source_arguments
 from ragas_boot.cli._registry import register_command
 
 __all__ = ["configure", "run"]
@@ -14,6 +14,7 @@ __all__ = ["configure", "run"]
 def configure(parser: argparse.ArgumentParser) -> None:
     """The dataset run's arguments; without ``--metric``, every metric that fits the samples."""
     add_run_arguments(parser, metric_required=False)
+    add_source_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,4 +1,11 @@
-"""``ragas-boot config show | check [--ping]``: the resolved YAML; validate (and reach) judges."""
+"""``ragas-boot config show | check [--ping]``: the resolved YAML; validate (and reach) judges.
+
+``check`` also lists the metrics that cannot run with the configuration, and why (one that
+needs embedding models when none is configured, or judges when there are none). Exit 2 when
+such a metric is one the configuration asks for: named with ``--metric``, or configured in
+the YAML (its section under ``spring.ai.ragas.metrics``, or a named criterion); the others
+are a warning (exit 0), since a run leaves them out unless asked for them by name.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ragas_boot.cli._arguments import add_config_arguments, add_log_flags, settings_from_args
 from ragas_boot.cli._console import message, stdout, write
 from ragas_boot.cli._errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK
+from ragas_boot.cli._metrics import metric_names
 from ragas_boot.cli._registry import register_command
 
 if TYPE_CHECKING:
@@ -29,6 +37,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         add_log_flags(action, top=False)
         add_config_arguments(action)
     check.add_argument("--ping", action="store_true", help="send one tiny request to each judge")
+    check.add_argument(
+        "--metric",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a metric the runs will use (METRIC:CRITERION for a named criterion); exit 2 when "
+        "it cannot run with this configuration; repeat (default: report every metric that "
+        "cannot run, failing only for those the YAML configures)",
+    )
     check.add_argument(
         "--timeout",
         type=float,
@@ -58,6 +75,7 @@ def _config_check(args: argparse.Namespace) -> int:
     from ragas_boot.reporting._format import plain
 
     settings = settings_from_args(args)
+    selected = metric_names(args.metric) if args.metric else None  # unknown: exit 2 now
     with create_container(settings) as container:
         judges = container.judges()
         if settings.metrics.enabled:
@@ -89,6 +107,17 @@ def _config_check(args: argparse.Namespace) -> int:
                     "bold red",
                 )
                 return EXIT_BAD_INPUT
+        blocked = _unrunnable(container, settings, args.metric)
+        asked = set(selected) if selected is not None else _configured(settings)
+        failing = [entry for entry in blocked if entry.name in asked]
+        if failing:
+            where = "asked for with --metric" if selected is not None else "configured in the YAML"
+            message(
+                f"ragas-boot: error: {len(failing)} metric(s) {where} cannot run with this "
+                "configuration:\n" + "\n".join(f"  {e.name}: {e.reason}" for e in failing),
+                "bold red",
+            )
+            return EXIT_BAD_INPUT
         providers = len({judge.provider for judge in judges})
         files = ", ".join(settings.source.files)
         profiles = ", ".join(settings.source.active_profiles)
@@ -105,6 +134,8 @@ def _config_check(args: argparse.Namespace) -> int:
                 "(tool_call_accuracy, the NLP metrics)",
                 "yellow",
             )
+        for reason, names in _by_reason(blocked).items():
+            message(f"warning: cannot run with this configuration: {', '.join(names)}: {reason}")
         if not args.ping:
             return EXIT_OK
         results = container.portal().call(_ping_all(judges, args.timeout))
@@ -128,6 +159,34 @@ def _config_check(args: argparse.Namespace) -> int:
         message(f"FAILED {len(failed)} judge(s) did not answer: {', '.join(failed)}", "bold red")
         return EXIT_GATE_FAILED
     return EXIT_OK
+
+
+def _unrunnable(container: Any, settings: RagasSettings, metrics: Sequence[str]) -> list[Any]:
+    """The metrics (those of ``--metric``, else every one) that cannot run, and why."""
+    from ragas_boot.container.readiness import unrunnable_metrics
+
+    if metrics:
+        return unrunnable_metrics(container, metric_names(metrics, settings))
+    if not settings.metrics.enabled:
+        return []
+    return unrunnable_metrics(container)
+
+
+def _configured(settings: RagasSettings) -> set[str]:
+    """The metrics the YAML configures: a section under spring.ai.ragas.metrics, or a named
+    criterion."""
+    from ragas_boot.metrics.registry import METRICS, criterion_beans
+
+    sections = {name for name in settings.metrics.sections if name in METRICS}
+    return sections | set(criterion_beans(settings))
+
+
+def _by_reason(blocked: Sequence[Any]) -> dict[str, list[str]]:
+    """The metrics that cannot run, grouped by why (one warning line per reason)."""
+    grouped: dict[str, list[str]] = {}
+    for entry in blocked:
+        grouped.setdefault(entry.reason, []).append(entry.name)
+    return grouped
 
 
 def _judged_sections(settings: RagasSettings) -> list[str]:

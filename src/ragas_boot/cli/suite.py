@@ -14,7 +14,7 @@ from ragas_boot.cli._arguments import (
     unit_float,
 )
 from ragas_boot.cli._console import message, redact, stdout, write
-from ragas_boot.cli._errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK, UsageError
+from ragas_boot.cli._errors import EXIT_GATE_FAILED, EXIT_OK, UsageError
 from ragas_boot.cli._history import history_settings, store
 from ragas_boot.cli._registry import register_command
 from ragas_boot.cli._reports import report_paths, write_atomically
@@ -104,8 +104,8 @@ def run(args: argparse.Namespace) -> int:
         text = render_html(result, gate) if kind == "html" else render_json(result, gate)
         write_atomically(path, redact(text))
         message(f"Report written: {path}")
-    recorded = _record_suite(args, result, gate.min_pass_rate)
-    return EXIT_OK if gate.passed else EXIT_GATE_FAILED if recorded else EXIT_BAD_INPUT
+    _record_suite(args, result, gate.min_pass_rate)  # not recorded: a warning only
+    return EXIT_OK if gate.passed else EXIT_GATE_FAILED
 
 
 def _record_suite(args: argparse.Namespace, result: SuiteResult, min_pass_rate: float) -> bool:

@@ -124,12 +124,20 @@ def load_settings(
     tree = _schema.split_lists(tree, _schema.root())
 
     unsupported = [format_path(key) for key in _unsupported.find_unsupported(tree)]
-    for key in unsupported:
+    try:
+        reported = _unsupported.java_keys_to_report(unsupported, files, env)
+    except ValueError as error:
+        raise ConfigError(str(error), hint="Unset it, or set once, always or off") from None
+    for key in reported:
         _log.warning(
-            "%s is a Java key that ragas-boot does not support yet; it is ignored (in %s)",
+            "%s is a Java key that ragas-boot does not support yet; it is ignored (in %s; "
+            "said once for this file, %s=always to repeat, off to silence)",
             key,
             origins.of(tuple(split_key(key))) or "?",
+            _unsupported.WARNINGS_ENV,
         )
+    if len(reported) < len(unsupported):
+        _log.debug("Java keys ragas-boot ignores (reported before): %s", unsupported)
 
     data, problems = _root_data(tree, origins)
     source = SettingsSource(

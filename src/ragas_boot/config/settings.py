@@ -63,8 +63,11 @@ __all__ = [
     "GigaChatBearerSettings",
     "GigaChatChatOptions",
     "GigaChatChatSettings",
+    "GigaChatEmbeddingOptions",
+    "GigaChatEmbeddingSettings",
     "GigaChatSettings",
     "GlobalRateLimitSettings",
+    "HedgingSettings",
     "HistorySettings",
     "LangChainProviderSettings",
     "Language",
@@ -227,11 +230,12 @@ class Transport(CaseInsensitiveEnum):
     """How an OpenAI-compatible judge sends its calls."""
 
     DIRECT = "direct"
-    """ragas-boot's own HTTP/1.1 keep-alive client with pre-serialised requests: about a
-    third of the client CPU per call of the openai client (benchmarks/README.md)."""
+    """An aiohttp session with pre-serialised requests and orjson: about a third of the
+    client CPU per call of the openai client on aiohttp (benchmarks/README.md)."""
     LANGCHAIN = "langchain"
-    """langchain-openai's ``ChatOpenAI`` on openai's aiohttp transport (reads proxy settings
-    from the environment as openai does)."""
+    """langchain-openai's ``ChatOpenAI`` on openai's aiohttp transport. Both transports take
+    proxies from the environment, decode compressed answers, verify TLS the same way and
+    report redirects instead of following them (docs/providers.md)."""
 
 
 class Aggregation(CaseInsensitiveEnum):
@@ -476,11 +480,26 @@ class GigaChatChatSettings(GigaChatChatOptions):
     )
 
 
+class GigaChatEmbeddingOptions(_JavaSection):
+    """``spring.ai.gigachat.embedding.options`` (also read flat, one level up)."""
+
+    model: str | None = Field(default=None, description="Embedding model, e.g. EmbeddingsGigaR.")
+
+
+class GigaChatEmbeddingSettings(GigaChatEmbeddingOptions):
+    """``spring.ai.gigachat.embedding``: GigaChat's embedding model, on the chat's connection."""
+
+    options: GigaChatEmbeddingOptions = Field(
+        default_factory=GigaChatEmbeddingOptions, description="Embedding options."
+    )
+
+
 class GigaChatSettings(_JavaSection):
     """``spring.ai.gigachat``: the GigaChat connection (keys of the Java GigaChat starter).
 
     Its chat models become judges when ``auto-detect-beans`` is on (the Java default): those
-    listed in ``external-starters.gigachat.chat-models``, else ``chat.options.model``.
+    listed in ``external-starters.gigachat.chat-models``, else ``chat.options.model``;
+    ``embedding.options.model`` becomes an embedding model on the same credentials.
     """
 
     base_url: str | None = Field(default=None, description="API base URL, with /api/v1.")
@@ -489,6 +508,10 @@ class GigaChatSettings(_JavaSection):
     )
     chat: GigaChatChatSettings = Field(
         default_factory=GigaChatChatSettings, description="Chat model options."
+    )
+    embedding: GigaChatEmbeddingSettings = Field(
+        default_factory=GigaChatEmbeddingSettings,
+        description="Embedding model (ResponseRelevancy, SemanticSimilarity, ...).",
     )
     unsafe_ssl: bool = Field(default=False, description="Skip TLS certificate checks.")
     # The starter's older, flat spellings (deprecated there, still read).
@@ -574,6 +597,13 @@ class ChatModelSettings(_Section):
     alias: str | None = Field(
         default=None, min_length=1, description="Judge id to use instead of the model id."
     )
+    max_prompt_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Largest prompt sent to this model, in estimated tokens (characters / 4); "
+        "a larger one fails that evaluation unsent. Unset: the provider's, else "
+        "providers.max-prompt-tokens.",
+    )
     options: ChatOptions = Field(default_factory=ChatOptions, description="Per-model options.")
     price: PriceSettings | None = Field(
         default=None,
@@ -624,6 +654,15 @@ class RateLimitSettings(_Section):
     timeout: Duration | None = Field(
         default=None, description="Longest WAIT for a token; 0 = forever."
     )
+    shared: bool | None = Field(
+        default=None,
+        description="Share this limit with every process on the machine (pytest -n, parallel "
+        "jobs) through a SQLite file; unset = default-shared.",
+    )
+    shared_file: str | None = Field(
+        default=None,
+        description="The SQLite file of a shared limit; unset = the global shared-file.",
+    )
 
 
 class GlobalRateLimitSettings(_Section):
@@ -635,6 +674,26 @@ class GlobalRateLimitSettings(_Section):
     )
     default_timeout: Duration = Field(
         default=timedelta(0), description="Default WAIT timeout; 0 = forever."
+    )
+    default_shared: bool = Field(
+        default=False, description="Share every provider's limit across processes."
+    )
+    shared_file: str | None = Field(
+        default=None,
+        description="SQLite file of shared limits; unset = ragas-boot-rate-limits.sqlite3 in "
+        "the system temp folder (one per machine).",
+    )
+
+
+class HedgingSettings(_Section):
+    """Hedged requests: a second copy of a call still unanswered after ``delay`` (off by
+    default: the copy costs tokens). Unset fields fall back to ``providers.hedging``."""
+
+    enabled: bool | None = Field(default=None, description="Send hedged copies; unset = off.")
+    delay: Duration | None = Field(
+        default=None,
+        description="How long an attempt waits for its answer before the copy is sent; unset "
+        "= the provider's observed p95 latency (no copy until 20 answers are seen).",
     )
 
 
@@ -668,6 +727,12 @@ class OpenAICompatibleProviderSettings(_Section):
     completions_path: str = Field(
         default="/v1/chat/completions", description="Appended to base-url for chat calls."
     )
+    max_prompt_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Largest prompt sent to this provider's models, in estimated tokens; "
+        "unset: providers.max-prompt-tokens.",
+    )
     chat_models: list[ChatModelSettings] = Field(
         default_factory=list, description="Chat models; each becomes a judge."
     )
@@ -676,6 +741,9 @@ class OpenAICompatibleProviderSettings(_Section):
     )
     embedding_models: list[EmbeddingModelSettings] = Field(
         default_factory=list, description="Embedding models of this provider."
+    )
+    hedging: HedgingSettings | None = Field(
+        default=None, description="Hedged requests of this provider; unset = providers.hedging."
     )
     rate_limit: RateLimitSettings | None = Field(default=None, description="Rate limit.")
     max_concurrency: int | None = Field(
@@ -703,11 +771,30 @@ class OpenAICompatibleProviderSettings(_Section):
         default=None,
         description="How calls are sent (direct|langchain); default providers.transport.",
     )
+    ca_bundle: str | None = Field(
+        default=None,
+        description="PEM file of extra CA certificates to trust for HTTPS (a company CA), on "
+        "top of the system store and certifi's bundle.",
+    )
+    client_cert: str | None = Field(
+        default=None,
+        description="PEM client certificate for gateways that ask for one (mutual TLS); "
+        "holds the key too unless client-key is set.",
+    )
+    client_key: str | None = Field(
+        default=None, description="PEM private key of client-cert, when it is a separate file."
+    )
 
     @field_validator("base_url")
     @classmethod
     def _absolute_url(cls, value: str) -> str:
         return check_base_url(value)
+
+    @model_validator(mode="after")
+    def _key_needs_certificate(self) -> OpenAICompatibleProviderSettings:
+        if self.client_key and not self.client_cert:
+            raise ValueError("client-key is set without client-cert: set both, or neither")
+        return self
 
     @field_validator("completions_path", "embeddings_path")
     @classmethod
@@ -940,6 +1027,12 @@ class ProvidersSettings(_Section):
     langchain: list[LangChainProviderSettings] = Field(
         default_factory=list, description="Providers on any LangChain chat model class."
     )
+    max_prompt_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Largest prompt sent to any judge, in estimated tokens; unset: a local "
+        "model's n-ctx, else 32768.",
+    )
     rate_limit: GlobalRateLimitSettings = Field(
         default_factory=GlobalRateLimitSettings, description="Rate-limit defaults."
     )
@@ -957,11 +1050,15 @@ class ProvidersSettings(_Section):
     )
     transport: Transport = Field(
         default=Transport.DIRECT,
-        description="How OpenAI-compatible judges send calls: direct (ragas-boot's lean "
-        "HTTP/1.1 client) or langchain (ChatOpenAI).",
+        description="How OpenAI-compatible judges send calls: direct (a lean aiohttp session "
+        "with pre-serialised requests) or langchain (ChatOpenAI).",
     )
     output_retries: int = Field(
         default=1, ge=0, description="Re-asks after an empty/unparseable/invalid answer."
+    )
+    hedging: HedgingSettings = Field(
+        default_factory=HedgingSettings,
+        description="Hedged requests (off by default), for every provider without its own.",
     )
     circuit_breaker: CircuitBreakerSettings = Field(
         default_factory=CircuitBreakerSettings, description="Fail fast while a judge is down."
@@ -1217,6 +1314,19 @@ class HistorySettings(_Section):
         description="SQLAlchemy database URL of a shared history (postgresql+pg8000://...); "
         "unset = the local SQLite file.",
     )
+    lock_timeout: Duration = Field(
+        default=timedelta(seconds=30),
+        description="How long recording a run retries (with backoff) a history that another "
+        "process holds locked; then the run is not recorded (a warning, never the run's exit "
+        "code).",
+    )
+
+    @field_validator("lock_timeout")
+    @classmethod
+    def _non_negative_lock_timeout(cls, value: timedelta) -> timedelta:
+        if value.total_seconds() < 0:
+            raise ValueError("must be 0 or more")
+        return value
 
 
 # --------------------------------------------------------------------------- root

@@ -43,6 +43,7 @@ class PortalRunner(ABC):
         self._output_retries = output_retries
         self._owns_portal = portal is None
         self._portal = portal or LoopPortal(name=portal_name)
+        self._owns_gates = gates is None
         self._gates = gates if gates is not None else ProviderGates()
 
     @property
@@ -63,6 +64,8 @@ class PortalRunner(ABC):
         """Close the models' HTTP clients (and the private portal, if any)."""
         if not self._portal.closed:
             await self._portal.run(self._close_clients())
+        if self._owns_gates:
+            self._gates.close()
         if self._owns_portal:
             await asyncio.to_thread(self._portal.close)
 
@@ -70,5 +73,7 @@ class PortalRunner(ABC):
         """Sync twin of :meth:`aclose`."""
         if not self._portal.closed:
             self._portal.call(self._close_clients())
+        if self._owns_gates:
+            self._gates.close()
         if self._owns_portal:
             self._portal.close()

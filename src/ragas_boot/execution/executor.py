@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from ragas_boot.errors import (
     JudgeHTTPError,
     JudgeNotFoundError,
     JudgeOutputError,
+    PromptTooLargeError,
 )
 from ragas_boot.execution._runner import PortalRunner
 from ragas_boot.execution.attempts import CallTally, call_with_retries
@@ -30,9 +32,16 @@ from ragas_boot.execution.limits import ProviderGate, ProviderGates
 from ragas_boot.execution.repeats import bypass_cache, current_repeat
 from ragas_boot.execution.results import CacheOutcome, JudgeCall, StepRecord
 from ragas_boot.execution.retry import RetryPolicy
-from ragas_boot.execution.spending import SpendMeter
+from ragas_boot.execution.spending import CHARS_PER_TOKEN, SpendMeter, worst_case_cost
 
-__all__ = ["DryAnswerer", "MultiModelExecutor", "OutputSource", "PromptSource"]
+__all__ = [
+    "DryAnswerer",
+    "MultiModelExecutor",
+    "OutputSource",
+    "PromptSource",
+    "prompt_tokens",
+    "sent_text",
+]
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +66,28 @@ def _failure_kind(error: BaseException) -> str:
     if isinstance(error, JudgeError):
         return error.kind
     return "internal_error"
+
+
+def _beside(judge: JudgeModel, output_model: type[BaseModel]) -> str:
+    # What travels with the prompt: the format block, or the schema in the native modes.
+    if judge.spec.structured_output in (
+        StructuredOutputMode.PROMPT,
+        StructuredOutputMode.JSON_OBJECT,
+    ):
+        return format_instructions(output_model)
+    return json.dumps(output_schema(output_model))
+
+
+def sent_text(judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> str:
+    """The text a call sends, as far as tokens go: the prompt and the format block, or the
+    schema that travels beside it in the native modes."""
+    return prompt + _beside(judge, output_model)
+
+
+def prompt_tokens(judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> int:
+    """:func:`~ragas_boot.execution.spending.estimate_tokens` of :func:`sent_text` (without
+    copying a large prompt)."""
+    return math.ceil((len(prompt) + len(_beside(judge, output_model))) / CHARS_PER_TOKEN)
 
 
 def _output_model(source: OutputSource[OutputT], judge: JudgeModel) -> type[BaseModel]:
@@ -291,6 +322,7 @@ class MultiModelExecutor(PortalRunner):
                 saved_cost=None if judge.spec.price is None else saved.cost(judge.spec.price),
             )
         try:
+            self._check_size(judge, prompt, output_model)
             answer = None
             for output_attempt in range(self._output_retries + 1):
                 try:
@@ -347,6 +379,20 @@ class MultiModelExecutor(PortalRunner):
                 cache=outcome,
             )
 
+    def _check_size(self, judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> None:
+        # Before any slot, reservation or request: a prompt past the judge's bound (an
+        # amplified or oversized sample) costs nothing and names the limit. A dry run counts
+        # every prompt instead (its estimate shows the largest).
+        if self._dry is not None:
+            return
+        tokens = prompt_tokens(judge, prompt, output_model)
+        if tokens > judge.spec.max_prompt_tokens:
+            raise PromptTooLargeError(
+                judge_id=judge.id,
+                estimated_tokens=tokens,
+                max_prompt_tokens=judge.spec.max_prompt_tokens,
+            )
+
     async def _with_retries(
         self,
         judge: JudgeModel,
@@ -355,18 +401,17 @@ class MultiModelExecutor(PortalRunner):
         tally: _Attempts,
     ) -> JudgeAnswer[OutputT]:
         if self._dry is not None:
-            text = prompt
-            if judge.spec.structured_output in (
-                StructuredOutputMode.PROMPT,
-                StructuredOutputMode.JSON_OBJECT,
-            ):
-                text += format_instructions(output_model)
-            else:  # the schema travels beside the prompt: count it as well
-                text += json.dumps(output_schema(output_model))
-            value = self._dry(judge, prompt, text, output_model)
+            value = self._dry(judge, prompt, sent_text(judge, prompt, output_model), output_model)
             return JudgeAnswer(value=value, raw_text="", usage=TokenUsage(), latency_s=0.0)  # type: ignore[arg-type]
         meter = self._meter
         price = judge.spec.price
+        worst = 0.0
+        if meter is not None and meter.max_cost is not None and price is not None:
+            worst = worst_case_cost(
+                prompt_tokens(judge, prompt, output_model),
+                judge.spec.max_tokens,
+                price,
+            )
 
         def bill(usage: object) -> None:
             # Every response that reports usage is billed, whatever became of it.
@@ -380,15 +425,26 @@ class MultiModelExecutor(PortalRunner):
                     meter.add(cost)
 
         async def attempt() -> JudgeAnswer[OutputT]:
-            if meter is not None:
-                meter.admit(judge.id)
+            # The worst case is held before sending and let go once the real cost is counted:
+            # calls in flight cannot carry the run past its cap by more than one of them.
+            reserved = meter.reserve(judge.id, worst) if meter is not None else 0.0
             try:
-                answer = await judge.ainvoke_structured(prompt, output_model)
-            except JudgeError as error:
-                bill(error.usage)
-                raise
-            bill(answer.usage)
-            return answer
+                try:
+                    answer = await judge.ainvoke_structured(prompt, output_model)
+                except JudgeError as error:
+                    bill(error.usage)
+                    raise
+                bill(answer.usage)
+                return answer
+            finally:
+                if meter is not None:
+                    meter.release(reserved)
+
+        def abandoned() -> None:
+            # A hedged copy cancelled in flight reports no usage, but its provider had the
+            # prompt (and bills it): count its estimated prompt tokens.
+            tokens = prompt_tokens(judge, prompt, output_model)
+            bill(TokenUsage(input_tokens=tokens, total_tokens=tokens))
 
         return await call_with_retries(
             attempt,
@@ -397,6 +453,7 @@ class MultiModelExecutor(PortalRunner):
             policy=self._retry,
             timeout_s=judge.spec.limits.call_timeout.total_seconds() or None,
             tally=tally,
+            abandoned=abandoned if judge.spec.limits.hedge else None,
         )
 
     async def _close_clients(self) -> None:

@@ -2,10 +2,14 @@
 
 Every response that reports usage is billed (answers, invalid answers that were re-asked,
 error bodies with a ``usage`` block); a judge with a price turns its billed tokens into a
-cost. A :class:`SpendMeter` adds those costs up while a run goes on; with a cap, a call is
-refused before it is sent (:class:`~ragas_boot.errors.BudgetExceededError`) once the run has
-spent the cap. Calls already in flight when the cap is reached still finish and are billed,
-so a run may end a little over its cap, never by more than the calls it had in flight.
+cost. A :class:`SpendMeter` adds those costs up while a run goes on. With a cap, each
+attempt first *reserves* its worst case (:func:`worst_case_cost`: the prompt's estimated
+tokens plus the judge's ``max-tokens`` of output, at its price) and is refused before it is
+sent (:class:`~ragas_boot.errors.BudgetExceededError`) once what was spent plus what is
+reserved reaches the cap; when the answer comes, its reservation is released and its real
+cost counted. So calls in flight can no longer run a run past its cap: a run spends at most
+the cap plus one call's worst case (the last call admitted below the cap), as long as
+providers bill no more than the estimate (prompt tokens are estimated as characters / 4).
 """
 
 from __future__ import annotations
@@ -13,9 +17,24 @@ from __future__ import annotations
 import math
 import threading
 
+from ragas_boot.config.settings import PriceSettings
 from ragas_boot.errors import BudgetExceededError
 
-__all__ = ["SpendMeter"]
+__all__ = ["CHARS_PER_TOKEN", "SpendMeter", "estimate_tokens", "worst_case_cost"]
+
+#: Characters per token of prompt estimates (OpenAI's rule of thumb for English text).
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens of ``text``, estimated as characters / :data:`CHARS_PER_TOKEN` (no tokenizer of
+    the judges' models is known offline)."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def worst_case_cost(prompt_tokens: int, max_output_tokens: int, price: PriceSettings) -> float:
+    """What one call costs at most: its prompt and a full ``max-tokens`` answer at ``price``."""
+    return price.cost(input_tokens=prompt_tokens, output_tokens=max_output_tokens)
 
 
 class SpendMeter:
@@ -33,6 +52,7 @@ class SpendMeter:
             raise ValueError(f"max_cost must be a positive number, got {max_cost!r}")
         self._max_cost = max_cost
         self._spent = 0.0
+        self._reserved = 0.0
         self._refused = 0
         self._lock = threading.Lock()
 
@@ -68,15 +88,44 @@ class SpendMeter:
             with self._lock:
                 self._spent += cost
 
+    @property
+    def reserved(self) -> float:
+        """The worst cases of the calls in flight (released as their answers come)."""
+        with self._lock:
+            return self._reserved
+
+    def reserve(self, judge_id: str, worst_case: float = 0.0) -> float:
+        """Let a call be sent, holding ``worst_case`` of the cap until :meth:`release`; or
+        refuse it. Returns what was reserved (pass it to :meth:`release`).
+
+        A call is let through while what was spent plus what is reserved is below the cap,
+        so the cap is passed by at most the worst case of the last call let through.
+
+        Raises:
+            BudgetExceededError: the cap is reached, counting the calls in flight.
+        """
+        with self._lock:
+            if self._max_cost is None:
+                return 0.0
+            if self._spent + self._reserved < self._max_cost:
+                self._reserved += worst_case
+                return worst_case
+            self._refused += 1
+            spent = self._spent
+        raise BudgetExceededError(
+            judge_id=judge_id, max_cost=self._max_cost, spent=spent, reserved=self.reserved
+        )
+
+    def release(self, reserved: float) -> None:
+        """The call that reserved ``reserved`` is over (its real cost went to :meth:`add`)."""
+        if reserved:
+            with self._lock:
+                self._reserved = max(0.0, self._reserved - reserved)
+
     def admit(self, judge_id: str) -> None:
-        """Let a call be sent, or refuse it.
+        """Let a call be sent, or refuse it (:meth:`reserve` with no worst case).
 
         Raises:
             BudgetExceededError: the cap is reached.
         """
-        with self._lock:
-            if self._max_cost is None or self._spent < self._max_cost:
-                return
-            self._refused += 1
-            spent = self._spent
-        raise BudgetExceededError(judge_id=judge_id, max_cost=self._max_cost, spent=spent)
+        self.reserve(judge_id)

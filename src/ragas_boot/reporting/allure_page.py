@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting._html import escape
 from ragas_boot.reporting._style import style_tag
+from ragas_boot.reporting.pytest_table import criterion_label
 
 if TYPE_CHECKING:
     from ragas_boot.config.settings import AllureSettings
@@ -36,9 +37,14 @@ def _repeat_of(event: EvaluationFinished) -> tuple[int, int] | None:
 def page_name(event: EvaluationFinished) -> str:
     """The attachment's name: ``AgentGoalAccuracyMetric = 0.500``; a repeat's adds
     ``(repeat 2/3)``."""
-    name = f"{event.metric} = {_score(event.score)}"
+    name = f"{criterion_label(event.metric, _definition(event))} = {_score(event.score)}"
     repeat = _repeat_of(event)
     return name if repeat is None else f"{name} (repeat {repeat[0] + 1}/{repeat[1]})"
+
+
+def _definition(event: EvaluationFinished) -> object:
+    """The criterion an evaluation checked, when it was passed inline (``definition=``)."""
+    return getattr(event.config, "definition", None) or event.metadata.get("definition")
 
 
 def repeats_page_name(result: MetricResult) -> str:

@@ -56,6 +56,22 @@ def estimate_renderables(estimate: RunEstimate) -> list[RenderableType]:
         "so the cost is a range (prompts only – every answer as long as allowed). Dependent "
         "steps are counted as minimal answers lead them.",
     ]
+    largest = max(estimate.rows, key=lambda row: row.largest_prompt_tokens, default=None)
+    if largest is not None and largest.largest_prompt_tokens:
+        lines.append(
+            f"Largest prompt: {fmt.tokens(largest.largest_prompt_tokens)} tokens "
+            f"({largest.metric}, judge {largest.judge_id})."
+        )
+    if totals.over_limit_calls:
+        over = [
+            f"{row.judge_id} ({row.metric}): {row.over_limit_calls}"
+            for row in estimate.rows
+            if row.over_limit_calls
+        ]
+        lines.append(
+            f"Over max-prompt-tokens: {totals.over_limit_calls} calls would fail unsent – "
+            + ", ".join(over)
+        )
     if estimate.unpriced_judges:
         lines.append("No price (tokens only): " + ", ".join(estimate.unpriced_judges))
     if estimate.not_estimated:

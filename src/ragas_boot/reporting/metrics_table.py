@@ -7,11 +7,21 @@ from typing import Any
 
 from ragas_boot.metrics.base import Metric, Need
 
-__all__ = ["TABLE_END", "TABLE_START", "render_metrics_table"]
+__all__ = [
+    "FIXTURES_END",
+    "FIXTURES_START",
+    "TABLE_END",
+    "TABLE_START",
+    "render_fixtures_table",
+    "render_metrics_table",
+]
 
 #: Markers around the generated table in a Markdown file.
 TABLE_START = "<!-- metrics-table:start (generated from the metric registry; do not edit) -->"
 TABLE_END = "<!-- metrics-table:end -->"
+#: Markers around the generated table of the pytest plugin's metric fixtures.
+FIXTURES_START = "<!-- fixtures-table:start (generated from the metric registry; do not edit) -->"
+FIXTURES_END = "<!-- fixtures-table:end -->"
 
 _NEEDS = {
     frozenset(): "nothing (computed)",
@@ -44,4 +54,13 @@ def render_metrics_table(metrics: Mapping[str, type[Metric[Any]]]) -> str:
             f"| `{metric.name}` | `{bean}` | {_NEEDS.get(frozenset(metric.needs), 'judges')} "
             f"| {_reads(metric.reads)} | {meaning} |"
         )
+    return "\n".join(lines)
+
+
+def render_fixtures_table(metrics: Mapping[str, type[Metric[Any]]]) -> str:
+    """A Markdown table of the pytest plugin's metric fixtures: one per bean, function scope."""
+    lines = ["| Fixture | Metric | Needs |", "|---|---|---|"]
+    for bean, metric in metrics.items():
+        needs = _NEEDS.get(frozenset(metric.needs), "judges")
+        lines.append(f"| `{bean}` | `{metric.name}` | {needs} |")
     return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""The pytest plugin's end-of-session table: one row per scored test x metric.
+"""The pytest plugin's end-of-session table: one row per scored test x metric (x criterion).
 
 The plugin groups its records into rows (``ragas_boot._pytest.report.ScoreRow``); this module
 only renders rows of that shape (:class:`ScoreRowView`), so it needs nothing of pytest.
@@ -18,9 +18,35 @@ __all__ = [
     "RepeatsView",
     "ScoreCheckView",
     "ScoreRowView",
+    "criterion_label",
     "spend_lines",
     "summary_lines",
 ]
+
+
+#: Characters of an inline criterion shown in a row's or an Allure page's name.
+_CRITERION_WIDTH = 48
+
+
+def criterion_label(metric: str, definition: object) -> str:
+    """A metric's name with the criterion it checked, so each criterion gets its own row.
+
+    A named criterion's bean is already ``AspectCriticMetric:no-profanity``; a criterion
+    passed inline (``AspectCriticConfig(definition=...)``, as Java tests do) adds its
+    definition, cut to a readable width: ``AspectCriticMetric:AI Response содержит…``.
+    """
+    if ":" in metric or not isinstance(definition, str) or not definition.strip():
+        return metric
+    text = " ".join(definition.split())
+    if len(text) > _CRITERION_WIDTH:
+        text = text[: _CRITERION_WIDTH - 1].rstrip() + "…"
+    return f"{metric}:{text}"
+
+
+def _short_metric(label: str) -> str:
+    """``AspectCritic:no-profanity`` for ``AspectCriticMetric:no-profanity``."""
+    name, colon, criterion = label.partition(":")
+    return name.removesuffix("Metric") + colon + criterion
 
 
 class ScoreCheckView(Protocol):
@@ -223,7 +249,7 @@ def spend_lines(rows: Sequence[ScoreRowView]) -> list[str]:
     ]
     by_metric: dict[str, list[JudgeCall]] = {}
     for row in rows:
-        by_metric.setdefault(row.metric.removesuffix("Metric"), []).extend(row.calls)
+        by_metric.setdefault(_short_metric(row.metric), []).extend(row.calls)
     by_judge: dict[str, list[JudgeCall]] = {}
     for call in calls:
         by_judge.setdefault(call.judge_id, []).append(call)
@@ -267,7 +293,7 @@ def summary_lines(rows: Sequence[ScoreRowView]) -> list[str]:
         excluded = set(row.excluded)
         cells = [
             row.test or "(outside a test)",
-            row.metric.removesuffix("Metric"),
+            _short_metric(row.metric),
             _score_cell(row),
             _check_cell(row),
             *([_repeats_cell(row)] if with_repeats else []),

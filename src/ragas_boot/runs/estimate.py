@@ -21,7 +21,6 @@ to other endpoints) and are listed in ``not_estimated``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -33,6 +32,7 @@ from ragas_boot.chat.structured import output_schema
 from ragas_boot.chat.wire.schemas import minimal_instance
 from ragas_boot.datasets import Dataset
 from ragas_boot.execution.repeats import bypass_cache
+from ragas_boot.execution.spending import CHARS_PER_TOKEN, estimate_tokens
 from ragas_boot.metrics.base import Need
 from ragas_boot.runs._concurrency import run_blocking
 from ragas_boot.runs.engine import ConfigsArgument, MetricsArgument, _plans, _samples
@@ -51,8 +51,6 @@ __all__ = [
     "estimate_run",
 ]
 
-#: Characters per token of the estimate (OpenAI's rule of thumb for English text).
-CHARS_PER_TOKEN = 4
 #: How tokens are estimated, as reports say it.
 TOKEN_METHOD = "characters / 4 (an approximation: no tokenizer of these models is known offline)"
 
@@ -78,6 +76,14 @@ class CallEstimate(BaseModel):
     cost_max: float | None = Field(
         description="Cost with every answer as long as allowed; None without a price."
     )
+    largest_prompt_tokens: int = Field(
+        default=0, description="Estimated tokens of the largest prompt (format included)."
+    )
+    over_limit_calls: int = Field(
+        default=0,
+        description="Calls whose prompt is over the judge's max-prompt-tokens: a run would "
+        "fail them unsent (their tokens and cost are still in the figures above).",
+    )
 
 
 class RunEstimate(BaseModel):
@@ -96,11 +102,6 @@ class RunEstimate(BaseModel):
     token_method: str = Field(default=TOKEN_METHOD, description="How tokens are estimated.")
 
 
-def estimate_tokens(text: str) -> int:
-    """Tokens of ``text`` by :data:`TOKEN_METHOD`."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
-
-
 @dataclass
 class _Tally:
     calls: int = 0
@@ -109,8 +110,12 @@ class _Tally:
     max_output: int = 0
     cost_min: float | None = None
     cost_max: float | None = None
+    largest: int = 0
+    over_limit: int = 0
 
     def add(self, other: _Tally) -> None:
+        self.largest = max(self.largest, other.largest)
+        self.over_limit += other.over_limit
         self.calls += other.calls
         self.cached += other.cached
         self.input_tokens += other.input_tokens
@@ -130,6 +135,8 @@ class _Tally:
             max_output_tokens=self.max_output,
             cost_min=self.cost_min,
             cost_max=self.cost_max,
+            largest_prompt_tokens=self.largest,
+            over_limit_calls=self.over_limit,
         )
 
 
@@ -156,6 +163,8 @@ class _Recorder:
             tally.cached += 1
         else:
             tokens = estimate_tokens(text)
+            tally.largest = max(tally.largest, tokens)
+            tally.over_limit += tokens > judge.spec.max_prompt_tokens
             tally.input_tokens += tokens
             tally.max_output += judge.spec.max_tokens
             price = judge.spec.price

@@ -32,9 +32,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal
 
-import tenacity
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragas_boot.config.urls import mask_url, url_secrets
@@ -49,14 +48,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
-#: How long writing a run keeps retrying a database another process holds locked (SQLite's
-#: own wait is 5 s; a neighbour CI job's long write or a `runs list` in a shell can hold it
-#: longer), with backoff from 0.25 s to 2 s between tries.
-RECORD_RETRY_S = 30.0
-
 __all__ = [
+    "DEFAULT_LOCK_TIMEOUT",
     "HISTORY_FILE",
     "HOME_ENV",
     "RunHistory",
@@ -76,6 +69,9 @@ HOME_ENV = "RAGAS_BOOT_HOME"
 
 #: File name of the default SQLite history inside the home folder.
 HISTORY_FILE = "history.db"
+
+#: Seconds recording a run retries a locked history (``spring.ai.ragas.history.lock-timeout``).
+DEFAULT_LOCK_TIMEOUT = 30.0
 
 #: What recorded a run.
 RunKind = Literal["evaluate", "compare", "suite"]
@@ -234,18 +230,18 @@ class RunHistory:
 
     Args:
         url: a SQLAlchemy database URL (``sqlite:///path``, ``postgresql+pg8000://...``).
-        retry_for_s: how long opening and writing keep trying while another process holds
-            the database locked.
+        lock_timeout: seconds opening and recording retry a database that another process
+            holds locked, with exponential backoff (reading does not retry).
 
     Raises:
         MissingExtraError: SQLAlchemy (the ``[history]`` extra) is not installed.
         HistoryError: the database cannot be opened.
     """
 
-    def __init__(self, *, url: str, retry_for_s: float = RECORD_RETRY_S) -> None:
+    def __init__(self, *, url: str, lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
         sa = _sqlalchemy()
+        self._lock_timeout = max(0.0, lock_timeout)
         self._url = url
-        self._retry_for_s = retry_for_s
         self._secrets = url_secrets(url)
         self._metadata, self._runs, self._metrics, self._scores = _tables(sa)
         self._sa = sa
@@ -255,12 +251,20 @@ class RunHistory:
             raise HistoryError(
                 f"spring.ai.ragas.history.url is not a database URL: {mask_url(url)}"
             ) from None
-        if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-            Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        options: dict[str, Any] = {}
+        if parsed.get_backend_name() == "sqlite":
+            if parsed.database not in (None, "", ":memory:"):
+                Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            # sqlite's own wait for a lock (5 s by default), a part of lock_timeout so that
+            # the retries below have time left to wait the rest.
+            options["connect_args"] = {"timeout": min(5.0, max(self._lock_timeout / 4, 0.05))}
         with self._errors("open"):
-            self._engine: Engine = sa.create_engine(parsed)
+            self._engine: Engine = sa.create_engine(parsed, **options)
         try:
-            self._retrying("open", lambda: self._metadata.create_all(self._engine))
+            # Two processes creating the tables at once: one of them sees them exist.
+            self._retrying(
+                "open", lambda: self._metadata.create_all(self._engine), _contended_or_created
+            )
         except HistoryError:
             self._engine.dispose()
             raise
@@ -299,18 +303,23 @@ class RunHistory:
                 f"cannot {action} the run history at {self.label}: {message}"
             ) from None
 
-    def _transient(self, error: BaseException) -> bool:
-        """A lock held by another process, or a connection dropped: worth trying again."""
-        if not isinstance(error, self._sa.exc.OperationalError | self._sa.exc.DBAPIError):
-            return False
-        text = str(error).lower()
-        return bool(error.connection_invalidated) or "locked" in text or "busy" in text
+    def _retrying(
+        self,
+        action: str,
+        attempt: Callable[[], object],
+        transient: Callable[[BaseException], bool],
+    ) -> None:
+        """Run ``attempt``; while another process holds the database locked (or creates its
+        tables at the same moment), again with exponential backoff for ``lock_timeout``."""
+        from tenacity import (
+            RetryCallState,
+            Retrying,
+            retry_if_exception,
+            stop_after_delay,
+            wait_exponential,
+        )
 
-    def _retrying(self, action: str, work: Callable[[], T]) -> T:
-        """``work()``, tried again with backoff for :data:`RECORD_RETRY_S` while the database
-        is locked by another process; then (or on any other error) a :class:`HistoryError`."""
-
-        def waiting(state: tenacity.RetryCallState) -> None:
+        def waiting(state: RetryCallState) -> None:
             error = state.outcome.exception() if state.outcome else None
             log.warning(
                 "the run history at %s is busy (%s); trying again in %.2f s",
@@ -319,15 +328,17 @@ class RunHistory:
                 state.upcoming_sleep,
             )
 
-        retrying = tenacity.Retrying(
-            stop=tenacity.stop_after_delay(self._retry_for_s),
-            wait=tenacity.wait_exponential(multiplier=0.25, max=2.0),
-            retry=tenacity.retry_if_exception(self._transient),
+        retrying = Retrying(
+            retry=retry_if_exception(transient),
+            wait=wait_exponential(multiplier=0.05, max=2.0),
+            stop=stop_after_delay(self._lock_timeout),
             before_sleep=waiting,
             reraise=True,
         )
         with self._errors(action):
-            return retrying(work)
+            for try_ in retrying:
+                with try_:
+                    attempt()
 
     @contextmanager
     def _begin(self, action: str) -> Iterator[Connection]:
@@ -358,15 +369,15 @@ class RunHistory:
             for position, score in enumerate(run.scores)
         ]
 
-        def write() -> None:
-            with self._engine.begin() as connection:
+        def insert() -> None:
+            with self._engine.begin() as connection:  # one transaction: all rows or none
                 connection.execute(self._runs.insert(), [row])
                 if metrics:
                     connection.execute(self._metrics.insert(), metrics)
                 if scores:
                     connection.execute(self._scores.insert(), scores)
 
-        self._retrying("write", write)
+        self._retrying("write", insert, _contended)
         return run.id
 
     # ----------------------------------------------------------------- reading
@@ -597,4 +608,36 @@ def open_history(settings: HistorySettings | RagasSettings | None = None) -> Run
     """
     section = getattr(settings, "history", settings)
     url = getattr(section, "url", None) or default_history_url()
-    return RunHistory(url=url)
+    wait = getattr(section, "lock_timeout", None)
+    lock_timeout = wait.total_seconds() if wait is not None else DEFAULT_LOCK_TIMEOUT
+    return RunHistory(url=url, lock_timeout=lock_timeout)
+
+
+#: What a locked database says: SQLite's busy and locked errors, PostgreSQL's lock timeout,
+#: serialization failure and deadlock.
+_CONTENDED = (
+    "database is locked",
+    "database table is locked",
+    "could not obtain lock",
+    "could not serialize",
+    "deadlock detected",
+    "lock timeout",
+)
+
+
+def _contended(error: BaseException) -> bool:
+    """Whether ``error`` says another process holds the database: worth waiting for."""
+    from sqlalchemy.exc import DBAPIError
+
+    return isinstance(error, DBAPIError) and any(
+        text in str(error.orig).lower() for text in _CONTENDED
+    )
+
+
+def _contended_or_created(error: BaseException) -> bool:
+    """:func:`_contended`, or the loser of two processes creating the tables at once."""
+    from sqlalchemy.exc import DBAPIError
+
+    return _contended(error) or (
+        isinstance(error, DBAPIError) and "already exists" in str(error.orig).lower()
+    )

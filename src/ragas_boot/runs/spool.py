@@ -22,7 +22,10 @@ the same text as without a spool; the HTML report reads back the samples it show
 The files have no name on disk (``tempfile.TemporaryFile``). The full records' file is closed
 by :meth:`RunResult.close_spool` (prompts and raw answers are then gone); the slim records'
 file stays open as long as the result lives, so its samples stay readable. Both disappear
-when the result is garbage-collected or the process ends, however it ends.
+when the result is garbage-collected or the process ends, however it ends (on Windows a
+temporary file is deleted on close). Both are read and written with ``seek`` and unbuffered
+``read``/``write`` under one lock, which every platform has (``os.pread``/``os.pwrite`` do not
+exist on Windows).
 """
 
 from __future__ import annotations

@@ -5,7 +5,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ragas_boot._pytest.recording import EvaluationRecord, ScoreCheck, active_recorder
+from ragas_boot._pytest.recording import (
+    EQUALS_TOLERANCE,
+    EvaluationRecord,
+    ScoreCheck,
+    active_recorder,
+)
+from ragas_boot.reporting.pytest_table import criterion_label
 
 if TYPE_CHECKING:
     from ragas_boot.metrics.results import MetricResult
@@ -73,9 +79,15 @@ def assert_score(
     *,
     at_least: float | None = None,
     at_most: float | None = None,
+    equals: float | None = None,
+    tolerance: float = EQUALS_TOLERANCE,
     msg: str | None = None,
 ) -> None:
-    """Fail unless the score lies within the bounds (both inclusive).
+    """Fail unless the score lies within the bounds (both inclusive), or equals a value.
+
+    ``equals=x`` is Java's ``isEqualTo(x)``: the score must lie within ``tolerance`` of ``x``
+    (default ``1e-9``, so only float rounding passes; a judged score that may vary takes a
+    wider one, ``equals=0.5, tolerance=0.05``). It cannot be combined with the bounds.
 
     The failure message names the metric and the score and, for each judge, its score and
     reason, the judges that were excluded and why, and the metric's explanation. Given a bare
@@ -87,22 +99,33 @@ def assert_score(
         >>> result = metric.evaluate(sample)                       # doctest: +SKIP
         >>> assert_score(result, at_least=0.8)                     # doctest: +SKIP
         >>> assert_score(metric.multi_turn_score(sample), at_most=0.6)  # doctest: +SKIP
+        >>> assert_score(tool_call_accuracy.evaluate(sample), equals=1.0)  # doctest: +SKIP
 
     Args:
         result: a :class:`~ragas_boot.MetricResult`, or a score.
         at_least: the lowest passing score.
         at_most: the highest passing score.
+        equals: the score expected (within ``tolerance``); not with ``at_least``/``at_most``.
+        tolerance: how far from ``equals`` the score may lie (absolute, ``>= 0``).
         msg: text put before the details in the failure message.
 
     Raises:
         AssertionError: the score is out of bounds, or undefined (``None``).
-        TypeError: no bound was given, or a bound is not a number.
-        ValueError: ``at_least`` is greater than ``at_most``.
+        TypeError: no bound was given, ``equals`` came with a bound, or a bound is not a number.
+        ValueError: ``at_least`` is greater than ``at_most``, or ``tolerance`` is negative.
     """
     __tracebackhide__ = True
     low, high = _bound("at_least", at_least), _bound("at_most", at_most)
-    if low is None and high is None:
-        raise TypeError("assert_score needs at_least=, at_most= or both")
+    expected = _bound("equals", equals)
+    margin = _bound("tolerance", tolerance) or 0.0
+    if margin < 0:
+        raise ValueError(f"assert_score: tolerance={margin:g} is negative")
+    if expected is not None:
+        if low is not None or high is not None:
+            raise TypeError("assert_score takes equals= or at_least=/at_most=, not both")
+        low, high = expected - margin, expected + margin
+    elif low is None and high is None:
+        raise TypeError("assert_score needs at_least=, at_most=, both, or equals=")
     if low is not None and high is not None and low > high:
         raise ValueError(f"assert_score: at_least={low:g} is greater than at_most={high:g}")
 
@@ -116,7 +139,13 @@ def assert_score(
         raise TypeError(f"assert_score takes a MetricResult or a score, got {result!r}")
 
     passed = score is not None and (low is None or score >= low) and (high is None or score <= high)
-    check = ScoreCheck(at_least=low, at_most=high, passed=passed)
+    check = ScoreCheck(
+        at_least=low,
+        at_most=high,
+        passed=passed,
+        equals=expected,
+        tolerance=margin if expected is not None else 0.0,
+    )
     recorder = active_recorder()
     record = recorder.check(result, check) if recorder is not None else None
     if record is None and not isinstance(result, int | float):
@@ -125,10 +154,12 @@ def assert_score(
         return
 
     if record is not None:
-        metric = record.metric
+        metric = criterion_label(record.metric, record.criterion)
     if score is None:
         reason = record.explanation if record is not None else ""
         headline = f"{metric}: the score is undefined" + (f" ({reason})" if reason else "")
+    elif expected is not None:
+        headline = f"{metric}: score {score:.3f}, expected {check.label()}"
     elif low is not None and score < low:
         headline = f"{metric}: score {score:.3f} is below at_least={low:g}"
     else:

@@ -10,6 +10,9 @@ completions here, as it would to GigaChat:
 - ``POST /api/v1/chat/completions`` needs a live bearer token (else 401, which makes the
   client fetch a new token and try once more) and answers GigaChat's completion format,
   with ``function_call`` arguments as a JSON object in function-calling mode;
+- ``POST /api/v1/embeddings`` (bearer token as above) answers one vector per input: the
+  deterministic :func:`~ragas_boot.testing.hashed_vector` of the text (texts sharing words
+  are closer), or the vector :meth:`FakeGigaChatServer.set_vectors` gives it;
 - ``GET /api/v1/models`` lists the models.
 
 Tokens live ``token_ttl`` seconds on the server; :meth:`FakeGigaChatServer.expire_tokens`
@@ -27,8 +30,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ragas_boot.testing import Reply
-from support.fakes._api import ChatCall, FakeAPIServer, Response, schema_from
+from ragas_boot.testing import Reply, hashed_vector
+from support.fakes._api import ChatCall, FakeAPIServer, ProviderRequest, Response, schema_from
 
 __all__ = ["FakeGigaChatServer", "gigachat_key"]
 
@@ -67,6 +70,7 @@ class FakeGigaChatServer(FakeAPIServer):
         self._tokens: dict[str, float] = {}
         self._tokens_lock = threading.Lock()
         self._oauth_replies: list[Reply] = []
+        self._vectors: dict[str, list[float]] = {}
 
     @property
     def base_url(self) -> str:
@@ -87,6 +91,16 @@ class FakeGigaChatServer(FakeAPIServer):
         """Revoke every live token: the next call with one gets a 401."""
         with self._tokens_lock:
             self._tokens.clear()
+
+    @property
+    def embedding_requests(self) -> list[ProviderRequest]:
+        """The embedding requests received (their :class:`ProviderRequest` records), in order."""
+        return [record for record in self.requests if record.path == "/api/v1/embeddings"]
+
+    def set_vectors(self, vectors: Mapping[str, list[float]]) -> None:
+        """Answer these texts with these vectors (other texts keep their hashed vectors)."""
+        with self._lock:
+            self._vectors.update(vectors)
 
     def fail_token_exchange(self, *replies: Reply) -> None:
         """Answer the next token exchanges with these (error) replies, in order."""
@@ -111,6 +125,8 @@ class FakeGigaChatServer(FakeAPIServer):
             return Response(200, {"object": "list", "data": data}), None
         if method == "POST" and path == "/api/v1/chat/completions":
             return self._chat(body)
+        if method == "POST" and path == "/api/v1/embeddings":
+            return self._embeddings(body), None
         return Response(404, self._error_body(404, f"no route {method} {path}")), None
 
     def _oauth(self, headers: Mapping[str, str], body: Any) -> Response:
@@ -164,6 +180,23 @@ class FakeGigaChatServer(FakeAPIServer):
             schema = schema_from(texts)
         call = ChatCall(model=model, texts=texts, schema=schema, tool=tool, body=body)
         return self._answer_chat(call), model
+
+    def _embeddings(self, body: Any) -> Response:
+        texts = body.get("input") if isinstance(body, dict) else None
+        if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
+            return Response(400, self._error_body(400, "input must be a list of strings"))
+        with self._lock:
+            vectors = [self._vectors.get(text) or hashed_vector(text) for text in texts]
+        data = [
+            {
+                "object": "embedding",
+                "embedding": vector,
+                "index": index,
+                "usage": {"prompt_tokens": max(1, len(text) // 4)},
+            }
+            for index, (text, vector) in enumerate(zip(texts, vectors, strict=True))
+        ]
+        return Response(200, {"object": "list", "data": data, "model": body.get("model")})
 
     @staticmethod
     def _function(body: Mapping[str, Any]) -> tuple[str | None, dict[str, Any] | None]:

@@ -14,6 +14,7 @@ from ragas_boot.errors import SampleValidationError
 from ragas_boot.execution.results import Exclusion
 from ragas_boot.metrics.base import Metric, MetricConfig, ScoringOutcome
 from ragas_boot.metrics.prompting import render_conversation, render_prompt
+from ragas_boot.metrics.steps.explain import votes_pass
 from ragas_boot.samples import Sample
 
 __all__ = [
@@ -220,7 +221,7 @@ class AgentGoalAccuracyMetric(Metric[AgentGoalAccuracyConfig]):
     ) -> str:
         text = _TEXT["ru" if language == "ru" else "en"]
         yes = sum(verdicts.values())
-        headline = text["achieved"] if yes * 2 > len(verdicts) else text["not_achieved"]
+        headline = text["achieved"] if votes_pass(yes, len(verdicts)) else text["not_achieved"]
         parts = [f"{headline}: " + text["votes"].format(yes=yes, total=len(verdicts))]
         if config.mode is AgentGoalMode.WITH_REFERENCE:
             parts.append(text["reference"].format(reference=sample.reference))

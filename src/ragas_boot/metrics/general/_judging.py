@@ -9,6 +9,7 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, Field, field_validator
 
+from ragas_boot._enums import CaseInsensitiveEnum
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.errors import ConfigError, SampleValidationError
 from ragas_boot.execution.results import Exclusion, JudgeCall, StepRecord
@@ -19,6 +20,8 @@ from ragas_boot.samples import Sample
 __all__ = [
     "INTERACTION_READS",
     "DefinitionConfig",
+    "Interaction",
+    "InteractionConfig",
     "JudgedTextMetric",
     "Repeats",
     "render_interaction",
@@ -46,8 +49,47 @@ _LABELS = {
 }
 
 
-def render_interaction(sample: Sample, language: str) -> str:
-    """What the judge reads: the conversation when the sample has one, else input + response.
+class Interaction(CaseInsensitiveEnum):
+    """What a general metric shows its judges of a sample (``interaction`` in its config)."""
+
+    #: ``user_input`` + ``response`` when the sample has both (what Java judges), else the
+    #: conversation when it has one, else the response.
+    AUTO = "AUTO"
+    #: ``user_input`` (when present) + ``response``, even when a conversation is there too.
+    SINGLE_TURN = "SINGLE_TURN"
+    #: The whole conversation with ``response`` as its final response, when there is one.
+    CONVERSATION = "CONVERSATION"
+
+
+class InteractionConfig(MetricConfig):
+    """The config field every general judge metric shares: what its judges read."""
+
+    interaction: Interaction = Field(
+        default=Interaction.AUTO,
+        description="AUTO: user_input + response when the sample has both (as Java), else the "
+        "conversation; SINGLE_TURN: always user_input + response; CONVERSATION: the whole "
+        "conversation when there is one.",
+    )
+
+
+def _conversation_view(sample: Sample, interaction: Interaction) -> bool:
+    if not sample.user_input_messages or interaction is Interaction.SINGLE_TURN:
+        return False
+    if interaction is Interaction.CONVERSATION:
+        return True
+    single_turn = bool(
+        sample.user_input
+        and sample.user_input.strip()
+        and sample.response
+        and sample.response.strip()
+    )
+    return not single_turn
+
+
+def render_interaction(
+    sample: Sample, language: str, interaction: Interaction = Interaction.AUTO
+) -> str:
+    """What the judge reads: input + response, or the conversation (see :class:`Interaction`).
 
     A conversation (``user_input_messages``) is rendered like the agent metrics render it; a
     ``response`` given beside it is shown as the final response. ``user_input`` is optional
@@ -55,7 +97,7 @@ def render_interaction(sample: Sample, language: str) -> str:
     """
     labels = _LABELS["ru" if language == "ru" else "en"]
     parts: list[str] = []
-    if sample.user_input_messages:
+    if sample.user_input_messages and _conversation_view(sample, interaction):
         parts.append(f"{labels['conversation']}\n{render_conversation(sample.user_input_messages)}")
         if sample.response and sample.response.strip():
             parts.append(f"{labels['final']}\n{sample.response}")
@@ -66,7 +108,7 @@ def render_interaction(sample: Sample, language: str) -> str:
     return "\n\n".join(parts)
 
 
-class DefinitionConfig(MetricConfig):
+class DefinitionConfig(InteractionConfig):
     """Shared by AspectCritic and SimpleCriteriaScore: the criterion and the repeats."""
 
     definition: str | None = Field(
@@ -135,8 +177,8 @@ class JudgedTextMetric(Metric[ConfigT]):
 
     reads: ClassVar[Mapping[str, tuple[str, ...]]] = {"*": INTERACTION_READS}
 
-    def _check_interaction(self, sample: Sample) -> None:
-        if sample.user_input_messages:
+    def _check_interaction(self, sample: Sample, config: InteractionConfig) -> None:
+        if sample.user_input_messages and config.interaction is not Interaction.SINGLE_TURN:
             return
         if sample.response is None or not sample.response.strip():
             what = "missing" if sample.response is None else "empty"

@@ -15,6 +15,7 @@ from ragas_boot.metrics.general._judging import (
     render_interaction,
 )
 from ragas_boot.metrics.prompting import render_prompt
+from ragas_boot.metrics.steps.explain import votes_pass
 from ragas_boot.samples import Sample
 
 __all__ = ["AspectCriticConfig", "AspectCriticMetric", "AspectVerdict"]
@@ -77,7 +78,7 @@ class AspectCriticMetric(JudgedTextMetric[AspectCriticConfig]):
     def check_sample(self, sample: Sample, config: AspectCriticConfig) -> AspectCriticConfig:
         """Needs a definition, and ``response`` or ``user_input_messages``."""
         self._require(config, "definition", "a definition (the criterion to check)")
-        self._check_interaction(sample)
+        self._check_interaction(sample, config)
         return config
 
     def total_steps(self, config: AspectCriticConfig) -> int:
@@ -90,7 +91,7 @@ class AspectCriticMetric(JudgedTextMetric[AspectCriticConfig]):
         language = self._language(config)
         prompt = render_prompt(
             self._template(config, "aspect_critic"),
-            {"interaction": render_interaction(sample, language)},
+            {"interaction": render_interaction(sample, language, config.interaction)},
             {"definition": config.definition},
         )
         repeats = await self._ask("Evaluate", judges, prompt, AspectVerdict, config.strictness)
@@ -134,7 +135,7 @@ class AspectCriticMetric(JudgedTextMetric[AspectCriticConfig]):
     ) -> str:
         text = _TEXT["ru" if language == "ru" else "en"]
         yes = sum(verdicts.values())
-        headline = text["met"] if yes * 2 >= len(verdicts) else text["not_met"]
+        headline = text["met"] if votes_pass(yes, len(verdicts)) else text["not_met"]
         parts = [f"{headline}: " + text["votes"].format(yes=yes, total=len(verdicts))]
         if config.strictness > 1:
             parts.append(text["repeats"].format(n=config.strictness))

@@ -14,6 +14,7 @@ from ragas_boot.errors import SampleValidationError
 from ragas_boot.metrics.base import MetricConfig, ScoringOutcome
 from ragas_boot.metrics.general._judging import (
     INTERACTION_READS,
+    InteractionConfig,
     JudgedTextMetric,
     render_interaction,
 )
@@ -56,7 +57,7 @@ def parse_rubrics(rubrics: Mapping[Any, Any]) -> dict[int, str]:
     return dict(sorted(levels.items()))
 
 
-class RubricsScoreConfig(MetricConfig):
+class RubricsScoreConfig(InteractionConfig):
     """Config of :class:`RubricsScoreMetric`."""
 
     rubrics: dict[str, str] = Field(
@@ -153,7 +154,7 @@ class RubricsScoreMetric(JudgedTextMetric[RubricsScoreConfig]):
                 parse_rubrics(sample.rubrics)
             except ValueError as error:
                 raise SampleValidationError(str(error), field="rubrics", metric=self.name) from None
-        self._check_interaction(sample)
+        self._check_interaction(sample, config)
         return config
 
     def total_steps(self, config: RubricsScoreConfig) -> int:
@@ -175,7 +176,7 @@ class RubricsScoreMetric(JudgedTextMetric[RubricsScoreConfig]):
             )
         prompt = render_prompt(
             self._template(config, "rubrics_score"),
-            {"interaction": render_interaction(sample, language)},
+            {"interaction": render_interaction(sample, language, config.interaction)},
             {
                 "rubrics": "\n".join(f"Score {level}: {what}" for level, what in levels.items()),
                 # The instruction stays outside the reference's block (see _TEXT).

@@ -104,7 +104,7 @@ class SimpleCriteriaScoreMetric(JudgedTextMetric[SimpleCriteriaScoreConfig]):
                 f"({config.max_score:g})",
                 key="spring.ai.ragas.metrics.simple-criteria-score.min-score",
             )
-        self._check_interaction(sample)
+        self._check_interaction(sample, config)
         return config
 
     def total_steps(self, config: SimpleCriteriaScoreConfig) -> int:
@@ -127,7 +127,7 @@ class SimpleCriteriaScoreMetric(JudgedTextMetric[SimpleCriteriaScoreConfig]):
             )
         prompt = render_prompt(
             self._template(config, "simple_criteria"),
-            {"interaction": render_interaction(sample, language)},
+            {"interaction": render_interaction(sample, language, config.interaction)},
             {
                 "definition": config.definition,
                 "reference": reference,

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from ragas_boot.execution.results import Exclusion
 
-__all__ = ["mean_text", "outcome_text"]
+__all__ = ["mean_text", "outcome_text", "votes_pass"]
 
 _TEXT = {
     "en": {
@@ -20,6 +20,16 @@ _TEXT = {
         "lower": "чем ниже, тем лучше",
     },
 }
+
+
+def votes_pass(yes: int, total: int) -> bool:
+    """Whether a yes/no explanation's headline says yes: at least half the judges said yes.
+
+    The one tie rule of every yes/no metric's explanation (AgentGoalAccuracy, AspectCritic):
+    a 1-of-2 split scores 0.5 and reads "achieved" / "met", as Java counted a score >= 0.5 as
+    achieved. It words the explanation only; the score is the aggregation's.
+    """
+    return total > 0 and yes * 2 >= total
 
 
 def _text(language: str) -> dict[str, str]:

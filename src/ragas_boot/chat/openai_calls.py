@@ -1,0 +1,460 @@
+"""What every OpenAI-compatible call shares, whichever client sends it.
+
+Both transports of OpenAI-compatible judges (:mod:`ragas_boot.chat.direct` on aiohttp, and
+langchain-openai's ``ChatOpenAI`` in :mod:`ragas_boot.chat.openai_judge`), the tool-suite agent,
+LangChain judges and embedding models import these, so a failure reads the same whichever
+path made the call: the request keys of each structured-output mode, the TLS context, error
+translation (status, ``Retry-After``, redirect ``Location``), secret scrubbing, token usage,
+the bound on an answer's size, and closing clients bound to their event loops.
+
+Redirects are never followed, on either transport: a judge call is a ``POST`` that carries the
+API key, and following a 301/302/303 turns it into a ``GET`` (a misleading 404/405 later),
+while following a 307/308 re-sends the key to wherever ``Location`` points and pays a second
+round trip on every call for good. A 3xx answer is a :class:`~ragas_boot.errors.JudgeHTTPError`
+with its status and ``Location`` (not retried): setting ``base-url`` to that address fixes it
+once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import functools
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import BaseModel, SecretStr
+
+from ragas_boot.chat.judge import JudgeSpec, ProviderLimits, TlsFiles, TokenUsage
+from ragas_boot.chat.structured import output_schema, schema_name
+from ragas_boot.config.settings import StructuredOutputMode
+from ragas_boot.config.urls import URL_MASK, mask_url, url_secrets
+from ragas_boot.errors import (
+    JudgeConnectionError,
+    JudgeError,
+    JudgeHTTPError,
+    JudgeOutputError,
+    JudgeTimeoutError,
+)
+
+if TYPE_CHECKING:
+    import ssl
+
+    from langchain_core.messages import BaseMessage
+
+__all__ = [
+    "MAX_CACHED_OUTPUT_MODELS",
+    "REDIRECT_STATUSES",
+    "CallSpec",
+    "answer_bound",
+    "answer_size_hook",
+    "answer_too_large",
+    "body_usage",
+    "call_failure",
+    "close_loop_clients",
+    "connection_limits",
+    "cut_answer",
+    "http_error",
+    "malformed_answer",
+    "mask_client_logs",
+    "retry_after_seconds",
+    "scrub_secret",
+    "structured_request_keys",
+    "tls_context",
+    "translate_error",
+    "usage_of",
+]
+
+#: Output models whose request keys a judge keeps ready per loop (bound runnables, serialised
+#: tails): metrics with per-sample output models (topic classification) must not grow these
+#: caches without end.
+MAX_CACHED_OUTPUT_MODELS = 256
+
+#: The answers that ask the client to send the request elsewhere (never followed).
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
+
+class CallSpec(Protocol):
+    """What error translation reads of a judge's or an embedding model's spec."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def api_key(self) -> SecretStr: ...
+
+    @property
+    def limits(self) -> ProviderLimits: ...
+
+    @property
+    def base_url(self) -> str: ...
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """A ``Retry-After`` header (seconds or an HTTP date) as seconds from now; ``None`` when
+    absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, parsed.timestamp() - time.time())
+
+
+def usage_of(message: BaseMessage) -> TokenUsage:
+    """The token usage langchain-openai reports on a message (zeros when it reports none)."""
+    metadata = getattr(message, "usage_metadata", None)
+    if not metadata:
+        return TokenUsage()
+    details = metadata.get("input_token_details") or {}
+    return TokenUsage(
+        input_tokens=int(metadata.get("input_tokens", 0) or 0),
+        output_tokens=int(metadata.get("output_tokens", 0) or 0),
+        total_tokens=int(metadata.get("total_tokens", 0) or 0),
+        cached_input_tokens=int(details.get("cache_read", 0) or 0),
+    )
+
+
+def body_usage(body: object) -> TokenUsage | None:
+    """The ``usage`` block of an OpenAI response body (an error body may carry one too), or
+    ``None`` when it has none that reads as token counts."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
+        return None
+
+    def count(value: object) -> int:
+        return value if isinstance(value, int) and value >= 0 else 0
+
+    details = usage.get("prompt_tokens_details")
+    prompt = count(usage.get("prompt_tokens"))
+    completion = count(usage.get("completion_tokens"))
+    return TokenUsage(
+        input_tokens=prompt,
+        output_tokens=completion,
+        total_tokens=count(usage.get("total_tokens")) or prompt + completion,
+        cached_input_tokens=count(details.get("cached_tokens")) if isinstance(details, dict) else 0,
+    )
+
+
+def _response_usage(response: Any) -> TokenUsage | None:
+    try:
+        return body_usage(response.json())
+    except Exception:  # an unreadable body bills nothing we can count
+        return None
+
+
+def cut_answer(text: str, limit: int, total: str) -> str:
+    """``text`` cut to ``limit`` characters, marked as cut (and how much there was)."""
+    return text[:limit] + f" … [cut by ragas-boot at max-answer-chars {limit:,}; {total} in all]"
+
+
+def answer_bound(spec: JudgeSpec) -> int:
+    """The most bytes of an answer read: ``6 × max-answer-chars + 64 KiB``.
+
+    A chat-completion body holds the answer as a JSON string (each character up to 6 bytes
+    escaped) in a small envelope, so a server ignoring ``max_tokens`` cannot make the client
+    read or keep megabytes. The bound applies to the decoded body (after gzip).
+    """
+    return spec.max_answer_chars * 6 + 64 * 1024
+
+
+def answer_too_large(spec: JudgeSpec, head: bytes) -> JudgeOutputError:
+    """The error of an answer longer than :func:`answer_bound`; ``raw_text`` holds its start,
+    scrubbed and marked as cut."""
+    chars = spec.max_answer_chars
+    limit = answer_bound(spec)
+    return JudgeOutputError(
+        f"the answer is larger than {limit:,} bytes (max-answer-chars {chars:,}); reading stopped",
+        judge_id=spec.id,
+        raw_text=scrub_secret(
+            cut_answer(head.decode("utf-8", "replace"), chars, f"more than {limit:,} bytes"), spec
+        ),
+    )
+
+
+def answer_size_hook(spec: JudgeSpec) -> Callable[[Any], Awaitable[None]]:
+    """An httpx response hook that stops reading a body longer than :func:`answer_bound`.
+
+    Raises (from the response's body, while it is read):
+        JudgeOutputError: the body is larger; ``raw_text`` holds its start, marked as cut.
+    """
+    import httpx2
+
+    chars = spec.max_answer_chars
+    limit = answer_bound(spec)
+
+    class BoundedStream(httpx2.AsyncByteStream):
+        def __init__(self, inner: httpx2.AsyncByteStream) -> None:
+            self._inner = inner
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            seen = 0
+            head = bytearray()
+            async for chunk in self._inner:
+                seen += len(chunk)
+                if len(head) < chars:
+                    head += chunk[: chars - len(head)]
+                if seen > limit:
+                    await self._inner.aclose()
+                    raise answer_too_large(spec, bytes(head))
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    async def hook(response: Any) -> None:
+        # Read up to the bound whatever Content-Length says: the start is kept for the report.
+        response.stream = BoundedStream(response.stream)
+
+    return hook
+
+
+@functools.lru_cache(maxsize=32)
+def tls_context(tls: TlsFiles) -> ssl.SSLContext:
+    """A verifying TLS context: the system trust store, certifi's bundle, and the provider's
+    own CA bundle and client certificate (one per set of files, made on first use).
+
+    Both transports take this context, so a company CA or an mTLS gateway works the same on
+    each. Hostnames are always checked.
+
+    Raises:
+        OSError, ssl.SSLError: a file cannot be read or is not PEM.
+    """
+    import ssl
+
+    import certifi
+
+    context = ssl.create_default_context()  # the system store, hostname checks, TLS >= 1.2
+    context.load_verify_locations(cafile=certifi.where())
+    if tls.ca_bundle:
+        context.load_verify_locations(cafile=tls.ca_bundle)
+    if tls.client_cert:
+        context.load_cert_chain(tls.client_cert, tls.client_key)
+    return context
+
+
+class _MaskUrlCredentials(logging.Filter):
+    """httpx logs every request's full URL at INFO: a ``?key=`` of a base-url is masked there."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and record.args:
+            record.args = tuple(
+                mask_url(str(arg)) if type(arg).__name__ == "URL" else arg for arg in record.args
+            )
+        return True
+
+
+@functools.cache
+def mask_client_logs() -> None:
+    """Mask URL credentials in the request lines the openai client's httpx logs (once)."""
+    for name in ("httpx", "httpx2"):
+        logging.getLogger(name).addFilter(_MaskUrlCredentials())
+
+
+def connection_limits(max_concurrency: int) -> Any:
+    """The openai client's connection limits for a provider's concurrency."""
+    from openai import DEFAULT_CONNECTION_LIMITS
+
+    # The Limits class of whichever httpx flavour this openai version is built on.
+    limits_class = type(DEFAULT_CONNECTION_LIMITS)
+    connections = max_concurrency + 8
+    return limits_class(max_connections=connections, max_keepalive_connections=connections)
+
+
+def _root_cause(error: BaseException) -> BaseException:
+    seen = {id(error)}
+    while True:
+        cause = error.__cause__ or error.__context__
+        if cause is None or id(cause) in seen:
+            return error
+        seen.add(id(cause))
+        error = cause
+
+
+def _timed_out(error: BaseException) -> bool:
+    """Whether an ``APITimeoutError`` really is a timeout.
+
+    openai's aiohttp transport reports a refused or dropped connection as a connect timeout;
+    the exception it came from tells them apart (aiohttp's timeouts subclass ``TimeoutError``).
+    """
+    root = _root_cause(error)
+    if isinstance(root, TimeoutError):
+        return True
+    return (
+        not isinstance(root, OSError | ConnectionError) and "aiohttp" not in type(root).__module__
+    )
+
+
+def scrub_secret(text: str, spec: CallSpec) -> str:
+    """``text`` with the spec's API key, its custom header values and the credentials in its
+    base URL masked (providers sometimes echo them back: a key, a header, a URL with its
+    ``?key=``)."""
+    secret = spec.api_key.get_secret_value()
+    if secret and len(secret) >= 4:
+        text = text.replace(secret, "**********")
+    headers: dict[str, SecretStr | str] = getattr(spec, "headers", None) or {}
+    for value in headers.values():
+        header = value.get_secret_value() if isinstance(value, SecretStr) else str(value)
+        if len(header) >= 4:
+            text = text.replace(header, "**********")
+    for credential in _url_credentials(spec.base_url):
+        text = text.replace(credential, URL_MASK)
+    return text
+
+
+@functools.lru_cache(maxsize=256)
+def _url_credentials(base_url: str) -> tuple[str, ...]:
+    # Every answer is scrubbed: the base URL is parsed once, not per call.
+    return tuple(credential for credential in url_secrets(base_url) if len(credential) >= 4)
+
+
+def http_error(
+    spec: CallSpec,
+    status: int,
+    message: str,
+    *,
+    retry_after: str | None = None,
+    location: str | None = None,
+) -> JudgeHTTPError:
+    """The judge error of an error or redirect status, as both transports raise it.
+
+    ``message`` is the server's (scrubbed here); a redirect says where it points and that it
+    was not followed (see the module's docstring).
+    """
+    shown_location = scrub_secret(mask_url(location), spec) if location else None
+    if status in REDIRECT_STATUSES:
+        where = f"to {shown_location}" if shown_location else "without a Location"
+        message = (
+            f"the server redirects {where}; redirects are not followed: point base-url "
+            "(or completions-path) at the address that answers"
+        )
+    return JudgeHTTPError(
+        scrub_secret(f"HTTP {status}: {message}", spec),
+        judge_id=spec.id,
+        status_code=status,
+        retry_after=retry_after_seconds(retry_after),
+        location=shown_location,
+    )
+
+
+def translate_error(error: BaseException, *, spec: CallSpec) -> BaseException:
+    """An OpenAI-client error as the judge error the retry policy understands.
+
+    Errors that are not the client's (a bug, a malformed body) are returned unchanged; so are
+    judge errors. Messages are scrubbed of the API key.
+    """
+    import openai
+
+    if isinstance(error, JudgeError):
+        return error
+    if isinstance(error, openai.APITimeoutError):
+        if not _timed_out(error):
+            return JudgeConnectionError(
+                scrub_secret(f"connection failed: {_root_cause(error)}", spec), judge_id=spec.id
+            )
+        return JudgeTimeoutError(
+            f"no answer within {spec.limits.call_timeout.total_seconds():g}s", judge_id=spec.id
+        )
+    if isinstance(error, openai.APIConnectionError):
+        return JudgeConnectionError(
+            scrub_secret(f"connection failed: {error}", spec), judge_id=spec.id
+        )
+    if isinstance(error, openai.APIStatusError):
+        headers = error.response.headers
+        translated = http_error(
+            spec,
+            error.status_code,
+            error.message,
+            retry_after=headers.get("retry-after"),
+            location=headers.get("location"),
+        )
+        # Some providers bill a failed completion and say so in the error body.
+        translated.usage = _response_usage(error.response)
+        return translated
+    if _from_aiohttp(error):
+        # openai's aiohttp transport passes some of aiohttp's errors on unmapped: an answer
+        # whose framing its parser rejects (two different Content-Lengths) is one.
+        return JudgeConnectionError(
+            scrub_secret(f"connection failed: {error}", spec), judge_id=spec.id
+        )
+    return error
+
+
+def _from_aiohttp(error: BaseException) -> bool:
+    import aiohttp
+
+    return isinstance(error, aiohttp.ClientError) or isinstance(
+        _root_cause(error), aiohttp.ClientError
+    )
+
+
+def call_failure(error: Exception, *, spec: CallSpec) -> BaseException:
+    """What a failed client call raises: the judge error it stands for (see
+    :func:`translate_error`); an answer the client could not read (a 200 that is not a chat
+    completion or an embedding list) is the model's :class:`JudgeOutputError`, not a bug of
+    the caller. Judge errors come back unchanged."""
+    translated = translate_error(error, spec=spec)
+    if translated is error and not isinstance(error, JudgeError):
+        return malformed_answer(error, spec=spec)
+    return translated
+
+
+def malformed_answer(error: BaseException, *, spec: CallSpec) -> JudgeOutputError:
+    """A 2xx body that is not what the call expects: the model's failure, raw text unknown."""
+    return JudgeOutputError(
+        scrub_secret(f"malformed response from server ({type(error).__name__}: {error})", spec),
+        judge_id=spec.id,
+        raw_text=None,
+    )
+
+
+async def close_loop_clients(clients: list[tuple[asyncio.AbstractEventLoop, Any]]) -> None:
+    """Close HTTP clients each bound to its loop: on the current loop, or on its own if running."""
+    current = asyncio.get_running_loop()
+    for loop, http in clients:
+        if loop is current:
+            await http.aclose()
+        elif loop.is_running() and not loop.is_closed():
+            future = asyncio.run_coroutine_threadsafe(http.aclose(), loop)
+            await asyncio.wrap_future(future)
+        # A client whose loop is already closed cannot be closed any more; its sockets went
+        # with that loop.
+
+
+def structured_request_keys(spec: JudgeSpec, output_model: type[BaseModel]) -> dict[str, Any]:
+    """The chat-request keys of the spec's structured-output mode (``response_format``, or
+    ``tools`` and ``tool_choice``); none for ``prompt`` mode. Both transports send these."""
+    mode = spec.structured_output
+    if mode is StructuredOutputMode.JSON_OBJECT:
+        response_format: dict[str, Any] = {"type": "json_object"}
+        if spec.json_object_schema:
+            # llama-cpp-python's server and vLLM constrain decoding to it; the schema is in
+            # the prompt as well for servers that only take the type.
+            response_format["schema"] = output_schema(output_model)
+        return {"response_format": response_format}
+    if mode is StructuredOutputMode.JSON_SCHEMA:
+        json_schema = {
+            "name": schema_name(output_model),
+            "schema": output_schema(output_model),
+            "strict": False,
+        }
+        return {"response_format": {"type": "json_schema", "json_schema": json_schema}}
+    if mode is StructuredOutputMode.FUNCTION_CALLING:
+        name = schema_name(output_model)
+        function = {
+            "name": name,
+            "description": output_model.__doc__ or name,
+            "parameters": output_schema(output_model),
+        }
+        return {
+            "tools": [{"type": "function", "function": function}],
+            "tool_choice": {"type": "function", "function": {"name": name}},
+        }
+    return {}
