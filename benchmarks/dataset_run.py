@@ -11,6 +11,12 @@ this process before the run, after it and its peak with the reports written, and
     .venv/bin/python benchmarks/dataset_run.py --n 1000 --concurrency 64
     .venv/bin/python benchmarks/dataset_run.py --n 2000 --latency-ms 50 --spool-after never
 
+    .venv/bin/python benchmarks/dataset_run.py --sizes 10000 30000 --latency-ms 5
+
+``--sizes`` runs one child process per N (peak RSS is a process's lifetime maximum) and prints
+the RSS after each run and its peak, per sample, and how much the RSS after the run grew per
+sample from one N to the next: what a run keeps that grows with it.
+
 ``--spool-after`` is the run's ``spool_after`` (default: the library's, 1,000 samples; ``never``
 keeps every judge call's prompt and raw answers in memory, as before the spool).
 """
@@ -18,7 +24,11 @@ keeps every judge call's prompt and raw answers in memory, as before the spool).
 from __future__ import annotations
 
 import argparse
+import itertools
+import re
 import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -97,7 +107,16 @@ def main() -> None:
         help="also write the HTML report (a sample at a time, as the CLI writes it), after "
         "the JSON one: its size, and the peak RSS with it",
     )
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        help="run each N in its own process and compare the RSS kept (e.g. 10000 30000)",
+    )
     options = parser.parse_args()
+    if options.sizes:
+        compare_sizes(options)
+        return
     spool_after = None if options.spool_after == "never" else int(options.spool_after)
     samples = agent_samples(options.n)
     print(
@@ -156,6 +175,38 @@ def main() -> None:
         print(f"  peak RSS with the HTML too   {peak_rss_mb():.0f} MiB")
         print(f"  HTML report                  {html_size / 2**20:.1f} MiB")
     print(f"  RSS per sample kept          {1024 * (after_run - before) / options.n:.1f} KiB")
+
+
+def compare_sizes(options: argparse.Namespace) -> None:
+    """One child run per N; a table of RSS after the run and peak, and the growth per sample."""
+    rows: list[tuple[int, float, float, float]] = []
+    for n in options.sizes:
+        command = [
+            sys.executable, __file__, "--n", str(n), "--judges", str(options.judges),
+            "--latency-ms", str(options.latency_ms), "--concurrency", str(options.concurrency),
+            "--spool-after", options.spool_after,
+        ]  # fmt: skip
+        output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+        print(output, end="")
+        figures = {
+            name: float(re.search(rf"{name}\s+([0-9.]+) MiB", output).group(1))  # type: ignore[union-attr]
+            for name in (
+                "RSS before the run",
+                "RSS after the run",
+                r"peak RSS \(run \+ JSON report\)",
+            )
+        }
+        values = list(figures.values())
+        rows.append((n, values[0], values[1], values[2]))
+    print("\n  N        before   after    peak     after-before per sample")
+    for n, before, after, peak in rows:
+        print(
+            f"  {n:<8,} {before:5.0f} MiB {after:5.0f} MiB {peak:5.0f} MiB "
+            f"{1024 * (after - before) / n:6.2f} KiB"
+        )
+    for (n1, b1, a1, _), (n2, b2, a2, _) in itertools.pairwise(rows):
+        growth = 1024 * ((a2 - b2) - (a1 - b1)) / (n2 - n1)
+        print(f"  kept per sample from N={n1:,} to N={n2:,}: {growth:.2f} KiB")
 
 
 if __name__ == "__main__":

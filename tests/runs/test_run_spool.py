@@ -4,6 +4,7 @@ disk, the same JSON report, every scored sample kept, and no spool left behind."
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import resource
@@ -199,17 +200,22 @@ def test_the_spool_is_an_open_unnamed_file_until_closed(metrics, spool_dir):
         spool_dir=spool_dir,
         progress=lambda _: during.append(_spool_files(spool_dir)),
     )
-    assert all(len(files) == 1 for files in during)
+    assert all(len(files) == 2 for files in during)  # the full and the slim records
     assert list(spool_dir.iterdir()) == []  # never a name in the folder
-    assert len(_spool_files(spool_dir)) == 1  # the reports still need it
+    assert len(_spool_files(spool_dir)) == 2  # the reports still need both
     run.close_spool()
-    assert _spool_files(spool_dir) == []
+    assert len(_spool_files(spool_dir)) == 1  # the slim records: the samples stay readable
     run.close_spool()  # idempotent
     assert run.spooled  # the calls kept are still the slim ones
+    assert [s.sample_id for s in run.samples] == WORDS
+    assert run.metric_summary("agent_goal_accuracy").scored == 4
     with pytest.raises(SpoolClosedError, match="close_spool"):
         run.full_sample(0)
     with pytest.raises(SpoolClosedError):
         render_json(run)
+    del run
+    gc.collect()
+    assert _spool_files(spool_dir) == []  # gone with the result
 
 
 @pytest.mark.asyncio
@@ -233,7 +239,7 @@ async def test_a_run_that_ends_in_an_error_leaves_no_spool(metrics, spool_dir):
     )
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert seen and seen[-1] == 1  # the spool was open while the run ran
+    assert seen and seen[-1] == 2  # the spool (full and slim) was open while the run ran
     assert _spool_files(spool_dir) == []
 
 

@@ -57,12 +57,9 @@ from ragas_boot.runs.results import (
     SampleRun,
     StopReason,
 )
-from ragas_boot.runs.spool import DEFAULT_SPOOL_AFTER, EvaluationSpool
+from ragas_boot.runs.spool import DEFAULT_SPOOL_AFTER, EvaluationSpool, SpooledSamples
 from ragas_boot.runs.summaries import (
-    agreement_summaries,
-    judge_summaries,
-    metric_summaries,
-    run_totals,
+    summarize,
 )
 from ragas_boot.samples import Sample
 
@@ -349,6 +346,21 @@ async def _evaluate(plan: _Plan, sample: Sample, deadline_s: float | None = None
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Spooled:
+    """What the run keeps of an evaluation it spooled while it runs: its status and the
+    counts progress shows; the evaluation itself is read back from the spool."""
+
+    status: str
+    calls: int
+    failed_calls: int
+
+    @classmethod
+    def of(cls, evaluation: Evaluation) -> _Spooled:
+        calls = evaluation.judge_calls()
+        return cls(evaluation.status, len(calls), sum(1 for call in calls if not call.ok))
+
+
 class _Tracker:
     """Counts for progress; all updates happen on one loop."""
 
@@ -363,12 +375,16 @@ class _Tracker:
         self.failed_calls = 0
         self.total = samples * metrics
 
-    def finished(self, sample_index: int, evaluation: Evaluation) -> None:
+    def finished(self, sample_index: int, evaluation: Evaluation | _Spooled) -> None:
         self.done += 1
         self.failed += evaluation.status == "failed"
-        for call in evaluation.judge_calls():  # a spooled evaluation keeps their facts
-            self.calls += 1
-            self.failed_calls += not call.ok
+        if isinstance(evaluation, _Spooled):
+            self.calls += evaluation.calls
+            self.failed_calls += evaluation.failed_calls
+        else:
+            for call in evaluation.judge_calls():
+                self.calls += 1
+                self.failed_calls += not call.ok
         self._left[sample_index] -= 1
         self.samples_done += self._left[sample_index] == 0
         self.notify()
@@ -480,7 +496,7 @@ async def aevaluate_dataset(
         )
     except BaseException:
         if spool is not None:
-            spool.close()
+            spool.dispose()
         raise
     if spool is not None:
         run._spool = spool
@@ -507,7 +523,7 @@ async def _run(
     pairs = [(s, m) for s in range(len(samples)) for m in range(len(plans))]
     unspooled = 0  # evaluations the spool could not take (kept whole)
 
-    async def evaluate(pair: tuple[int, int]) -> Evaluation:
+    async def evaluate(pair: tuple[int, int]) -> Evaluation | _Spooled:
         nonlocal unspooled
         plan = plans[pair[1]]
         if meter.exhausted and plan.judges:
@@ -517,9 +533,9 @@ async def _run(
             evaluation = _over_budget(plan.name, meter, evaluation)
         if spool is None:
             return evaluation
-        # Spooled as it finishes: the run keeps only the slim copy of its judge calls.
+        # Spooled as it finishes: the run keeps only its status until it is read back.
         try:
-            return spool.put(pair, evaluation)
+            return _Spooled.of(spool.put(pair, evaluation))
         except OSError as error:  # disk full: keep this one whole rather than lose the run
             if not unspooled:
                 log.warning(
@@ -528,7 +544,7 @@ async def _run(
             unspooled += 1
             return evaluation
 
-    def finished(index: int, evaluation: Evaluation) -> None:
+    def finished(index: int, evaluation: Evaluation | _Spooled) -> None:
         tracker.finished(pairs[index][0], evaluation)
 
     tracker.notify()
@@ -557,18 +573,31 @@ async def _run(
             tracker.total,
         )
 
-    runs = [
-        SampleRun(
-            sample_id=sample.id or "",
-            sample=sample,
-            evaluations=[
-                outcomes.get((index, plan_index))
-                or _unfinished(plans[plan_index].name, stopped or "interrupted", deadline_s)
-                for plan_index in range(len(plans))
-            ],
-        )
-        for index, sample in enumerate(samples)
-    ]
+    del done  # a spooled run keeps nothing per evaluation but where it is
+    runs: Sequence[SampleRun]
+    if spool is None:
+        runs = [
+            SampleRun(
+                sample_id=sample.id or "",
+                sample=sample,
+                evaluations=[
+                    _kept(outcomes.get((index, plan_index)))
+                    or _unfinished(plans[plan_index].name, stopped or "interrupted", deadline_s)
+                    for plan_index in range(len(plans))
+                ],
+            )
+            for index, sample in enumerate(samples)
+        ]
+    else:
+        kept = {
+            (index, plan_index): _kept(outcomes.get((index, plan_index)))
+            or _unfinished(plans[plan_index].name, stopped or "interrupted", deadline_s)
+            for index in range(len(samples))
+            for plan_index in range(len(plans))
+            if (index, plan_index) not in spool
+        }
+        del outcomes
+        runs = SpooledSamples(spool, samples, len(plans), kept)
     metric_infos = [plan.info() for plan in plans]
     judges: dict[str, JudgeInfo] = {}
     for plan in plans:
@@ -577,21 +606,32 @@ async def _run(
                 judge.id, JudgeInfo(id=judge.id, provider=judge.provider, model=judge.spec.model)
             )
     judge_list = list(judges.values())
-    return RunResult(
+    summaries = summarize(judge_list, metric_infos, runs)
+    values: dict[str, Any] = dict(
         dataset=info,
         metrics=metric_infos,
         judges=judge_list,
         samples=runs,
-        metric_summaries=metric_summaries(metric_infos, runs),
-        judge_summaries=judge_summaries(judge_list, metric_infos, runs),
-        agreement=agreement_summaries(judge_list, metric_infos, runs),
-        totals=run_totals(runs),
+        metric_summaries=summaries.metrics,
+        judge_summaries=summaries.judges,
+        agreement=summaries.agreement,
+        totals=summaries.totals,
         concurrency=concurrency,
         started_at=started_at,
         duration_s=time.perf_counter() - started,
         stopped=stopped,
         max_cost=meter.max_cost,
     )
+    if isinstance(runs, list):
+        return RunResult(**values)
+    # A spooled run's samples are read back when asked for: validating them would read (and
+    # hold) every one; the rest was validated as it was built.
+    return RunResult.model_construct(**values)
+
+
+def _kept(outcome: Evaluation | _Spooled | None) -> Evaluation | None:
+    """An evaluation the run holds (not spooled); None for a spooled one or none at all."""
+    return outcome if isinstance(outcome, Evaluation) else None
 
 
 def evaluate_dataset(

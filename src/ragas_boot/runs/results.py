@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    field_serializer,
+)
 
 from ragas_boot.chat.judge import TokenUsage
 from ragas_boot.config.settings import QuorumFailure
@@ -467,7 +474,10 @@ class RunResult(BaseModel):
     dataset: DatasetInfo = Field(description="The dataset run.")
     metrics: list[MetricInfo] = Field(description="The metrics, in run order.")
     judges: list[JudgeInfo] = Field(description="Every judge asked by any metric.")
-    samples: list[SampleRun] = Field(description="Every sample, in dataset order.")
+    samples: Sequence[SampleRun] = Field(
+        description="Every sample, in dataset order (a spooled run reads each back from its "
+        "spool when it is asked for: see runs/spool.py)."
+    )
     metric_summaries: list[MetricSummary] = Field(description="One per metric, in run order.")
     judge_summaries: list[JudgeSummary] = Field(
         description="Per judge × metric, then per judge over all metrics (metric None)."
@@ -491,6 +501,13 @@ class RunResult(BaseModel):
     #: The full evaluations of a spooled run (see ``runs/spool.py``); not a field, so not in
     #: dumps, the schema or equality.
     _spool: EvaluationSpool | None = PrivateAttr(default=None)
+
+    @field_serializer("samples", mode="wrap")
+    def _every_sample(
+        self, samples: Sequence[SampleRun], handler: SerializerFunctionWrapHandler
+    ) -> Any:
+        # A spooled run's samples are a lazy sequence: dumping the whole run reads them all.
+        return handler(samples if isinstance(samples, list) else list(samples))
 
     @property
     def spooled(self) -> bool:

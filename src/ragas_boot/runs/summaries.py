@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ragas_boot.chat.judge import TokenUsage
-from ragas_boot.execution.results import CallSpend
+from ragas_boot.execution.results import JudgeCall
 from ragas_boot.metrics.results import meets_threshold
 from ragas_boot.runs.results import (
     AgreementSummary,
+    CallFacts,
     Evaluation,
     JudgeInfo,
     JudgeSummary,
@@ -22,43 +24,82 @@ from ragas_boot.runs.results import (
 )
 from ragas_boot.runs.statistics import cohen_kappa, fleiss_kappa, mean, percentile, verdict
 
-__all__ = ["agreement_summaries", "judge_summaries", "metric_summaries", "run_totals"]
+__all__ = [
+    "RunSummaries",
+    "agreement_summaries",
+    "judge_summaries",
+    "metric_summaries",
+    "run_totals",
+    "summarize",
+]
 
 
-def metric_summaries(
-    metrics: Sequence[MetricInfo], samples: Sequence[SampleRun]
-) -> list[MetricSummary]:
-    """One summary per metric, in run order."""
-    summaries = []
-    for info in metrics:
-        evaluations = [run.evaluation(info.name) for run in samples]
-        scores = [e.score for e in evaluations if e.status == "scored" and e.score is not None]
-        passed = sum(1 for e in evaluations if e.passed and e.status == "scored")
-        spend = CallSpend.of(call for e in evaluations for call in e.judge_calls())
-        summaries.append(
-            MetricSummary(
-                metric=info.name,
-                threshold=info.threshold,
-                lower_is_better=info.lower_is_better,
-                evaluations=len(evaluations),
-                scored=len(scores),
-                undefined=sum(1 for e in evaluations if e.status == "undefined"),
-                failed=sum(1 for e in evaluations if e.status == "failed"),
-                passed=passed,
-                mean=mean(scores),
-                minimum=min(scores, default=None),
-                maximum=max(scores, default=None),
-                pass_rate=passed / len(scores) if scores else None,
-                budget=sum(1 for e in evaluations if e.status == "budget"),
-                usage=spend.usage,
-                billed_usage=spend.billed_usage,
-                cost=spend.cost,
-                unpriced_tokens=spend.unpriced_tokens,
-                no_quorum=sum(1 for e in evaluations if e.no_quorum),
-                unstable=sum(1 for e in evaluations if e.unstable),
-            )
+class _Spend:
+    """:meth:`CallSpend.of` one call at a time (the same sums in the same order)."""
+
+    __slots__ = ("billed", "cost", "unpriced", "usage")
+
+    def __init__(self) -> None:
+        self.usage = TokenUsage()
+        self.billed = TokenUsage()
+        self.cost: float | None = None
+        self.unpriced = 0
+
+    def add(self, call: JudgeCall | CallFacts) -> None:
+        self.usage = self.usage + call.usage
+        self.billed = self.billed + call.billed_usage
+        if call.cost is not None:
+            self.cost = (self.cost or 0.0) + call.cost
+        else:
+            self.unpriced += call.billed_usage.total_tokens
+
+
+class _MetricTally:
+    """What one metric's evaluations came to, added one evaluation at a time."""
+
+    def __init__(self) -> None:
+        self.evaluations = self.passed = self.undefined = self.failed = 0
+        self.budget = self.no_quorum = self.unstable = 0
+        self.scores = array("d")
+        self.spend = _Spend()
+
+    def add(self, evaluation: Evaluation) -> None:
+        self.evaluations += 1
+        status = evaluation.status
+        if status == "scored" and evaluation.score is not None:
+            self.scores.append(evaluation.score)
+        self.passed += bool(evaluation.passed and status == "scored")
+        self.undefined += status == "undefined"
+        self.failed += status == "failed"
+        self.budget += status == "budget"
+        self.no_quorum += evaluation.no_quorum
+        self.unstable += evaluation.unstable
+        for call in evaluation.judge_calls():
+            self.spend.add(call)
+
+    def summary(self, info: MetricInfo) -> MetricSummary:
+        scores = self.scores
+        return MetricSummary(
+            metric=info.name,
+            threshold=info.threshold,
+            lower_is_better=info.lower_is_better,
+            evaluations=self.evaluations,
+            scored=len(scores),
+            undefined=self.undefined,
+            failed=self.failed,
+            passed=self.passed,
+            mean=mean(scores),
+            minimum=min(scores, default=None),
+            maximum=max(scores, default=None),
+            pass_rate=self.passed / len(scores) if scores else None,
+            budget=self.budget,
+            usage=self.spend.usage,
+            billed_usage=self.spend.billed,
+            cost=self.spend.cost,
+            unpriced_tokens=self.spend.unpriced,
+            no_quorum=self.no_quorum,
+            unstable=self.unstable,
         )
-    return summaries
 
 
 @dataclass
@@ -67,11 +108,11 @@ class _Tally:
 
     evaluations: int = 0
     excluded: int = 0
-    scores: list[float] = field(default_factory=list)
+    scores: array[float] = field(default_factory=lambda: array("d"))
     passed: int = 0
     calls: int = 0
     failed_calls: int = 0
-    latencies: list[float] = field(default_factory=list)
+    latencies: array[float] = field(default_factory=lambda: array("d"))
     usage: TokenUsage = field(default_factory=TokenUsage)
     billed: TokenUsage = field(default_factory=TokenUsage)
     cost: float | None = None
@@ -111,6 +152,25 @@ class _Tally:
             else:
                 self.failed_calls += 1
 
+    def merge(self, other: _Tally) -> None:
+        """Add what ``other`` counted (the same judge on another metric)."""
+        self.evaluations += other.evaluations
+        self.excluded += other.excluded
+        self.scores.extend(other.scores)
+        self.passed += other.passed
+        self.calls += other.calls
+        self.failed_calls += other.failed_calls
+        self.latencies.extend(other.latencies)
+        self.usage = self.usage + other.usage
+        self.billed = self.billed + other.billed
+        if other.cost is not None:
+            self.cost = (self.cost or 0.0) + other.cost
+        self.cache_hits += other.cache_hits
+        self.cache_misses += other.cache_misses
+        self.saved_usage = self.saved_usage + other.saved_usage
+        if other.saved_cost is not None:
+            self.saved_cost = (self.saved_cost or 0.0) + other.saved_cost
+
     def summary(self, judge: JudgeInfo, metric: str | None) -> JudgeSummary:
         scored = len(self.scores)
         per_metric = metric is not None
@@ -135,27 +195,6 @@ class _Tally:
             saved_usage=self.saved_usage,
             saved_cost=self.saved_cost,
         )
-
-
-def judge_summaries(
-    judges: Sequence[JudgeInfo], metrics: Sequence[MetricInfo], samples: Sequence[SampleRun]
-) -> list[JudgeSummary]:
-    """Per judge × metric (judge order, then metric order), then per judge over all metrics."""
-    per_metric: list[JudgeSummary] = []
-    overall: list[JudgeSummary] = []
-    for judge in judges:
-        total = _Tally()
-        for info in metrics:
-            if judge.id not in info.judge_ids:
-                continue
-            tally = _Tally()
-            for run in samples:
-                evaluation = run.evaluation(info.name)
-                tally.add_evaluation(evaluation, judge.id, info)
-                total.add_evaluation(evaluation, judge.id, info)
-            per_metric.append(tally.summary(judge, info.name))
-        overall.append(total.summary(judge, None))
-    return per_metric + overall
 
 
 def _verdicts(evaluation: Evaluation) -> dict[str, bool]:
@@ -198,51 +237,145 @@ def _agreement(
     )
 
 
-def agreement_summaries(
-    judges: Sequence[JudgeInfo], metrics: Sequence[MetricInfo], samples: Sequence[SampleRun]
-) -> list[AgreementSummary]:
-    """Per metric asking two judges or more; then over all of them when there are several."""
-    summaries = []
-    pooled: list[dict[str, bool]] = []
-    pooled_judges: set[str] = set()
-    for info in metrics:
-        if len(info.judge_ids) < 2:
-            continue
-        items = [_verdicts(run.evaluation(info.name)) for run in samples]
-        summaries.append(_agreement(info.name, list(info.judge_ids), items))
-        pooled.extend(items)
-        pooled_judges.update(info.judge_ids)
-    if len(summaries) > 1:
+@dataclass(frozen=True, slots=True)
+class RunSummaries:
+    """Every summary of a run (see :func:`summarize`)."""
+
+    metrics: list[MetricSummary]
+    judges: list[JudgeSummary]
+    agreement: list[AgreementSummary]
+    totals: RunTotals
+
+
+def summarize(
+    judges: Sequence[JudgeInfo], metrics: Sequence[MetricInfo], samples: Iterable[SampleRun]
+) -> RunSummaries:
+    """Every summary in ONE pass over the samples, in order, holding only the figures: a
+    spooled run's samples are read back from disk one at a time, so summing them keeps
+    nothing per evaluation but its score, its judges' verdicts and call latencies.
+
+    Per metric, in run order; per judge × metric (judge order, then metric order), then per
+    judge over all metrics; judges' agreement per metric asking two judges or more, then over
+    all of them when there are several; totals over every evaluation and judge call.
+    """
+    names = [info.name for info in metrics]
+    tallies = {info.name: _MetricTally() for info in metrics}
+    asked = [
+        (judge, info, _Tally())
+        for judge in judges
+        for info in metrics
+        if judge.id in info.judge_ids
+    ]
+    overall = {judge.id: _Tally() for judge in judges}
+    compared = [info for info in metrics if len(info.judge_ids) >= 2]
+    verdicts: dict[str, list[dict[str, bool]]] = {info.name: [] for info in compared}
+    totals = _Totals()
+    for run in samples:
+        for evaluation in run.evaluations:
+            totals.add(evaluation)
+        by_name = {name: run.evaluation(name) for name in names}
+        for name, evaluation in by_name.items():
+            tallies[name].add(evaluation)
+            if name in verdicts:
+                verdicts[name].append(_verdicts(evaluation))
+        for judge, info, tally in asked:
+            tally.add_evaluation(by_name[info.name], judge.id, info)
+    # Per judge over all metrics: its per-metric tallies merged, in metric order.
+    for judge in judges:
+        total = overall[judge.id]
+        for other, _info, tally in asked:
+            if other is judge:
+                total.merge(tally)
+    judge_rows = [tally.summary(judge, info.name) for judge, info, tally in asked]
+    judge_rows += [overall[judge.id].summary(judge, None) for judge in judges]
+    agreement = [
+        _agreement(info.name, list(info.judge_ids), verdicts[info.name]) for info in compared
+    ]
+    if len(agreement) > 1:
+        pooled_judges = {judge for info in compared for judge in info.judge_ids}
         ordered = [judge.id for judge in judges if judge.id in pooled_judges]
-        summaries.append(_agreement(None, ordered, pooled))
-    return summaries
-
-
-def run_totals(samples: Sequence[SampleRun]) -> RunTotals:
-    """Counts over every evaluation and judge call of the run."""
-    evaluations = [evaluation for run in samples for evaluation in run.evaluations]
-    calls = [call for e in evaluations for call in e.judge_calls()]
-    spend = CallSpend.of(calls)
-    saved = TokenUsage()
-    saved_cost: float | None = None
-    for call in calls:
-        saved = saved + call.saved_usage
-        if call.saved_cost is not None:
-            saved_cost = (saved_cost or 0.0) + call.saved_cost
-    return RunTotals(
-        evaluations=len(evaluations),
-        scored=sum(1 for e in evaluations if e.status == "scored"),
-        undefined=sum(1 for e in evaluations if e.status == "undefined"),
-        failed=sum(1 for e in evaluations if e.status == "failed"),
-        judge_calls=len(calls),
-        failed_judge_calls=sum(1 for call in calls if not call.ok),
-        usage=spend.usage,
-        billed_usage=spend.billed_usage,
-        cost=spend.cost,
-        unpriced_tokens=spend.unpriced_tokens,
-        budget=sum(1 for e in evaluations if e.status == "budget"),
-        cache_hits=sum(1 for call in calls if call.cache == "hit"),
-        cache_misses=sum(1 for call in calls if call.cache == "miss"),
-        saved_usage=saved,
-        saved_cost=saved_cost,
+        pooled = [item for info in compared for item in verdicts[info.name]]
+        agreement.append(_agreement(None, ordered, pooled))
+    return RunSummaries(
+        metrics=[tallies[info.name].summary(info) for info in metrics],
+        judges=judge_rows,
+        agreement=agreement,
+        totals=totals.summary(),
     )
+
+
+class _Totals:
+    """Counts over every evaluation and judge call, added one evaluation at a time."""
+
+    def __init__(self) -> None:
+        self.evaluations = self.scored = self.undefined = self.failed = self.budget = 0
+        self.calls = self.failed_calls = self.cache_hits = self.cache_misses = 0
+        self.spend = _Spend()
+        self.saved = TokenUsage()
+        self.saved_cost: float | None = None
+
+    def add(self, evaluation: Evaluation) -> None:
+        self.evaluations += 1
+        status = evaluation.status
+        self.scored += status == "scored"
+        self.undefined += status == "undefined"
+        self.failed += status == "failed"
+        self.budget += status == "budget"
+        for call in evaluation.judge_calls():
+            self.calls += 1
+            self.failed_calls += not call.ok
+            self.spend.add(call)
+            self.cache_hits += call.cache == "hit"
+            self.cache_misses += call.cache == "miss"
+            self.saved = self.saved + call.saved_usage
+            if call.saved_cost is not None:
+                self.saved_cost = (self.saved_cost or 0.0) + call.saved_cost
+
+    def summary(self) -> RunTotals:
+        return RunTotals(
+            evaluations=self.evaluations,
+            scored=self.scored,
+            undefined=self.undefined,
+            failed=self.failed,
+            judge_calls=self.calls,
+            failed_judge_calls=self.failed_calls,
+            usage=self.spend.usage,
+            billed_usage=self.spend.billed,
+            cost=self.spend.cost,
+            unpriced_tokens=self.spend.unpriced,
+            budget=self.budget,
+            cache_hits=self.cache_hits,
+            cache_misses=self.cache_misses,
+            saved_usage=self.saved,
+            saved_cost=self.saved_cost,
+        )
+
+
+def metric_summaries(
+    metrics: Sequence[MetricInfo], samples: Iterable[SampleRun]
+) -> list[MetricSummary]:
+    """One summary per metric, in run order (see :func:`summarize`)."""
+    return summarize([], metrics, samples).metrics
+
+
+def judge_summaries(
+    judges: Sequence[JudgeInfo], metrics: Sequence[MetricInfo], samples: Iterable[SampleRun]
+) -> list[JudgeSummary]:
+    """Per judge × metric, then per judge over all metrics (see :func:`summarize`)."""
+    return summarize(judges, metrics, samples).judges
+
+
+def agreement_summaries(
+    judges: Sequence[JudgeInfo], metrics: Sequence[MetricInfo], samples: Iterable[SampleRun]
+) -> list[AgreementSummary]:
+    """The judges' agreement (see :func:`summarize`)."""
+    return summarize(judges, metrics, samples).agreement
+
+
+def run_totals(samples: Iterable[SampleRun]) -> RunTotals:
+    """Counts over every evaluation and judge call of the run."""
+    totals = _Totals()
+    for run in samples:
+        for evaluation in run.evaluations:
+            totals.add(evaluation)
+    return totals.summary()
