@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragas_boot.cli._arguments import load_settings
-from ragas_boot.cli._console import message, redact, stderr, stdout
+from ragas_boot.cli._console import message, stderr, stdout
 from ragas_boot.cli._errors import (
     EXIT_BAD_INPUT,
     EXIT_BUDGET,
@@ -35,13 +35,9 @@ from ragas_boot.cli._errors import (
 from ragas_boot.cli._history import load_baseline, show_diff, store
 from ragas_boot.cli._metrics import metric_names, needs_models, without_embedding_metrics
 from ragas_boot.cli._options import RunLimits, RunOptions
-from ragas_boot.cli._reports import (
-    REPORT_KINDS,
-    report_paths,
-    write_atomically,
-    write_file_atomically,
-)
-from ragas_boot.errors import RagasBootError
+from ragas_boot.cli._outputs import write_reports
+from ragas_boot.cli._reports import REPORT_KINDS, report_paths
+from ragas_boot.cli._source import load_source
 
 if TYPE_CHECKING:
     from ragas_boot.config.settings import RagasSettings
@@ -124,7 +120,7 @@ def plan_run(options: RunOptions) -> RunPlan:
     kinds = ("html", "json") if options.view == "calibrate" else tuple(REPORT_KINDS.values())
     reports = report_paths(options.out, follow_symlinks=options.follow_symlinks, kinds=kinds)
     metric_names(options.metrics)  # an unknown metric is reported before anything is loaded
-    dataset = _load_source(options)
+    dataset = load_source(options)
     if not len(dataset) and not options.allow_empty:
         from ragas_boot.errors import DatasetError
 
@@ -221,20 +217,14 @@ def report_run(plan: RunPlan, run: RunResult) -> Reported:
         from ragas_boot.runs.regressions import diff_runs
 
         diff = show_diff(diff_runs(plan.baseline, snapshot, tolerance=options.tolerance))
-    unwritten = 0
-    for path, kind in plan.reports:  # one report failing must not cost the others
-        try:
-            if kind == "parquet":
-                write_file_atomically(path, lambda temporary: _write_parquet(run, temporary))
-            else:
-                write_atomically(path, _report_pieces(plan, run, kind, diff, calibration))
-        except OSError as error:
-            unwritten += 1
-            message(f"ragas-boot: error: cannot write {path}: {error}", "bold red")
-            continue
-        message(f"Report written: {path}")
-        if kind == "markdown":
-            unwritten += _append_step_summary(path)
+    unwritten = write_reports(
+        plan.reports,
+        run,
+        options=options,
+        title=plan.dataset.name or options.dataset,
+        diff=diff,
+        calibration=calibration,
+    )
     return Reported(unwritten=unwritten, recorded=recorded, diff=diff)
 
 
@@ -275,138 +265,6 @@ def exit_code(
     diff = reported.diff
     regressed = diff is not None and diff.regressed and options.fail_on_regression
     return EXIT_OK if gate.passed and run.stopped is None and not regressed else EXIT_GATE_FAILED
-
-
-def _report_pieces(
-    plan: RunPlan, run: RunResult, kind: str, diff: RunDiff | None, calibration: Any
-) -> Iterator[str]:
-    """One report's text, masked, a piece at a time: a large run's report is never one
-    string, and each piece is whole values or elements, so no secret straddles two pieces."""
-    from ragas_boot.reporting.html_report import html_chunks
-    from ragas_boot.reporting.json_report import json_chunks
-
-    options = plan.options
-    if options.view == "calibrate" and calibration is not None:
-        from ragas_boot.reporting.calibration import (
-            render_calibration_html,
-            render_calibration_json,
-        )
-
-        render = render_calibration_html if kind == "html" else render_calibration_json
-        yield redact(render(calibration))
-        return
-    if kind in ("csv", "junit", "markdown"):
-        yield redact(_render_text(plan, run, kind))
-        return
-    if kind == "html":  # compare on labels: the people's section too
-        title = (
-            f"ragas-boot judge comparison: {plan.dataset.name or options.dataset}"
-            if options.view == "compare"
-            else None
-        )
-        pieces = html_chunks(run, title=title, baseline=diff, calibration=calibration)
-    else:
-        pieces = json_chunks(run, calibration=calibration)
-    for piece in pieces:
-        yield redact(piece)
-
-
-def _load_source(options: RunOptions) -> Dataset:
-    """The dataset as ``--from``, ``--map``, ``--sample`` and ``--seed`` ask; an OTLP import
-    says on stderr how many traces it read and what it skipped.
-
-    Raises:
-        UsageError: a bad ``--map``, ``--map`` for a source that is not a table, ``--seed``
-            without ``--sample``.
-        RagasBootError: the dataset is unreadable (file, line or row named).
-    """
-    from ragas_boot.datasets import load_dataset, load_otlp, parse_column_map
-
-    if options.sample_seed is not None and options.sample is None:
-        raise UsageError("--seed picks the samples of --sample N: give --sample too")
-    try:
-        column_map = parse_column_map(options.column_map) or None
-    except ValueError as error:
-        raise UsageError(f"--map: {error}") from None
-    chosen = options.source_format
-    if chosen == "otlp":
-        if column_map:
-            raise UsageError("--map applies to tables (csv, parquet, hf), not to OTLP traces")
-        imported = load_otlp(options.dataset, sample=options.sample, seed=options.sample_seed)
-        message(f"{options.dataset}: {imported.summary()}")
-        return imported.dataset
-    if column_map and chosen in ("yaml", "jsonl"):
-        raise UsageError(f"--map applies to tables (csv, parquet, hf), not to {chosen}")
-    try:
-        return load_dataset(
-            options.dataset,
-            format=chosen,
-            column_map=column_map,
-            sample=options.sample,
-            seed=options.sample_seed,
-        )
-    except RagasBootError:
-        raise
-    except ValueError as error:  # a column map for a file that is not a table
-        raise UsageError(f"--map: {error}") from None
-
-
-def _render_text(plan: RunPlan, run: RunResult, kind: str) -> str:
-    """A CSV table, JUnit XML or the Markdown summary (whose verdict is this run's gate)."""
-    if kind == "csv":
-        from ragas_boot.reporting.tables import render_csv
-
-        return render_csv(run)
-    if kind == "junit":
-        from ragas_boot.reporting.junit import render_junit
-
-        return render_junit(run)
-    from ragas_boot.reporting.markdown import render_markdown
-
-    options = plan.options
-    gate = run.gate(options.fail_under, min_pass_rate=options.min_pass_rate)
-    return render_markdown(run, gate=gate)
-
-
-def _write_parquet(run: RunResult, path: Path) -> None:
-    """The run as Parquet (the columns of ``run.to_pandas()``), every text cell masked as
-    the text reports are: reasons quote judges' answers and errors."""
-    from ragas_boot._extras import import_extra
-    from ragas_boot.runs.rows import long_columns, long_rows
-
-    pa = import_extra("pyarrow", feature="writing Parquet", extra="tables", package="pyarrow")
-    parquet = import_extra(
-        "pyarrow.parquet", feature="writing Parquet", extra="tables", package="pyarrow"
-    )
-    columns, rows = long_columns(run), list(long_rows(run))
-    table = pa.table(
-        {
-            column: [
-                redact(value) if isinstance(value, str) else value
-                for value in (row.get(column) for row in rows)
-            ]
-            for column in columns
-        }
-    )
-    parquet.write_table(table, str(path))
-
-
-def _append_step_summary(path: Path) -> int:
-    """Append the Markdown summary just written to ``$GITHUB_STEP_SUMMARY`` when it is set
-    (GitHub Actions shows it on the run's page); 1 when that failed, else 0."""
-    from ragas_boot.reporting.markdown import STEP_SUMMARY_VARIABLE, append_step_summary
-
-    try:
-        target = append_step_summary(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        message(
-            f"ragas-boot: error: cannot append the summary to ${STEP_SUMMARY_VARIABLE}: {error}",
-            "bold red",
-        )
-        return 1
-    if target is not None:
-        message(f"Summary appended to ${STEP_SUMMARY_VARIABLE} ({target})")
-    return 0
 
 
 def _record_run(plan: RunPlan, run: RunResult) -> tuple[StoredRun, bool]:
