@@ -44,6 +44,10 @@ def test_config_check_on_the_gigachat_demo_lists_the_gigachat_judge(run_cli, gig
     row = rows(result.out)["GigaChat-2-Max"]
     assert "gigachat" in row and "native" in row
     assert "langchain_gigachat.GigaChat" in result.out
+    # The demo's spring.ai.gigachat.embedding: a GigaChat embedding model, no longer ignored.
+    embedding = rows(result.out.split("Embedding models")[1])["EmbeddingsGigaR"]
+    assert "gigachat" in embedding
+    assert "Configuration OK" in result.out and "response_relevancy" not in result.err
     assert server.requests == []  # no --ping, no traffic
     assert KEY not in result.text
 

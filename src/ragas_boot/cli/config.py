@@ -97,6 +97,22 @@ def _config_check(args: argparse.Namespace) -> int:
                 spec.structured_output.value,
             )
         stdout().print(table)
+        embedding_models = container.embedding_models()
+        if embedding_models:
+            models = Table(title="Embedding models", title_justify="left")
+            for column in ("Model", "Provider", "Model id sent", "Endpoint"):
+                models.add_column(column, overflow="fold")
+            for model in embedding_models:
+                espec = model.spec
+                where = (
+                    "in process"
+                    if espec.local
+                    else mask_url(append_path(espec.base_url, espec.embeddings_path))
+                )
+                models.add_row(
+                    plain(model.id), plain(espec.provider), plain(espec.model), plain(where)
+                )
+            stdout().print(models)
         if not judges:
             judged = _judged_sections(settings)
             if judged:  # configured, but they cannot run: the same error evaluate gives
