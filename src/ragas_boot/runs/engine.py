@@ -23,9 +23,10 @@ has spent it, no judge call is sent; evaluations still running finish with what 
 those not started are not run, each with the status ``budget`` and what was spent.
 
 A run of more samples than ``spool_after`` (1,000 by default) spools: each finished
-evaluation is written in full to an unnamed temporary file and the result keeps a slim copy
-(``runs/spool.py``: no steps, so no prompts or answers, and each judge call's facts), about
-half the memory per sample; the reports read the full ones back (``RunResult.full_sample``).
+evaluation is written in full and as a slim copy (no steps, each judge call's facts) to two
+unnamed temporary files, and the result keeps only where they are (``runs/spool.py``):
+``RunResult.samples`` reads a sample back when asked, the summaries are computed in one pass
+when the run ends, and the reports read the full records back (``RunResult.full_sample``).
 """
 
 from __future__ import annotations
