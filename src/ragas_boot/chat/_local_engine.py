@@ -153,7 +153,7 @@ class GreedyGrammar:
         if not self._sampler:
             raise ValueError("llama.cpp could not parse the grammar")
         self._seen: int | None = None
-        self._few = (llama_cpp.llama_token_data * self.FIRST)()
+        self._few: Any = (llama_cpp.llama_token_data * self.FIRST)()
         self._all = scratch
         self._all_logits = token_data_view(scratch)["logit"]
         self.checked_all = 0
@@ -221,7 +221,7 @@ def _chunked_llama_class() -> type[Any]:
     """``llama_cpp.Llama`` keeping only whole :data:`CHUNK` s of the previous prompt's KV state."""
     from llama_cpp import Llama
 
-    class ChunkedLlama(Llama):  # type: ignore[misc]
+    class ChunkedLlama(Llama):
         def generate(self, tokens: Sequence[int], *args: Any, **kwargs: Any) -> Any:
             # llama-cpp-python keeps the longest common prefix, wherever it ends; cut it back
             # to a chunk boundary so that the rest is read in the same chunks as from scratch.
@@ -323,14 +323,16 @@ class LlamaEngine:
             self._scratch = token_data_scratch(self._llm.n_vocab())
         try:
             greedy = GreedyGrammar(
-                vocab=self._llm._model.vocab,  # noqa: SLF001 - the loaded model's vocabulary
-                grammar=grammar._grammar,  # noqa: SLF001 - the GBNF text the converter made
-                root=grammar._root,  # noqa: SLF001
+                vocab=self._llm._model.vocab,  # the loaded model's vocabulary
+                grammar=grammar._grammar,  # the GBNF text the converter made
+                root=grammar._root,
                 scratch=self._scratch,
             )
         except ValueError as error:
             raise WireError(
-                400, f"the JSON schema cannot be turned into a grammar: {error}", param="response_format"
+                400,
+                f"the JSON schema cannot be turned into a grammar: {error}",
+                param="response_format",
             ) from error
         self._greedy[text] = greedy
         if len(self._greedy) > _GRAMMAR_CACHE_SIZE:

@@ -148,6 +148,7 @@ class GenerationRecord:
         finished: ``time.monotonic()`` when it ended.
         prompt_tokens: tokens of the formatted prompt.
         completion_tokens: tokens generated.
+        messages: the messages the model read (benchmarks replay them on llama.cpp alone).
     """
 
     model: str
@@ -155,6 +156,7 @@ class GenerationRecord:
     finished: float
     prompt_tokens: int
     completion_tokens: int
+    messages: tuple[dict[str, str], ...] = ()
 
 
 class LocalModelServer:
@@ -377,6 +379,7 @@ class LocalModelServer:
                     finished=generation.finished,
                     prompt_tokens=generation.prompt_tokens,
                     completion_tokens=generation.completion_tokens,
+                    messages=tuple(plan.messages),
                 )
             )
         return completion_for(plan, generation)
