@@ -54,7 +54,7 @@ def run_quickstart(threads: int | None) -> tuple[float, int, list[Any], float]:
         (judge,) = container.judges()
         assert isinstance(judge, LocalJudge)
         started = time.perf_counter()
-        judge.server.start()  # the model load is not the judge's speed
+        judge.prepare()  # the model load is not the judge's speed
         load_s = time.perf_counter() - started
         beans = {name: container.metric(name) for name in METRICS}
         started = time.perf_counter()
