@@ -34,19 +34,18 @@ from typing import TYPE_CHECKING, Any, Final, Self, TypeVar
 
 from pydantic import BaseModel
 
+from ragas_boot.chat._local_http import HOST, LocalHttp
 from ragas_boot.chat._local_plan import ChatPlan, Generation, completion_for, judge_plan, plan_chat
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, LocalModelSpec, TokenUsage
 from ragas_boot.chat.openai_judge import OpenAICompatibleJudge, cut_answer
 from ragas_boot.chat.structured import parse_structured
 from ragas_boot.chat.wire import (
-    HOST,
     ChatCompletionRequest,
-    HttpRequest,
-    LoopbackServer,
-    Response,
     WireError,
-    chat_route,
-    models_route,
+    error_body,
+    models_body,
+    parse_chat_request,
+    parse_json_body,
 )
 from ragas_boot.config.settings import StructuredOutputMode
 from ragas_boot.errors import ConfigError, JudgeHTTPError, JudgeOutputError, MissingExtraError
@@ -162,14 +161,15 @@ class GenerationRecord:
 
 
 class LocalModelServer:
-    """One GGUF model served over OpenAI-compatible HTTP on ``127.0.0.1`` (a free port).
+    """One GGUF model: called in process by its judges, served over OpenAI-compatible HTTP
+    on ``127.0.0.1`` (a free port) where an endpoint is needed.
 
-    It is the wire module's loopback shell (:class:`~ragas_boot.chat.wire.LoopbackServer`)
-    with this model as its answerer, so it reads requests exactly as the test server does.
-    Nothing happens until :meth:`start` (idempotent, thread-safe): it loads the model, binds
-    the port and serves from a background thread. :meth:`stop` refuses waiting requests
-    (503), lets a running generation finish, closes the connections, joins the threads and
-    frees the model; the server can be started again.
+    :meth:`load` loads the model and its one worker thread (every generation, in process or
+    over HTTP, runs there, one at a time). :meth:`start` also serves it: a small
+    ``aiohttp.web`` app that reads requests with the wire module's parser, as the test server
+    does. Both are idempotent and thread-safe. :meth:`stop` refuses waiting requests (503),
+    lets a running generation finish, closes the connections, joins the threads and frees
+    the model; the model can be loaded again.
 
     Args:
         spec: the model and its llama.cpp settings.
@@ -186,7 +186,7 @@ class LocalModelServer:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._engine: LlamaEngine | None = None
-        self._shell: LoopbackServer | None = None
+        self._shell: LocalHttp | None = None
         self._worker: ThreadPoolExecutor | None = None
         self._created = int(time.time())
         self._records: deque[GenerationRecord] = deque(maxlen=_RECORDS)
@@ -320,20 +320,13 @@ class LocalModelServer:
                 return self.base_url
             started = time.perf_counter()
             self._load()
-            shell = LoopbackServer(
-                {
-                    "/v1/chat/completions": {"POST": chat_route(self._answer_chat)},
-                    "/v1/models": {
-                        "GET": models_route(
-                            lambda: self.model_ids,
-                            created=self._created,
-                            owned_by="ragas-boot-local",
-                        )
-                    },
-                },
+            shell = LocalHttp(
+                chat=self._http_chat,
+                models=lambda: models_body(
+                    self.model_ids, created=self._created, owned_by="ragas-boot-local"
+                ),
                 name=_NAME,
                 drain_seconds=_DRAIN_S,
-                stop_timeout=_DRAIN_S + 10.0,
             )
             shell.start()
             self._shell = shell
@@ -365,7 +358,7 @@ class LocalModelServer:
             self._past_peak_generating = max(self._past_peak_generating, engine.peak_active)
         self._stopping.set()  # waiting requests get 503 while the running one finishes
         if shell is not None:
-            shell.stop()  # joins the server thread and its generation workers
+            shell.stop()  # lets running requests finish, joins the server thread
         if worker is not None:
             worker.shutdown(wait=True, cancel_futures=True)
         if engine is not None:
@@ -414,22 +407,33 @@ class LocalModelServer:
 
     # ------------------------------------------------------------------ request handling
 
-    async def _answer_chat(self, request: ChatCompletionRequest, http: HttpRequest) -> Response:
+    async def _http_chat(self, raw: bytes, gone: Callable[[], bool]) -> tuple[int, Any]:
+        """Answer one HTTP chat request on the model's worker (the HTTP loop only awaits)."""
+        worker = self._worker
         with self._stats_lock:
             self._in_flight += 1
             self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
         try:
-            # Generation blocks: it runs on the shell's worker threads, one at a time.
-            body = await asyncio.to_thread(self.complete, request, abandoned=http.client_gone)
+            if worker is None:
+                raise WireError(503, "the local model server is stopping")
+            request = parse_chat_request(parse_json_body(raw))
+            try:
+                future = worker.submit(self.complete, request, abandoned=gone)
+            except RuntimeError as error:  # the worker was shut down
+                raise WireError(503, "the local model server is stopping") from error
+            return 200, await asyncio.wrap_future(future)
+        except WireError as error:
+            return error.status, error_body(
+                error.status, error.message, param=error.param, code=error.code
+            )
         finally:
             with self._stats_lock:
                 self._in_flight -= 1
-        return Response.json(200, body)
 
     def complete(
         self, request: ChatCompletionRequest, *, abandoned: Callable[[], bool] | None = None
     ) -> dict[str, Any]:
-        """Answer one chat request (called on a worker thread of the server).
+        """Answer one chat request (called on the model's worker thread).
 
         Args:
             request: the request, as the wire module read it.
