@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from ragas_boot.chat.wire.framing import WireError
 from ragas_boot.chat.wire.openai import (
     ChatCompletionRequest,
     ContentPart,
@@ -14,6 +13,7 @@ from ragas_boot.chat.wire.openai import (
     ResponseFormat,
     ToolCall,
     ToolChoice,
+    WireError,
     completion_body,
     error_body,
     parse_chat_request,

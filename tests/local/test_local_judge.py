@@ -95,7 +95,7 @@ def _raw_answers(results: list[MetricResult]) -> list[tuple[str, str, list[str]]
 def two_runs(container: RagasContainer) -> tuple[list[MetricResult], list[MetricResult]]:
     (judge,) = container.judges()
     assert isinstance(judge, LocalJudge)
-    assert not judge.server.running
+    assert not judge.server.loaded
     first = _run_all(container)
     return first, _run_all(container)
 
@@ -106,7 +106,7 @@ def test_tool_call_accuracy_alone_never_starts_the_model(local_yaml):
         result = container.tool_call_accuracy().evaluate(SAMPLE)
         (judge,) = container.judges()
         assert result.score == 1.0
-        assert not judge.server.running
+        assert not judge.server.loaded
 
 
 def test_every_metric_gets_schema_valid_answers_from_the_local_model(two_runs):
@@ -147,9 +147,16 @@ def test_timings_and_tokens_are_recorded_in_the_steps(two_runs, container):
             assert call.usage.input_tokens > 0
             assert call.usage.output_tokens > 0
             assert call.attempts == 1
-    # The one-off model load happened in prepare(), outside every call's latency.
+    # The one-off model load happened in prepare(), outside every call's latency; the calls
+    # went to the model in process: every one is a generation, and no port was bound.
     assert judge.server.start_s is not None
-    assert judge.spec.base_url == judge.server.base_url
+    assert judge.server.loaded
+    assert not judge.server.running
+    calls = [call for result in first for step in result.steps for call in step.calls]
+    generated = judge.server.records[: len(calls)]
+    assert [(r.prompt_tokens, r.completion_tokens) for r in generated] == [
+        (call.usage.input_tokens, call.usage.output_tokens) for call in calls
+    ]
 
 
 def test_closing_the_container_stops_the_server_and_its_threads(local_yaml, local_threads):
@@ -160,11 +167,11 @@ def test_closing_the_container_stops_the_server_and_its_threads(local_yaml, loca
         SAMPLE, AgentGoalAccuracyConfig(mode="with_reference")
     )
     assert result.exclusions == []
-    assert judge.server.running
+    assert judge.server.loaded
 
     container.close()
 
-    assert not judge.server.running
+    assert not judge.server.loaded
     assert set(local_threads()) <= before
 
 
@@ -173,8 +180,9 @@ async def test_async_close_stops_a_started_server_and_it_stays_stopped(local_yam
     before = set(local_threads())
     async with create_container(local_yaml(YAML)) as container:
         (judge,) = container.judges()
-        judge.server.start()
+        spec = judge.served_spec()  # what the tool-suite agent runner asks for
         assert judge.server.running
+        assert spec.base_url == judge.server.base_url
         assert judge.endpoint == judge.server.url + "/chat/completions"
 
     assert not judge.server.running

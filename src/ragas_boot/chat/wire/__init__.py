@@ -1,19 +1,20 @@
-"""The OpenAI-compatible wire: one typed chat request, its answers, and one loopback shell.
+"""The OpenAI-compatible wire format: one typed chat request and the bodies sent back.
 
-Both local servers of ragas-boot read requests with the same body models, so they read exactly
-the same requests: the test server (:class:`ragas_boot.testing.FakeOpenAIServer`: scripts and
-faults, served by ``aiohttp.web``) and the embedded local judge
-(:class:`ragas_boot.chat.LocalModelServer`: llama.cpp, still on the loopback shell below).
+Every local server of ragas-boot reads requests with the same body models, so they read
+exactly the same requests: the test server (:class:`ragas_boot.testing.FakeOpenAIServer`:
+scripts and faults) and the embedded local model's endpoint (``chat/_local_http.py``, where an
+endpoint is needed), both on ``aiohttp.web``; the embedded judge itself plans its calls from
+the same request model in process (``chat/_local_plan.py``).
 
 - :mod:`~ragas_boot.chat.wire.openai`: :func:`parse_chat_request` into a
-  :class:`ChatCompletionRequest`; completion, error and model-list bodies; the shell's routes.
+  :class:`ChatCompletionRequest` (or a :class:`WireError` naming the field at fault);
+  completion, error and model-list bodies.
 - :mod:`~ragas_boot.chat.wire.embeddings`: the ``/v1/embeddings`` request and answer bodies.
-- :mod:`~ragas_boot.chat.wire.shell`: :class:`LoopbackServer`, a route table served on
-  ``127.0.0.1`` from an asyncio loop in a daemon thread (the local judge's only).
-- :mod:`~ragas_boot.chat.wire.framing`: HTTP/1.1 requests and responses on a stream (the
-  shell's only).
+- :mod:`~ragas_boot.chat.wire.schemas`: minimal instances of an output schema (dry runs and
+  the test server's default answers).
 
-Only the standard library is used. Internal: nothing is exported here, import from the modules.
+No HTTP is written here: the servers are aiohttp's. Internal: nothing is exported here,
+import from the modules.
 """
 
 __all__: list[str] = []

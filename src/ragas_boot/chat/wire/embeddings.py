@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from ragas_boot.chat.wire.framing import WireError
+from ragas_boot.chat.wire.openai import WireError
 
 __all__ = [
     "EmbeddingsRequest",

@@ -14,24 +14,21 @@
   parts are kept with their type so an answerer can refuse them).
 
 What a request may ask is the same on every server; what a server can do with it (which
-models it serves, whether it reads images) is its answerer's business. :func:`chat_route`
-and :func:`models_route` turn an answerer into routes of the loopback shell
-(:mod:`ragas_boot.chat.wire.shell`).
+models it serves, whether it reads images) is its answerer's business. These are bodies
+only: the HTTP around them is aiohttp's (``aiohttp.web`` in the test server and the local
+model's endpoint).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeAlias
 
-from ragas_boot.chat.wire.framing import HttpRequest, Response, WireError
-
 __all__ = [
     "ANY_OBJECT",
-    "ChatAnswerer",
     "ChatCompletionRequest",
     "ChatMessage",
     "ContentPart",
@@ -40,16 +37,35 @@ __all__ = [
     "Role",
     "ToolCall",
     "ToolChoice",
-    "chat_route",
+    "WireError",
     "completion_body",
     "error_body",
-    "error_response",
     "models_body",
-    "models_route",
     "parse_chat_request",
     "parse_json_body",
     "unsupported",
 ]
+
+
+class WireError(Exception):
+    """A request the server refuses; sent as an OpenAI error body with ``status``.
+
+    Attributes:
+        status: HTTP status (400 for a malformed request, 404 for an unknown model, ...).
+        message: what is wrong, for the caller.
+        param: the request field at fault (``messages[0].role``), when there is one.
+        code: OpenAI's error code (``model_not_found``, ``context_length_exceeded``), if any.
+    """
+
+    def __init__(
+        self, status: int, message: str, *, param: str | None = None, code: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.param = param
+        self.code = code
+
 
 Role: TypeAlias = Literal["system", "developer", "user", "assistant", "tool", "function"]
 _ROLES: Final = ("system", "developer", "user", "assistant", "tool", "function")
@@ -571,44 +587,3 @@ def error_body(
     else:
         kind = "invalid_request_error"
     return {"error": {"message": message, "type": kind, "param": param, "code": code}}
-
-
-def error_response(error: WireError, headers: Sequence[tuple[str, str]] = ()) -> Response:
-    """The response that sends ``error``."""
-    body = error_body(error.status, error.message, param=error.param, code=error.code)
-    return Response.json(error.status, body, tuple(headers))
-
-
-# -- routes of the shell --------------------------------------------------------------------
-
-ChatAnswerer: TypeAlias = Callable[[ChatCompletionRequest, HttpRequest], Awaitable[Response | None]]
-"""Answers a checked chat request (``None``: close the connection without an answer)."""
-
-
-def chat_route(
-    answer: ChatAnswerer,
-) -> Callable[[HttpRequest], Awaitable[Response | None]]:
-    """The ``POST /v1/chat/completions`` route: parse the body, then ``answer`` it.
-
-    A body that does not parse is answered 400 without reaching ``answer``.
-    """
-
-    async def route(http: HttpRequest) -> Response | None:
-        try:
-            request = parse_chat_request(parse_json_body(http.body))
-        except WireError as error:
-            return error_response(error)
-        return await answer(request, http)
-
-    return route
-
-
-def models_route(
-    models: Callable[[], Sequence[str]], *, owned_by: str, created: int = 0
-) -> Callable[[HttpRequest], Awaitable[Response | None]]:
-    """The ``GET /v1/models`` route listing ``models()``."""
-
-    async def route(http: HttpRequest) -> Response | None:
-        return Response.json(200, models_body(models(), created=created, owned_by=owned_by))
-
-    return route

@@ -106,13 +106,12 @@ def run_model_agent(
 def _agent_spec(judge: JudgeModel, portal: LoopPortal) -> JudgeSpec:
     """The judge's spec, with the URL of its server.
 
-    A judge of the embedded ``local`` provider starts its model server on demand; it is
-    prepared on the portal first, after which its spec carries the server's URL.
+    A judge of the embedded ``local`` provider calls its model in process; the agent needs
+    an endpoint, so the model's HTTP server is started (on 127.0.0.1, a free port) and the
+    spec points at it.
     """
-    if getattr(judge.spec, "local", None) is not None:
+    from ragas_boot.chat import LocalJudge
 
-        async def prepare() -> None:
-            judge.prepare()  # on the portal's loop, where the judge's clients live
-
-        portal.call(prepare())
+    if isinstance(judge, LocalJudge):
+        return judge.served_spec()
     return judge.spec
