@@ -37,9 +37,8 @@ from pydantic import BaseModel
 from ragas_boot.chat._local_http import HOST, LocalHttp
 from ragas_boot.chat._local_plan import ChatPlan, Generation, completion_for, judge_plan, plan_chat
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, LocalModelSpec, TokenUsage
-from ragas_boot.chat.openai_calls import cut_answer
+from ragas_boot.chat.openai_calls import checked_answer
 from ragas_boot.chat.openai_judge import OpenAICompatibleJudge
-from ragas_boot.chat.structured import parse_structured
 from ragas_boot.chat.wire.openai import (
     ChatCompletionRequest,
     WireError,
@@ -49,7 +48,7 @@ from ragas_boot.chat.wire.openai import (
     parse_json_body,
 )
 from ragas_boot.config.settings import StructuredOutputMode
-from ragas_boot.errors import ConfigError, JudgeHTTPError, JudgeOutputError, MissingExtraError
+from ragas_boot.errors import ConfigError, JudgeHTTPError, MissingExtraError
 
 if TYPE_CHECKING:
     from ragas_boot.chat._local_engine import LlamaEngine
@@ -598,22 +597,14 @@ class LocalJudge:
             output_tokens=generation.completion_tokens,
             total_tokens=generation.prompt_tokens + generation.completion_tokens,
         )
-        raw = generation.text
-        limit = self._spec.max_answer_chars
-        if len(raw) > limit:
-            too_long = JudgeOutputError(
-                f"the answer has {len(raw):,} characters, more than max-answer-chars {limit:,}",
-                judge_id=self.id,
-                raw_text=cut_answer(raw, limit, f"{len(raw):,} characters"),
-            )
-            too_long.usage = usage  # generated all the same
-            raise too_long
-        try:
-            value = parse_structured(raw, output_model, judge_id=self.id)
-        except JudgeOutputError as error:
-            error.usage = usage  # an invalid answer is generated (and billed) all the same
-            raise
-        return JudgeAnswer(value=value, raw_text=raw, usage=usage, latency_s=latency)
+        return checked_answer(
+            generation.text,
+            output_model,
+            judge_id=self.id,
+            max_chars=self._spec.max_answer_chars,
+            usage=usage,
+            latency_s=latency,
+        )
 
     async def aclose(self) -> None:
         """Nothing to close: the model belongs to its pool."""

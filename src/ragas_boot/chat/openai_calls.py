@@ -23,12 +23,12 @@ import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel, SecretStr
 
-from ragas_boot.chat.judge import JudgeSpec, ProviderLimits, TlsFiles, TokenUsage
-from ragas_boot.chat.structured import output_schema, schema_name
+from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, ProviderLimits, TlsFiles, TokenUsage
+from ragas_boot.chat.structured import output_schema, parse_structured, schema_name
 from ragas_boot.config.settings import StructuredOutputMode
 from ragas_boot.config.urls import URL_MASK, mask_url, url_secrets
 from ragas_boot.errors import (
@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 
     from langchain_core.messages import BaseMessage
 
+OutputT = TypeVar("OutputT", bound=BaseModel)
+
 __all__ = [
     "MAX_CACHED_OUTPUT_MODELS",
     "REDIRECT_STATUSES",
@@ -53,6 +55,7 @@ __all__ = [
     "answer_too_large",
     "body_usage",
     "call_failure",
+    "checked_answer",
     "close_loop_clients",
     "connection_limits",
     "cut_answer",
@@ -153,6 +156,36 @@ def _response_usage(response: Any) -> TokenUsage | None:
 def cut_answer(text: str, limit: int, total: str) -> str:
     """``text`` cut to ``limit`` characters, marked as cut (and how much there was)."""
     return text[:limit] + f" … [cut by ragas-boot at max-answer-chars {limit:,}; {total} in all]"
+
+
+def checked_answer(
+    raw: str | None,
+    output_model: type[OutputT],
+    *,
+    judge_id: str,
+    max_chars: int,
+    usage: TokenUsage,
+    latency_s: float,
+) -> JudgeAnswer[OutputT]:
+    """A judge's raw answer checked (at most ``max_chars`` characters, valid for
+    ``output_model``) into a :class:`JudgeAnswer`; ``usage`` is billed either way.
+
+    Raises:
+        JudgeOutputError: the answer is too long (its start kept, marked as cut), empty,
+            not JSON or not valid; ``usage`` rides on the error.
+    """
+    try:
+        if raw is not None and len(raw) > max_chars:
+            raise JudgeOutputError(
+                f"the answer has {len(raw):,} characters, more than max-answer-chars {max_chars:,}",
+                judge_id=judge_id,
+                raw_text=cut_answer(raw, max_chars, f"{len(raw):,} characters"),
+            )
+        value = parse_structured(raw, output_model, judge_id=judge_id)
+    except JudgeOutputError as error:
+        error.usage = usage  # an answer that is unusable was generated and billed all the same
+        raise
+    return JudgeAnswer(value=value, raw_text=raw or "", usage=usage, latency_s=latency_s)
 
 
 def answer_bound(spec: JudgeSpec) -> int:

@@ -27,19 +27,18 @@ from ragas_boot.chat.openai_calls import (
     MAX_CACHED_OUTPUT_MODELS,
     answer_size_hook,
     call_failure,
+    checked_answer,
     close_loop_clients,
     connection_limits,
-    cut_answer,
     mask_client_logs,
     scrub_secret,
     structured_request_keys,
     tls_context,
     usage_of,
 )
-from ragas_boot.chat.structured import format_instructions, parse_structured
+from ragas_boot.chat.structured import format_instructions
 from ragas_boot.config.settings import StructuredOutputMode, Transport
 from ragas_boot.config.urls import append_path, mask_url, split_query
-from ragas_boot.errors import JudgeOutputError
 
 if TYPE_CHECKING:
     from langchain_core.language_models import LanguageModelInput
@@ -336,21 +335,14 @@ class OpenAICompatibleJudge:
             # A provider may echo the key back (an error page, a confused model); what a judge
             # answered is kept in results and quoted in errors and logs, so it goes in scrubbed.
             raw = self._scrub(raw)
-            limit = self._spec.max_answer_chars
-            if len(raw) > limit:
-                too_long = JudgeOutputError(
-                    f"the answer has {len(raw):,} characters, more than max-answer-chars {limit:,}",
-                    judge_id=self.id,
-                    raw_text=cut_answer(raw, limit, f"{len(raw):,} characters"),
-                )
-                too_long.usage = usage  # billed all the same
-                raise too_long
-        try:
-            value = parse_structured(raw, output_model, judge_id=self.id)
-        except JudgeOutputError as error:
-            error.usage = usage  # an invalid answer is billed all the same
-            raise
-        return JudgeAnswer(value=value, raw_text=raw or "", usage=usage, latency_s=latency)
+        return checked_answer(
+            raw,
+            output_model,
+            judge_id=self.id,
+            max_chars=self._spec.max_answer_chars,
+            usage=usage,
+            latency_s=latency,
+        )
 
     async def _send(self, runnable: Runnable[LanguageModelInput, BaseMessage], text: str) -> Any:
         from langchain_core.messages import HumanMessage
