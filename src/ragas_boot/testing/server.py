@@ -85,9 +85,6 @@ from ragas_boot.chat.wire.embeddings import (
     embeddings_body,
     parse_embeddings_request,
 )
-
-# WireError is a request-body error; it lives in framing.py until the local judge leaves the
-# loopback shell (then it moves to openai.py). Nothing else of framing or shell is used here.
 from ragas_boot.chat.wire.openai import (
     ChatCompletionRequest,
     ToolCall,
