@@ -96,7 +96,9 @@ def test_the_p95_delay_waits_for_20_answers_then_hedges_a_hang(make_executor, op
     call = step(executor)
 
     assert call.ok and call.attempts in (2, 3)
-    assert openai_server.count() == 20 + call.attempts
+    # The hung original and at least one copy reached the server; a second copy started as
+    # the first answered may be cancelled before it is sent (counted as an attempt all the same).
+    assert 2 <= openai_server.count() - 20 <= call.attempts
 
 
 def test_hedging_in_yaml_is_off_unless_asked_and_a_provider_may_set_its_own(tmp_path):
