@@ -28,7 +28,7 @@ import math
 import threading
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 from urllib.parse import urlsplit
@@ -327,20 +327,10 @@ class OpenAICompatibleEmbeddingModel(_SpecModel):
         """Embed ``texts`` in one request (see :class:`EmbeddingModel`)."""
         model = self._client()
         batch = list(texts)
-        started = time.perf_counter()
-        try:
-            # chunk_size: one request per call, whatever the batch size.
-            vectors = await model.aembed_documents(batch, chunk_size=max(1, len(batch)))
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            failure = call_failure(error, spec=self._spec)
-            if failure is error:
-                raise
-            raise failure from error
-        latency = time.perf_counter() - started
-        return EmbeddingAnswer(
-            vectors=check_vectors(vectors, len(batch), model_id=self.id), latency_s=latency
+        # chunk_size: one request per call, whatever the batch size.
+        request = model.aembed_documents(batch, chunk_size=max(1, len(batch)))
+        return await _embedded(
+            request, len(batch), self.id, lambda e: call_failure(e, spec=self._spec)
         )
 
     async def aclose(self) -> None:
@@ -412,19 +402,9 @@ class GigaChatEmbeddingModel(_SpecModel):
         """Embed ``texts`` in one request (see :class:`EmbeddingModel`)."""
         model = self._client()
         batch = list(texts)
-        started = time.perf_counter()
-        try:
-            vectors = await model.aembed_documents(batch)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            failure = translate_client_error(error, spec=self._spec)
-            if failure is error:
-                raise
-            raise failure from error
-        latency = time.perf_counter() - started
-        return EmbeddingAnswer(
-            vectors=check_vectors(vectors, len(batch), model_id=self.id), latency_s=latency
+        request = model.aembed_documents(batch)
+        return await _embedded(
+            request, len(batch), self.id, lambda e: translate_client_error(e, spec=self._spec)
         )
 
     async def aclose(self) -> None:
@@ -720,3 +700,27 @@ def build_embedding_models(specs: Sequence[EmbeddingSpec]) -> list[EmbeddingMode
         else:
             models.append(OpenAICompatibleEmbeddingModel(spec=spec))
     return models
+
+
+async def _embedded(
+    request: Awaitable[list[list[float]]],
+    count: int,
+    model_id: str,
+    translate: Callable[[Exception], BaseException],
+) -> EmbeddingAnswer:
+    """A LangChain embeddings call timed, its vectors checked, a client error translated into
+    the judge error the attempt loop understands (``translate`` returns anything else as is)."""
+    started = time.perf_counter()
+    try:
+        vectors = await request
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:
+        failure = translate(error)
+        if failure is error:
+            raise
+        raise failure from error
+    latency = time.perf_counter() - started
+    return EmbeddingAnswer(
+        vectors=check_vectors(vectors, count, model_id=model_id), latency_s=latency
+    )
