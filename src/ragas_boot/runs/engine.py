@@ -504,6 +504,24 @@ async def aevaluate_dataset(
     return run
 
 
+def _evaluation_order(samples: int, metrics: int, concurrency: int) -> list[tuple[int, int]]:
+    """The (sample, metric) pairs in the order they start: the samples in blocks of
+    ``concurrency``, and within a block one metric over all its samples before the next.
+
+    Calls of one metric step then reach a judge together, so a provider that keeps a shared
+    prompt prefix (the local model's KV state, a hosted model's prompt cache) reads each
+    metric's instructions once per block rather than once per call; samples still finish a
+    block at a time, in dataset order, as the run streams.
+    """
+    block = max(1, concurrency)
+    return [
+        (sample, metric)
+        for start in range(0, samples, block)
+        for metric in range(metrics)
+        for sample in range(start, min(start + block, samples))
+    ]
+
+
 async def _run(
     plans: list[_Plan],
     info: DatasetInfo,
@@ -521,7 +539,7 @@ async def _run(
     started_at = datetime.now(UTC)
     started = time.perf_counter()
     tracker = _Tracker(len(samples), len(plans), progress)
-    pairs = [(s, m) for s in range(len(samples)) for m in range(len(plans))]
+    pairs = _evaluation_order(len(samples), len(plans), concurrency)
     unspooled = 0  # evaluations the spool could not take (kept whole)
 
     async def evaluate(pair: tuple[int, int]) -> Evaluation | _Spooled:
