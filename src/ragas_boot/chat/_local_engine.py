@@ -34,6 +34,8 @@ _GRAMMAR_CACHE_SIZE: Final = 64
 #: The prompt is always read in chunks that start at multiples of it, whatever was kept, so
 #: every token is computed exactly as in a fresh context (answers do not depend on history).
 CHUNK: Final = 32
+#: A generation checks whether its caller has gone every this many tokens.
+ABANDON_CHECK_EVERY: Final = 8
 #: Keys whose values map names to schemas.
 _SCHEMA_MAPS: Final = ("properties", "patternProperties", "$defs", "definitions")
 #: Keys whose values are a schema or a list of schemas.
@@ -165,6 +167,14 @@ class GreedyGrammar:
         self._seen = None
         return self
 
+    def choose(self, scores: Any) -> int:
+        """The highest-logit token the grammar accepts next (``scores``: the logits)."""
+        return self._choose(scores)
+
+    def accept(self, token: int) -> None:
+        """Advance the grammar over ``token`` (the one :meth:`choose` returned)."""
+        self._lib.llama_sampler_accept(self._sampler, token)
+
     def _allowed(self, data: Any, size: int) -> None:
         array = self._lib.llama_token_data_array(
             data=ctypes.cast(data, ctypes.POINTER(self._lib.llama_token_data)),
@@ -214,6 +224,45 @@ class GreedyGrammar:
         if self._sampler:
             self._lib.llama_sampler_free(self._sampler)
             self._sampler = None
+
+
+def chat_formatter(llm: Any) -> Callable[..., Any] | None:
+    """The chat formatter ``llm.create_chat_completion`` uses, or ``None`` if it is not one
+    llama-cpp-python exposes (a chat handler of its own): messages -> prompt text.
+
+    The model's own template (the GGUF's ``tokenizer.chat_template``) is formatted with
+    :class:`~llama_cpp.llama_chat_format.Jinja2ChatFormatter`, as llama-cpp-python does;
+    a named format with its ``format_<name>`` function.
+    """
+    from llama_cpp import llama_chat_format
+
+    name = llm.chat_format
+    if name is None or llm.chat_handler is not None:
+        return None
+    if name.startswith("chat_template."):
+        key = "tokenizer.chat_template" + ("" if name == "chat_template.default" else name[13:])
+        template = llm.metadata.get(key)
+        if template is None:
+            return None
+        eos, bos = llm.token_eos(), llm.token_bos()
+        formatter: Callable[..., Any] = llama_chat_format.Jinja2ChatFormatter(
+            template=template,
+            eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
+            bos_token=llm._model.token_get_text(bos) if bos != -1 else "",
+            stop_token_ids=[eos],
+        )
+        return formatter
+    named: Callable[..., Any] | None = getattr(
+        llama_chat_format, "format_" + name.replace("-", "_").replace(".", "_"), None
+    )
+    return named
+
+
+def _common_prefix(held: Sequence[int], tokens: Sequence[int]) -> int:
+    """How many leading tokens ``held`` and ``tokens`` share."""
+    from llama_cpp import Llama
+
+    return int(Llama.longest_token_prefix(held, tokens))
 
 
 @functools.cache
@@ -278,6 +327,7 @@ class LlamaEngine:
         self._grammars: OrderedDict[str, LlamaGrammar] = OrderedDict()
         self._greedy: OrderedDict[str, GreedyGrammar] = OrderedDict()
         self._scratch: Any = None
+        self._formatter = chat_formatter(self._llm)
         self._active = 0
         self.peak_active = 0
         log.info("loaded %s in %.2fs (%d threads)", spec.model_path.name, self.load_s, threads)
@@ -339,15 +389,52 @@ class LlamaEngine:
             self._greedy.popitem(last=False)[1].close()
         return greedy.begin()
 
+    def prompt_tokens(self, plan: ChatPlan) -> list[int] | None:
+        """The tokens ``plan``'s messages make with the model's chat template, or ``None``
+        when llama-cpp-python formats them itself (a chat handler of its own).
+
+        Thread-safe: formatting and tokenizing only read the model.
+
+        Raises:
+            WireError: the messages do not fit the chat template (400).
+        """
+        formatter = self._formatter
+        if formatter is None:
+            return None
+        try:
+            formatted = formatter(messages=plan.messages)
+        except Exception as error:  # jinja2 raises its own errors on unexpected messages
+            raise WireError(
+                400, f"the chat template cannot format the messages: {error}", param="messages"
+            ) from error
+        tokens: list[int] = self._llm.tokenize(
+            formatted.prompt.encode("utf-8"), add_bos=not formatted.added_special, special=True
+        )
+        return tokens
+
+    def kept_tokens(self, tokens: Sequence[int]) -> int:
+        """How many of ``tokens`` the KV state already holds (whole :data:`CHUNK` s): the
+        prompt tokens a generation of them would not read again."""
+        held = self._llm._input_ids.tolist()
+        common = _common_prefix(held, tokens)
+        return (min(common, len(tokens) - 1) // CHUNK) * CHUNK
+
     def generate(
-        self, plan: ChatPlan, *, abandoned: Callable[[], bool] | None = None
+        self,
+        plan: ChatPlan,
+        *,
+        abandoned: Callable[[], bool] | None = None,
+        tokens: list[int] | None = None,
     ) -> Generation:
         """Run ``plan``; blocks while another generation runs.
 
         Args:
             plan: what to generate.
-            abandoned: checked when the plan's turn comes; if it says the caller has gone,
-                nothing is generated (499).
+            abandoned: checked when the plan's turn comes and every
+                :data:`ABANDON_CHECK_EVERY` generated tokens; once it says the caller has
+                gone, nothing more is generated (499).
+            tokens: the plan's prompt tokens, when the caller has made them
+                (:meth:`prompt_tokens`).
 
         Raises:
             WireError: the schema has no grammar, the prompt does not fit the context,
@@ -362,24 +449,27 @@ class LlamaEngine:
             self.peak_active = max(self.peak_active, self._active)
             started = time.monotonic()
             try:
-                result = self._complete(plan)
+                text, finish_reason, prompt_tokens, completion_tokens = self._complete(
+                    plan, tokens, abandoned
+                )
             finally:
                 self._active -= 1
             finished = time.monotonic()
-        choice = result["choices"][0]
-        usage = result.get("usage") or {}
         return Generation(
-            text=choice["message"].get("content") or "",
-            finish_reason=choice.get("finish_reason") or "stop",
-            prompt_tokens=int(usage.get("prompt_tokens", 0)),
-            completion_tokens=int(usage.get("completion_tokens", 0)),
+            text=text,
+            finish_reason=finish_reason,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
             started=started,
             finished=finished,
         )
 
-    def _complete(self, plan: ChatPlan) -> Any:
-        from llama_cpp import LogitsProcessorList
-
+    def _complete(
+        self,
+        plan: ChatPlan,
+        tokens: list[int] | None,
+        abandoned: Callable[[], bool] | None,
+    ) -> tuple[str, str, int, int]:
         # Greedy decoding with neutral penalties: the grammar checks the model's choice first
         # (GreedyGrammar); any other sampling keeps llama.cpp's grammar over the vocabulary.
         greedy = (
@@ -388,6 +478,82 @@ class LlamaEngine:
             and not plan.presence_penalty
             and plan.schema is not None
         )
+        if greedy and plan.schema is not None:
+            if tokens is None:
+                tokens = self.prompt_tokens(plan)
+            if tokens is not None:
+                return self._greedy_constrained(plan, plan.schema, tokens, abandoned)
+        return self._chat_completion(plan, greedy=greedy)
+
+    def _read_prompt(self, tokens: list[int]) -> None:
+        """Bring the KV state to ``tokens``: keep the whole chunks it shares with them, read
+        the rest in :data:`CHUNK` s (as from an empty context)."""
+        if len(tokens) >= self._llm.n_ctx():
+            raise WireError(
+                400,
+                f"Requested tokens ({len(tokens)}) exceed context window of "
+                f"{self._llm.n_ctx()}; shorten the prompt or raise n-ctx",
+                param="messages",
+                code="context_length_exceeded",
+            )
+        keep = self.kept_tokens(tokens)
+        self._llm.n_tokens = min(keep, self._llm.n_tokens)
+        try:
+            self._llm.eval(tokens[keep:])  # removes the KV state past n_tokens first
+        except Exception:
+            self._llm.reset()  # a half-read prompt is no prefix to keep
+            raise
+
+    def _greedy_constrained(
+        self,
+        plan: ChatPlan,
+        schema: dict[str, Any],
+        tokens: list[int],
+        abandoned: Callable[[], bool] | None,
+    ) -> tuple[str, str, int, int]:
+        """Greedy decoding under ``schema``'s grammar, token by token, in a loop of our own:
+        the same tokens ``create_chat_completion`` with :class:`GreedyGrammar` as its
+        logits processor makes, without its per-token sampler chain and logits copies."""
+        import llama_cpp
+        import numpy as np
+
+        grammar = self._greedy_grammar(schema)
+        llm = self._llm
+        vocab = llm._model.vocab
+        n_vocab = llm.n_vocab()
+        room = llm.n_ctx() - len(tokens)
+        limit = room if plan.max_tokens is None or plan.max_tokens <= 0 else plan.max_tokens
+        limit = min(limit, room)
+        self._read_prompt(tokens)
+        out: list[int] = []
+        finish_reason = "length"
+        text = b""
+        while len(out) < limit:
+            if abandoned is not None and len(out) % ABANDON_CHECK_EVERY == 0 and abandoned():
+                raise WireError(499, "the client closed the connection during generation")
+            logits = np.ctypeslib.as_array(
+                llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,)
+            )
+            token = grammar.choose(logits)
+            if llama_cpp.llama_vocab_is_eog(vocab, token):
+                finish_reason = "stop"
+                break
+            grammar.accept(token)
+            out.append(token)
+            if plan.stop:
+                text = llm.detokenize(out, prev_tokens=tokens)
+                decoded = text.decode("utf-8", errors="ignore")
+                hits = [decoded.index(stop) for stop in plan.stop if stop in decoded]
+                if hits:
+                    return decoded[: min(hits)], "stop", len(tokens), len(out)
+            if len(out) < limit:
+                llm.eval([token])
+        text = llm.detokenize(out, prev_tokens=tokens)
+        return text.decode("utf-8", errors="ignore"), finish_reason, len(tokens), len(out)
+
+    def _chat_completion(self, plan: ChatPlan, *, greedy: bool) -> tuple[str, str, int, int]:
+        from llama_cpp import LogitsProcessorList
+
         grammar = None
         processors = None
         if plan.schema is not None:
@@ -418,7 +584,14 @@ class LlamaEngine:
                     code="context_length_exceeded",
                 ) from error
             raise
-        return result
+        choice = result["choices"][0]
+        usage = result.get("usage") or {}
+        return (
+            choice["message"].get("content") or "",
+            choice.get("finish_reason") or "stop",
+            int(usage.get("prompt_tokens", 0)),
+            int(usage.get("completion_tokens", 0)),
+        )
 
     def close(self) -> None:
         """Free the model (waits for a running generation)."""

@@ -26,7 +26,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -36,6 +35,7 @@ from pydantic import BaseModel
 
 from ragas_boot.chat._local_http import HOST, LocalHttp
 from ragas_boot.chat._local_plan import ChatPlan, Generation, completion_for, judge_plan, plan_chat
+from ragas_boot.chat._local_worker import ModelWorker
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, LocalModelSpec, TokenUsage
 from ragas_boot.chat.openai_calls import checked_answer
 from ragas_boot.chat.openai_judge import OpenAICompatibleJudge
@@ -187,7 +187,7 @@ class LocalModelServer:
         self._stopping = threading.Event()
         self._engine: LlamaEngine | None = None
         self._shell: LocalHttp | None = None
-        self._worker: ThreadPoolExecutor | None = None
+        self._worker: ModelWorker | None = None
         self._created = int(time.time())
         self._records: deque[GenerationRecord] = deque(maxlen=_RECORDS)
         self._stats_lock = threading.Lock()
@@ -294,7 +294,12 @@ class LocalModelServer:
         self._stopping.clear()
         engine = LlamaEngine(spec=self._spec, stopping=self._stopping)
         # One worker: the model answers one call at a time, and the event loop never waits.
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"{_NAME}-worker")
+        self._worker = ModelWorker(
+            run=lambda plan, tokens, abandoned: self._generate(plan, abandoned, tokens),
+            tokens=engine.prompt_tokens,
+            kept=engine.kept_tokens,
+            name=f"{_NAME}-worker",
+        )
         self._engine = engine
         self.load_s = engine.load_s
         self.start_s = time.perf_counter() - started
@@ -360,7 +365,7 @@ class LocalModelServer:
         if shell is not None:
             shell.stop()  # lets running requests finish, joins the server thread
         if worker is not None:
-            worker.shutdown(wait=True, cancel_futures=True)
+            worker.shutdown()
         if engine is not None:
             engine.close()
         if shell is not None or engine is not None:
@@ -370,7 +375,8 @@ class LocalModelServer:
         """Run ``plan`` in process, on the model's one worker thread (loading it if needed).
 
         A caller cancelled while its plan waits for the worker (a timeout) takes the plan
-        out of the queue; a running generation finishes (it is capped by its max_tokens).
+        out of the queue; one cancelled while its plan runs stops the generation within a
+        few tokens, so the model is free for the next call.
 
         Raises:
             WireError: the model cannot do what the plan asks, or the server is stopping.
@@ -381,17 +387,23 @@ class LocalModelServer:
             worker = self._worker
             if worker is None:
                 raise WireError(503, "the local model server is stopping")
-        loop = asyncio.get_running_loop()
+        job = worker.submit(plan)
         try:
-            return await loop.run_in_executor(worker, self._generate, plan, None)
-        except RuntimeError as error:  # the worker was shut down: the container is closing
-            raise WireError(503, "the local model server is stopping") from error
+            return await asyncio.wrap_future(job.future)
+        except asyncio.CancelledError:
+            job.gone.set()
+            raise
 
-    def _generate(self, plan: ChatPlan, abandoned: Callable[[], bool] | None) -> Generation:
+    def _generate(
+        self,
+        plan: ChatPlan,
+        abandoned: Callable[[], bool] | None,
+        tokens: list[int] | None = None,
+    ) -> Generation:
         engine = self._engine
         if engine is None:
             raise WireError(503, "the local model server is stopping")
-        generation = engine.generate(plan, abandoned=abandoned)
+        generation = engine.generate(plan, abandoned=abandoned, tokens=tokens)
         with self._stats_lock:
             self._records.append(
                 GenerationRecord(
@@ -417,11 +429,14 @@ class LocalModelServer:
             if worker is None:
                 raise WireError(503, "the local model server is stopping")
             request = parse_chat_request(parse_json_body(raw))
+            plan = plan_chat(request, models=self.model_ids)
+            job = worker.submit(plan, client_gone=gone)
             try:
-                future = worker.submit(self.complete, request, abandoned=gone)
-            except RuntimeError as error:  # the worker was shut down
-                raise WireError(503, "the local model server is stopping") from error
-            return 200, await asyncio.wrap_future(future)
+                generation = await asyncio.wrap_future(job.future)
+            except asyncio.CancelledError:
+                job.gone.set()
+                raise
+            return 200, completion_for(plan, generation)
         except WireError as error:
             return error.status, error_body(
                 error.status, error.message, param=error.param, code=error.code
