@@ -207,3 +207,62 @@ def test_a_bean_name_without_a_container_says_what_to_pass(container):
         evaluate_dataset(SAMPLES, [container.tool_call_accuracy(), 3])  # type: ignore[list-item]
     with pytest.raises(KeyError, match="did you mean 'agent_goal_accuracy'"):
         evaluate_dataset(SAMPLES, ["agent_goal"], container=container)
+
+
+def _kind(recorded) -> str:
+    properties = (recorded.request.json_schema or {}).get("properties", {})
+    return (
+        "goal"
+        if "goal_achieved" in properties
+        else "topics"
+        if "topics" in properties
+        else "classify"
+    )
+
+
+def test_a_metric_step_reaches_the_judge_for_a_block_of_samples_before_the_next_metric(
+    container, openai_server
+):
+    many = [_sample(name) for name in ("alpha", "bravo", "charlie", "delta")]
+    run = evaluate_dataset(
+        many, [container.agent_goal_accuracy(), container.topic_adherence()], concurrency=2
+    )
+    assert run.metric_summary("topic_adherence").scored == 4
+    sent = [
+        (
+            _kind(r),
+            next(
+                (n for n in ("alpha", "bravo", "charlie", "delta") if n in r.request.prompt), None
+            ),
+        )
+        for r in openai_server.requests_for("judge-a")
+    ]
+    # (A classify call names no sample: its prompt holds the topics only.)
+    # Samples in blocks of 2 (the concurrency); in a block, the goal calls of both samples
+    # come before any topic call, and no call of the next block comes before them.
+    assert {s for s in sent[:2]} == {("goal", "alpha"), ("goal", "bravo")}
+    block_two = [i for i, (_, name) in enumerate(sent) if name in ("charlie", "delta")]
+    block_one_goal = [
+        i for i, call in enumerate(sent) if call in {("goal", "alpha"), ("goal", "bravo")}
+    ]
+    assert max(block_one_goal) < min(block_two)
+    assert len(sent) == 4 * 3  # goal, topics, classify per sample
+    # Results stay in dataset order.
+    assert [s.sample_id for s in run.samples] == [f"sample-00{n}" for n in range(1, 5)]
+
+
+@pytest.mark.parametrize(
+    ("samples", "metrics", "concurrency"), [(5, 3, 2), (1, 1, 8), (4, 2, 1), (0, 2, 3)]
+)
+def test_the_evaluation_order_covers_every_pair_once_in_sample_blocks(
+    samples, metrics, concurrency
+):
+    from ragas_boot.runs.engine import _evaluation_order
+
+    order = _evaluation_order(samples, metrics, concurrency)
+    assert sorted(order) == [(s, m) for s in range(samples) for m in range(metrics)]
+    blocks = [s // concurrency for s, _ in order]
+    assert blocks == sorted(blocks)  # a block is started whole before the next
+    for block in set(blocks):
+        in_block = [m for s, m in order if s // concurrency == block]
+        assert in_block == sorted(in_block)  # one metric over the block, then the next

@@ -1,0 +1,136 @@
+"""The engine under the local judge, on the real bundled SmolLM2-135M: its own greedy loop
+makes llama-cpp-python's tokens, a caller that goes stops a generation, and the worker takes
+the calls of one template together. Answers are compared with each other, never with what
+a 135M model "should" say."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+
+import pytest
+from pydantic import BaseModel
+
+from ragas_boot.chat._local_engine import ABANDON_CHECK_EVERY, LlamaEngine
+from ragas_boot.chat._local_plan import ChatPlan
+from ragas_boot.chat.judge import LocalModelSpec
+from ragas_boot.chat.local import LocalModelServer, bundled_model_path
+from ragas_boot.chat.wire.openai import WireError
+
+pytestmark = pytest.mark.local_llm
+
+
+class Topics(BaseModel):
+    """Topics found."""
+
+    topics: list[str]
+
+
+class Verdict(BaseModel):
+    """A verdict."""
+
+    goal_achieved: bool
+    reason: str
+
+
+CONVERSATION = (
+    "User: Book me a flight to Paris for Monday, and what is the weather in Tokyo?\n"
+    "Assistant: Booked AF1081 for Monday 10:00. Tokyo: 18°C, cloudy — «ça va».\n"
+)
+
+
+def _plan(instructions: str, schema: type[BaseModel], **extra: object) -> ChatPlan:
+    fields: dict[str, object] = {
+        "model": "m",
+        "messages": [{"role": "user", "content": f"{instructions}\n\n{CONVERSATION}"}],
+        "temperature": 0.0,
+        "max_tokens": 96,
+        "schema": schema.model_json_schema(),
+    }
+    fields.update(extra)
+    return ChatPlan(**fields)  # type: ignore[arg-type]
+
+
+TOPICS = _plan("List the topics of this conversation as JSON.", Topics)
+VERDICT = _plan("Was the user's goal achieved? Answer as JSON.", Verdict)
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[LlamaEngine]:
+    engine = LlamaEngine(
+        spec=LocalModelSpec(model_path=bundled_model_path(), n_ctx=2048),
+        stopping=threading.Event(),
+    )
+    yield engine
+    engine.close()
+
+
+@pytest.mark.parametrize("plan", [TOPICS, VERDICT], ids=["topics", "verdict"])
+def test_the_greedy_loop_makes_the_tokens_llama_cpp_python_makes(engine, plan):
+    ours = engine.generate(plan)
+    text, finish, prompt_tokens, completion_tokens = engine._chat_completion(plan, greedy=True)
+
+    assert (ours.text, ours.finish_reason) == (text, finish)
+    assert (ours.prompt_tokens, ours.completion_tokens) == (prompt_tokens, completion_tokens)
+    assert ours.completion_tokens > 0
+
+
+def test_a_stop_sequence_ends_the_answer_where_llama_cpp_python_ends_it(engine):
+    plan = _plan("Was the user's goal achieved? Answer as JSON.", Verdict, stop=("reason",))
+    ours = engine.generate(plan)
+    text, finish, _, _ = engine._chat_completion(plan, greedy=True)
+    assert "reason" not in ours.text
+    assert (ours.text, ours.finish_reason) == (text, finish) == (ours.text, "stop")
+
+
+def test_a_caller_that_goes_stops_the_generation_within_a_few_tokens(engine):
+    checks = 0
+
+    def gone() -> bool:
+        nonlocal checks
+        checks += 1
+        return checks > 2  # present when its turn comes and at token 0, gone at token 8
+
+    with pytest.raises(WireError) as caught:
+        engine.generate(VERDICT, abandoned=gone)
+    assert caught.value.status == 499
+    assert checks == 3
+    # The model is free and its answers are unchanged by the interrupted generation.
+    again = engine.generate(VERDICT)
+    fresh = engine.generate(TOPICS), engine.generate(VERDICT)
+    assert again.text == fresh[1].text
+    assert again.completion_tokens > 2 * ABANDON_CHECK_EVERY
+
+
+def test_the_prompt_shared_with_the_last_call_is_not_read_again(engine):
+    engine.generate(VERDICT)
+    tokens = engine.prompt_tokens(VERDICT)
+    assert tokens is not None
+    kept = engine.kept_tokens(tokens)
+    # Everything but the tail chunk is kept, on a chunk boundary.
+    assert 0 < kept < len(tokens)
+    assert kept % 32 == 0 and len(tokens) - kept <= 32
+    other = engine.prompt_tokens(TOPICS)
+    assert other is not None
+    assert engine.kept_tokens(other) < kept  # shares only the chat template's head
+
+
+def _wait_until_generating(server: LocalModelServer) -> None:
+    while not server.peak_generating:
+        threading.Event().wait(0.01)
+
+
+@pytest.mark.asyncio
+async def test_a_cancelled_local_call_is_not_recorded_and_the_next_one_answers():
+    spec = LocalModelSpec(model_path=bundled_model_path(), n_ctx=2048)
+    with LocalModelServer(spec=spec, model_ids=["m"]) as server:
+        long = _plan("Was the user's goal achieved? Answer as JSON.", Verdict, max_tokens=400)
+        task = asyncio.ensure_future(server.agenerate(long))
+        await asyncio.to_thread(_wait_until_generating, server)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        answer = await server.agenerate(VERDICT)
+        assert answer.completion_tokens > 0
+        assert [record.prompt_tokens for record in server.records] == [answer.prompt_tokens]
