@@ -14,6 +14,7 @@ import math
 import os
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
@@ -34,6 +35,12 @@ _GRAMMAR_CACHE_SIZE: Final = 64
 #: The prompt is always read in chunks that start at multiples of it, whatever was kept, so
 #: every token is computed exactly as in a fresh context (answers do not depend on history).
 CHUNK: Final = 32
+#: JSON characters that close a string, an array or an object, and what may follow them in
+#: one token (spaces, as the model's vocabulary glues them).
+_CLOSING: Final = frozenset('"]}')
+_CLOSING_PIECE: Final = frozenset('"]} Ġ\n')
+#: Once this few tokens are left of ``max_tokens``, an answer is steered to close its JSON.
+CLOSING_RESERVE: Final = 24
 #: A generation checks whether its caller has gone every this many tokens.
 ABANDON_CHECK_EVERY: Final = 8
 #: Keys whose values map names to schemas.
@@ -265,6 +272,111 @@ def _common_prefix(held: Sequence[int], tokens: Sequence[int]) -> int:
     return int(Llama.longest_token_prefix(held, tokens))
 
 
+def closed_objects(schema: Any) -> Any:
+    """``schema`` with ``additionalProperties: false`` on every object schema that lists its
+    properties and says nothing of others (what llama.cpp's own converter assumes)."""
+    if isinstance(schema, list):
+        return [closed_objects(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    closed: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            closed[key] = {name: closed_objects(item) for name, item in value.items()}
+        elif key in _SUBSCHEMA_KEYS:
+            closed[key] = closed_objects(value)
+        else:
+            closed[key] = value
+    if "properties" in schema and "additionalProperties" not in schema:
+        closed["additionalProperties"] = False
+    return closed
+
+
+def closing_tokens(llm: Any) -> Any:
+    """The ids of the vocabulary's tokens that only close JSON: made of ``"``, ``]``, ``}``
+    and spaces, starting with one of the three (``"``, ``"}``, ``]}``...)."""
+    import numpy as np
+
+    ids = [
+        token
+        for token in range(llm.n_vocab())
+        if (piece := llm._model.token_get_text(token))
+        and piece[0] in _CLOSING
+        and set(piece) <= _CLOSING_PIECE
+    ]
+    return np.array(ids, dtype=np.intc)
+
+
+class GuidedDecoder:
+    """Greedy decoding under a JSON schema with llguidance (what llama.cpp's own
+    ``LLAMA_LLGUIDANCE`` build uses): the model's best token is checked against the
+    grammar first, the whole vocabulary's mask (a bitmask, computed in microseconds) only
+    when it does not fit; text the grammar forces (keys, ``const`` values, closing brackets)
+    comes as :meth:`forced` tokens, which the engine reads in one batch instead of
+    generating one by one. Forced text is tokenized canonically, as the model saw JSON in
+    training. One instance per schema, reset for each generation (:meth:`begin`).
+    """
+
+    def __init__(self, *, tokenizer: Any, grammar: str, n_vocab: int, closers: Any) -> None:
+        import llguidance
+        import numpy as np
+
+        self._matcher = llguidance.LLMatcher(tokenizer, grammar, log_level=0)
+        if self._matcher.is_error():
+            raise ValueError(self._matcher.get_error())
+        self._n_vocab = n_vocab
+        self._mask = np.zeros(((n_vocab + 31) // 32,), dtype=np.int32)
+        self._closers = closers
+
+    def begin(self) -> GuidedDecoder:
+        """Start a new generation."""
+        self._matcher.reset()
+        return self
+
+    def forced(self) -> list[int]:
+        """Tokens the grammar forces next (often none)."""
+        return list(self._matcher.compute_ff_tokens())
+
+    def choose(self, scores: Any) -> int:
+        """The highest-logit token the grammar accepts next."""
+        import numpy as np
+
+        token = int(np.argmax(scores))
+        if self._matcher.validate_tokens([token]) == 1:
+            return token
+        allowed = self._allowed()
+        return int(np.argmax(np.where(allowed, scores, -np.inf)))
+
+    def choose_closing(self, scores: Any) -> int:
+        """The highest-logit token the grammar accepts that closes a string, an array or an
+        object (``"``, ``]``, ``}``...), or :meth:`choose`'s token when none may come next:
+        how an answer about to run out of tokens is still finished as valid JSON."""
+        import numpy as np
+
+        allowed = self._allowed()[self._closers]
+        if not allowed.any():
+            return self.choose(scores)
+        candidates = self._closers[allowed]
+        return int(candidates[np.argmax(scores[candidates])])
+
+    def _allowed(self) -> Any:
+        import numpy as np
+
+        self._matcher.unsafe_compute_mask_ptr(self._mask.ctypes.data, self._mask.nbytes)
+        bits = np.unpackbits(self._mask.view(np.uint8), bitorder="little")[: self._n_vocab]
+        return bits.astype(bool)
+
+    def accept(self, tokens: list[int]) -> None:
+        """Advance over ``tokens``."""
+        if not self._matcher.consume_tokens(tokens):
+            raise RuntimeError(f"llguidance refused tokens it allowed: {self._matcher.get_error()}")
+
+    @property
+    def done(self) -> bool:
+        """Whether the answer is complete (nothing but the end may follow)."""
+        return bool(self._matcher.is_stopped())
+
+
 @functools.cache
 def _chunked_llama_class() -> type[Any]:
     """``llama_cpp.Llama`` keeping only whole :data:`CHUNK` s of the previous prompt's KV state."""
@@ -328,6 +440,12 @@ class LlamaEngine:
         self._greedy: OrderedDict[str, GreedyGrammar] = OrderedDict()
         self._scratch: Any = None
         self._formatter = chat_formatter(self._llm)
+        self._guided: OrderedDict[str, GuidedDecoder] = OrderedDict()
+        self._lltokenizer: Any = None
+        self._closers: Any = None
+        self.forced_tokens = 0
+        """Answer tokens the llguidance decoder read as forced text, in batches."""
+        self.decoder = spec.decoder
         self._active = 0
         self.peak_active = 0
         log.info("loaded %s in %.2fs (%d threads)", spec.model_path.name, self.load_s, threads)
@@ -482,6 +600,8 @@ class LlamaEngine:
             if tokens is None:
                 tokens = self.prompt_tokens(plan)
             if tokens is not None:
+                if self.decoder == "llguidance":
+                    return self._guided_greedy(plan, plan.schema, tokens, abandoned)
                 return self._greedy_constrained(plan, plan.schema, tokens, abandoned)
         return self._chat_completion(plan, greedy=greedy)
 
@@ -550,6 +670,121 @@ class LlamaEngine:
                 llm.eval([token])
         text = llm.detokenize(out, prev_tokens=tokens)
         return text.decode("utf-8", errors="ignore"), finish_reason, len(tokens), len(out)
+
+    def _guided_decoder(self, schema: dict[str, Any]) -> GuidedDecoder:
+        text = self._grammar_text(schema)
+        decoder = self._guided.get(text)
+        if decoder is not None:
+            self._guided.move_to_end(text)
+            return decoder.begin()
+        import llguidance
+        import llguidance.llamacpp
+
+        if self._lltokenizer is None:
+            with warnings.catch_warnings():
+                # llguidance reads token attributes with a llama_cpp call that llama-cpp-python
+                # 0.3.36 marks deprecated (it still works; the new name is not in llguidance yet).
+                warnings.filterwarnings("ignore", "llama_token_get_attr", DeprecationWarning)
+                self._lltokenizer = llguidance.llamacpp.lltokenizer_from_vocab(
+                    self._llm._model.vocab
+                )
+        try:
+            grammar = llguidance.LLMatcher.grammar_from_json_schema(
+                closed_objects(json.loads(text)),
+                overrides={
+                    "whitespace_flexible": False,
+                    "item_separator": ", ",
+                    "key_separator": ": ",
+                },
+            )
+            if self._closers is None:
+                self._closers = closing_tokens(self._llm)
+            decoder = GuidedDecoder(
+                tokenizer=self._lltokenizer,
+                grammar=grammar,
+                n_vocab=self._llm.n_vocab(),
+                closers=self._closers,
+            )
+        except ValueError as error:
+            raise WireError(
+                400,
+                f"the JSON schema cannot be turned into a grammar: {error}",
+                param="response_format",
+            ) from error
+        self._guided[text] = decoder
+        if len(self._guided) > _GRAMMAR_CACHE_SIZE:
+            self._guided.popitem(last=False)
+        return decoder.begin()
+
+    def _guided_greedy(
+        self,
+        plan: ChatPlan,
+        schema: dict[str, Any],
+        tokens: list[int],
+        abandoned: Callable[[], bool] | None,
+    ) -> tuple[str, str, int, int]:
+        import llama_cpp
+        import numpy as np
+
+        decoder = self._guided_decoder(schema)
+        llm = self._llm
+        reserve = min(CLOSING_RESERVE, (plan.max_tokens or 0) // 4)
+        vocab = llm._model.vocab
+        n_vocab = llm.n_vocab()
+        room = llm.n_ctx() - len(tokens)
+        limit = room if plan.max_tokens is None or plan.max_tokens <= 0 else plan.max_tokens
+        limit = min(limit, room)
+        self._read_prompt(tokens)
+        out: list[int] = []
+        finish_reason = "length"
+        checked = 0
+        while len(out) < limit:
+            if abandoned is not None and len(out) >= checked:
+                checked = len(out) + ABANDON_CHECK_EVERY
+                if abandoned():
+                    raise WireError(499, "the client closed the connection during generation")
+            forced = decoder.forced()[: limit - len(out)]
+            end = next(
+                (i for i, t in enumerate(forced) if llama_cpp.llama_vocab_is_eog(vocab, t)), None
+            )
+            if end is not None:
+                forced = forced[:end]
+            if forced:
+                decoder.accept(forced)
+                out.extend(forced)
+                self.forced_tokens += len(forced)
+                if end is not None or decoder.done:
+                    finish_reason = "stop"
+                    break
+                if len(out) < limit:
+                    llm.eval(forced)
+                continue
+            if end is not None:
+                finish_reason = "stop"
+                break
+            logits = np.ctypeslib.as_array(
+                llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,)
+            )
+            if limit - len(out) <= reserve:
+                token = decoder.choose_closing(logits)
+            else:
+                token = decoder.choose(logits)
+            if llama_cpp.llama_vocab_is_eog(vocab, token):
+                finish_reason = "stop"
+                break
+            decoder.accept([token])
+            out.append(token)
+            if decoder.done:
+                finish_reason = "stop"
+                break
+            if len(out) < limit:
+                llm.eval([token])
+        text = llm.detokenize(out, prev_tokens=tokens).decode("utf-8", errors="ignore")
+        if plan.stop:
+            hits = [text.index(stop) for stop in plan.stop if stop in text]
+            if hits:
+                return text[: min(hits)], "stop", len(tokens), len(out)
+        return text, finish_reason, len(tokens), len(out)
 
     def _chat_completion(self, plan: ChatPlan, *, greedy: bool) -> tuple[str, str, int, int]:
         from llama_cpp import LogitsProcessorList

@@ -569,6 +569,7 @@ def _local_specs(settings: RagasSettings) -> list[tuple[JudgeSpec, str]]:
             chat_format=local.chat_format,
             max_string_length=local.max_string_length,
             max_array_items=local.max_array_items,
+            decoder=local.decoder.value,
         )
         spec = _spec(
             providers,

@@ -145,6 +145,8 @@ class LocalModelSpec:
             closed after this many characters; 0 means no cap.
         max_array_items: in constrained answers, JSON arrays without a ``maxItems`` are closed
             after this many items; 0 means no cap.
+        decoder: greedy schema-constrained answers with ``"llguidance"`` or llama.cpp's
+            ``"grammar"`` (see :class:`~ragas_boot.config.settings.LocalDecoder`).
     """
 
     model_path: Path
@@ -154,6 +156,7 @@ class LocalModelSpec:
     chat_format: str | None = None
     max_string_length: int = 400
     max_array_items: int = 16
+    decoder: str = "llguidance"
 
 
 @dataclass(frozen=True, slots=True)

@@ -209,6 +209,17 @@ class RateLimitStrategy(CaseInsensitiveEnum):
     """Fail the call at once; the judge is excluded for that step."""
 
 
+class LocalDecoder(CaseInsensitiveEnum):
+    """How the embedded local judge keeps a greedy answer inside its JSON schema."""
+
+    LLGUIDANCE = "llguidance"
+    """llguidance (what llama.cpp's ``LLAMA_LLGUIDANCE`` build uses): text the schema forces
+    (keys, constants, brackets) is read in one batch and tokenized canonically; compact JSON."""
+    GRAMMAR = "grammar"
+    """llama.cpp's GBNF grammar from llama-cpp-python's converter, every token generated; the
+    answers ragas-boot 0.x gave before the llguidance decoder, token for token."""
+
+
 class StructuredOutputMode(CaseInsensitiveEnum):
     """How a judge is asked for JSON."""
 
@@ -976,6 +987,11 @@ class LocalProviderSettings(_Section):
         ge=0,
         description="JSON arrays with no maxItems are closed after this many items "
         "(a small model repeating an item still answers valid JSON); 0 = no cap.",
+    )
+    decoder: LocalDecoder = Field(
+        default=LocalDecoder.LLGUIDANCE,
+        description="Greedy JSON answers: llguidance (forced text read in one batch, "
+        "canonical tokens) or grammar (llama.cpp's GBNF, the earlier answers exactly).",
     )
     chat_models: list[LocalChatModelSettings] = Field(
         default_factory=list,

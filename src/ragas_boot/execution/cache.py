@@ -152,6 +152,7 @@ def _target(spec: JudgeSpec) -> dict[str, Any]:
             "chat_format": local.chat_format,
             "max_string_length": local.max_string_length,
             "max_array_items": local.max_array_items,
+            "decoder": local.decoder,
         }
     if spec.langchain is not None:
         arguments = {
