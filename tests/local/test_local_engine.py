@@ -187,3 +187,41 @@ def test_llguidance_answers_do_not_depend_on_what_ran_before(engine):
     engine.generate(VERDICT)
     engine.generate(_plan("Describe the booking as JSON.", Booking))
     assert engine.generate(TOPICS).text == first.text
+
+
+LOOPING_PROMPT = (
+    "List every distinct topic that was discussed, each as a short phrase of 2 to 5 words. "
+    "Do not repeat a topic.\n\nConversation:\n"
+    "[USER]: Book me a flight to Paris for Monday.\n[ASSISTANT]: Searching.\n"
+    "[TOOL]: Air France AF1081, Monday 10:00, $450\n[ASSISTANT]: Booking it.\n"
+    '[TOOL]: {"status": "confirmed", "pnr": "X7K2QP"}\n'
+    "[ASSISTANT]: Booked: Air France AF1081 to Paris, Monday 10:00. Reference X7K2QP.\n"
+)
+
+
+def test_an_answer_that_repeats_itself_is_closed_once_the_loop_shows(engine):
+    plan = ChatPlan(
+        model="m",
+        messages=[{"role": "user", "content": LOOPING_PROMPT}],
+        temperature=0.0,
+        max_tokens=256,
+        schema=Topics.model_json_schema(),
+    )
+    unguarded = LlamaEngine(
+        spec=LocalModelSpec(model_path=bundled_model_path(), n_ctx=2048, stop_loops=False),
+        stopping=threading.Event(),
+    )
+    try:
+        looped = unguarded.generate(plan)
+    finally:
+        unguarded.close()
+    stopped_before = engine.loops_stopped
+    guarded = engine.generate(plan)
+
+    long = Topics.model_validate_json(looped.text).topics
+    short = Topics.model_validate_json(guarded.text).topics
+    assert len(long) > len(set(long)) + 4  # the model repeats itself (to max-array-items)
+    assert engine.loops_stopped == stopped_before + 1
+    assert guarded.completion_tokens < looped.completion_tokens / 2
+    # What came before the loop is kept: the same distinct topics, in the same order.
+    assert list(dict.fromkeys(short)) == list(dict.fromkeys(long))

@@ -41,6 +41,12 @@ _CLOSING: Final = frozenset('"]}')
 _CLOSING_PIECE: Final = frozenset('"]} Ġ\n')
 #: Once this few tokens are left of ``max_tokens``, an answer is steered to close its JSON.
 CLOSING_RESERVE: Final = 24
+#: A greedy answer is looping once its last tokens are one span repeated back to back, the
+#: span between :data:`LOOP_MIN_SPAN` and :data:`LOOP_MAX_SPAN` tokens long and the repeats
+#: together at least :data:`LOOP_MIN_TOKENS` (and at least two).
+LOOP_MIN_SPAN: Final = 3
+LOOP_MAX_SPAN: Final = 32
+LOOP_MIN_TOKENS: Final = 16
 #: A generation checks whether its caller has gone every this many tokens.
 ABANDON_CHECK_EVERY: Final = 8
 #: Keys whose values map names to schemas.
@@ -292,6 +298,20 @@ def closed_objects(schema: Any) -> Any:
     return closed
 
 
+def looping(tokens: Sequence[int]) -> bool:
+    """Whether ``tokens`` end with one span repeated back to back (see :data:`LOOP_MIN_SPAN`):
+    a small model that writes the same topic, or the same clause, again and again."""
+    n = len(tokens)
+    for span in range(LOOP_MIN_SPAN, min(LOOP_MAX_SPAN, n // 2) + 1):
+        repeats = max(2, -(-LOOP_MIN_TOKENS // span))
+        if span * repeats > n:
+            continue
+        last = tokens[n - span :]
+        if all(tokens[n - span * (k + 1) : n - span * k] == last for k in range(1, repeats)):
+            return True
+    return False
+
+
 def closing_tokens(llm: Any) -> Any:
     """The ids of the vocabulary's tokens that only close JSON: made of ``"``, ``]``, ``}``
     and spaces, starting with one of the three (``"``, ``"}``, ``]}``...)."""
@@ -445,6 +465,8 @@ class LlamaEngine:
         self._closers: Any = None
         self.forced_tokens = 0
         """Answer tokens the llguidance decoder read as forced text, in batches."""
+        self.loops_stopped = 0
+        """Answers the llguidance decoder closed early because they repeated themselves."""
         self.decoder = spec.decoder
         self._active = 0
         self.peak_active = 0
@@ -729,6 +751,8 @@ class LlamaEngine:
         decoder = self._guided_decoder(schema)
         llm = self._llm
         reserve = min(CLOSING_RESERVE, (plan.max_tokens or 0) // 4)
+        stop_loops = self._spec.stop_loops
+        closing = False
         vocab = llm._model.vocab
         n_vocab = llm.n_vocab()
         room = llm.n_ctx() - len(tokens)
@@ -765,7 +789,7 @@ class LlamaEngine:
             logits = np.ctypeslib.as_array(
                 llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,)
             )
-            if limit - len(out) <= reserve:
+            if closing or limit - len(out) <= reserve:
                 token = decoder.choose_closing(logits)
             else:
                 token = decoder.choose(logits)
@@ -777,6 +801,9 @@ class LlamaEngine:
             if decoder.done:
                 finish_reason = "stop"
                 break
+            if stop_loops and not closing and looping(out):
+                closing = True  # from here on, close what is open as soon as it may be
+                self.loops_stopped += 1
             if len(out) < limit:
                 llm.eval([token])
         text = llm.detokenize(out, prev_tokens=tokens).decode("utf-8", errors="ignore")

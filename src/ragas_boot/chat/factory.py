@@ -570,6 +570,7 @@ def _local_specs(settings: RagasSettings) -> list[tuple[JudgeSpec, str]]:
             max_string_length=local.max_string_length,
             max_array_items=local.max_array_items,
             decoder=local.decoder.value,
+            stop_loops=local.stop_loops,
         )
         spec = _spec(
             providers,

@@ -147,6 +147,7 @@ class LocalModelSpec:
             after this many items; 0 means no cap.
         decoder: greedy schema-constrained answers with ``"llguidance"`` or llama.cpp's
             ``"grammar"`` (see :class:`~ragas_boot.config.settings.LocalDecoder`).
+        stop_loops: with llguidance, close a greedy answer that has started repeating itself.
     """
 
     model_path: Path
@@ -157,6 +158,7 @@ class LocalModelSpec:
     max_string_length: int = 400
     max_array_items: int = 16
     decoder: str = "llguidance"
+    stop_loops: bool = True
 
 
 @dataclass(frozen=True, slots=True)

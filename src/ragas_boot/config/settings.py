@@ -993,6 +993,11 @@ class LocalProviderSettings(_Section):
         description="Greedy JSON answers: llguidance (forced text read in one batch, "
         "canonical tokens) or grammar (llama.cpp's GBNF, the earlier answers exactly).",
     )
+    stop_loops: bool = Field(
+        default=True,
+        description="llguidance decoder: once a greedy answer repeats a span of tokens back "
+        "to back (16 tokens or more), it is closed as soon as its JSON allows.",
+    )
     chat_models: list[LocalChatModelSettings] = Field(
         default_factory=list,
         description="Judge ids served by the local model(s); empty: one default judge.",

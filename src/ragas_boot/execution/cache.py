@@ -153,6 +153,7 @@ def _target(spec: JudgeSpec) -> dict[str, Any]:
             "max_string_length": local.max_string_length,
             "max_array_items": local.max_array_items,
             "decoder": local.decoder,
+            "stop_loops": local.stop_loops,
         }
     if spec.langchain is not None:
         arguments = {
