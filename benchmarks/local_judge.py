@@ -1,7 +1,7 @@
 """The embedded local judge at its model's speed: the quickstart's billed tokens/s of wall
 beside llama-cpp-python's own prompt and generation speed on the same prompts.
 
-    .venv/bin/python benchmarks/local_judge.py [--threads N]
+    .venv/bin/python benchmarks/local_judge.py [--threads N] [--decoder llguidance|grammar]
 
 Needs the ``[local]`` extra. In one process it
 
@@ -38,7 +38,9 @@ def _step_of(messages: tuple[dict[str, str], ...]) -> str:
     return first[:60]
 
 
-def run_quickstart(threads: int | None) -> tuple[float, int, list[Any], float]:
+def run_quickstart(
+    threads: int | None, decoder: str | None = None
+) -> tuple[float, int, list[Any], float]:
     """The quickstart through ragas-boot: (wall of the run, billed tokens, records, load s)."""
     from ragas_boot import create_container, load_settings
     from ragas_boot.chat import LocalJudge
@@ -48,6 +50,8 @@ def run_quickstart(threads: int | None) -> tuple[float, int, list[Any], float]:
     environ = {"SPRING_AI_RAGAS_CACHE_ENABLED": "false"}
     if threads is not None:
         environ["SPRING_AI_RAGAS_PROVIDERS_LOCAL_N_THREADS"] = str(threads)
+    if decoder is not None:
+        environ["SPRING_AI_RAGAS_PROVIDERS_LOCAL_DECODER"] = decoder
     settings = load_settings(ROOT / "application.yaml", environ=environ)
     dataset = load_dataset(QUICKSTART / "dataset.yaml")
     with create_container(settings) as container:
@@ -73,6 +77,13 @@ def run_quickstart(threads: int | None) -> tuple[float, int, list[Any], float]:
         }
         for (sample_id, metric), score in sorted(scores.items()):
             print(f"  score {sample_id:<22} {metric:<20} {score}")
+        for name in METRICS:
+            print(f"  mean  {name:<43} {run.metric_summary(name).mean:.3f}")
+        engine = judge.server._engine
+        print(
+            f"  decoder {engine.decoder}: {engine.forced_tokens} answer tokens read as forced "
+            f"text, {engine.loops_stopped} looping answers closed"
+        )
         return wall, billed, judge.server.records, load_s
 
 
@@ -124,6 +135,12 @@ def main() -> None:
     parser.add_argument(
         "--threads", type=int, default=None, help="n-threads (default: the judge's)"
     )
+    parser.add_argument(
+        "--decoder",
+        choices=["llguidance", "grammar"],
+        default=None,
+        help="providers.local.decoder (default: the configuration's, llguidance)",
+    )
     args = parser.parse_args()
     from ragas_boot.chat._local_engine import default_threads
 
@@ -134,7 +151,7 @@ def main() -> None:
         f"llama-cpp-python {llama_cpp.__version__}; {os.cpu_count()} CPUs, {threads} threads, "
         f"load average {os.getloadavg()[0]:.2f}"
     )
-    wall, billed, records, load_s = run_quickstart(args.threads)
+    wall, billed, records, load_s = run_quickstart(args.threads, args.decoder)
     judged: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0, 0.0, 0])
     for record in records:
         row = judged[_step_of(record.messages)]
