@@ -74,6 +74,20 @@ def default_threads() -> int:
     return max(1, (os.cpu_count() or 2) // 2)
 
 
+def _with_subschemas(schema: dict[str, Any], sub: Callable[[Any], Any]) -> dict[str, Any]:
+    """A copy of ``schema`` whose sub-schemas (properties, items, anyOf...) went through
+    ``sub``; its other keys as they are."""
+    copied: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            copied[key] = {name: sub(item) for name, item in value.items()}
+        elif key in _SUBSCHEMA_KEYS:
+            copied[key] = sub(value)
+        else:
+            copied[key] = value
+    return copied
+
+
 def bound_schema(schema: Any, *, max_string_length: int, max_array_items: int) -> Any:
     """``schema`` with a ``maxLength`` on every free-text string and a ``maxItems`` on every
     array that has none (a limit of 0 leaves that kind alone).
@@ -95,14 +109,7 @@ def bound_schema(schema: Any, *, max_string_length: int, max_array_items: int) -
             value, max_string_length=max_string_length, max_array_items=max_array_items
         )
 
-    bounded: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key in _SCHEMA_MAPS and isinstance(value, dict):
-            bounded[key] = {name: sub(item) for name, item in value.items()}
-        elif key in _SUBSCHEMA_KEYS:
-            bounded[key] = sub(value)
-        else:
-            bounded[key] = value
+    bounded = _with_subschemas(schema, sub)
     kind = schema.get("type")
     kinds = kind if isinstance(kind, list) else [kind]
     if (
@@ -271,6 +278,13 @@ def chat_formatter(llm: Any) -> Callable[..., Any] | None:
     return named
 
 
+def _no_grammar(error: Exception) -> WireError:
+    """The 400 for a schema the decoder cannot turn into a grammar."""
+    return WireError(
+        400, f"the JSON schema cannot be turned into a grammar: {error}", param="response_format"
+    )
+
+
 def _common_prefix(held: Sequence[int], tokens: Sequence[int]) -> int:
     """How many leading tokens ``held`` and ``tokens`` share."""
     from llama_cpp import Llama
@@ -285,14 +299,7 @@ def closed_objects(schema: Any) -> Any:
         return [closed_objects(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    closed: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key in _SCHEMA_MAPS and isinstance(value, dict):
-            closed[key] = {name: closed_objects(item) for name, item in value.items()}
-        elif key in _SUBSCHEMA_KEYS:
-            closed[key] = closed_objects(value)
-        else:
-            closed[key] = value
+    closed = _with_subschemas(schema, closed_objects)
     if "properties" in schema and "additionalProperties" not in schema:
         closed["additionalProperties"] = False
     return closed
@@ -492,11 +499,7 @@ class LlamaEngine:
         try:
             grammar = LlamaGrammar.from_json_schema(text, verbose=False)
         except Exception as error:  # the converter raises plain errors on unsupported schemas
-            raise WireError(
-                400,
-                f"the JSON schema cannot be turned into a grammar: {error}",
-                param="response_format",
-            ) from error
+            raise _no_grammar(error) from error
         self._grammars[text] = grammar
         if len(self._grammars) > _GRAMMAR_CACHE_SIZE:
             self._grammars.popitem(last=False)
@@ -519,11 +522,7 @@ class LlamaEngine:
                 scratch=self._scratch,
             )
         except ValueError as error:
-            raise WireError(
-                400,
-                f"the JSON schema cannot be turned into a grammar: {error}",
-                param="response_format",
-            ) from error
+            raise _no_grammar(error) from error
         self._greedy[text] = greedy
         if len(self._greedy) > _GRAMMAR_CACHE_SIZE:
             self._greedy.popitem(last=False)[1].close()
@@ -657,41 +656,61 @@ class LlamaEngine:
         the same tokens ``create_chat_completion`` with :class:`GreedyGrammar` as its
         logits processor makes, without its per-token sampler chain and logits copies."""
         import llama_cpp
-        import numpy as np
 
         grammar = self._greedy_grammar(schema)
         llm = self._llm
         vocab = llm._model.vocab
-        n_vocab = llm.n_vocab()
-        room = llm.n_ctx() - len(tokens)
-        limit = room if plan.max_tokens is None or plan.max_tokens <= 0 else plan.max_tokens
-        limit = min(limit, room)
+        limit = self._answer_limit(plan, tokens)
         self._read_prompt(tokens)
         out: list[int] = []
         finish_reason = "length"
-        text = b""
         while len(out) < limit:
             if abandoned is not None and len(out) % ABANDON_CHECK_EVERY == 0 and abandoned():
                 raise WireError(499, "the client closed the connection during generation")
-            logits = np.ctypeslib.as_array(
-                llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,)
-            )
-            token = grammar.choose(logits)
+            token = grammar.choose(self._last_logits())
             if llama_cpp.llama_vocab_is_eog(vocab, token):
                 finish_reason = "stop"
                 break
             grammar.accept(token)
             out.append(token)
-            if plan.stop:
-                text = llm.detokenize(out, prev_tokens=tokens)
-                decoded = text.decode("utf-8", errors="ignore")
-                hits = [decoded.index(stop) for stop in plan.stop if stop in decoded]
-                if hits:
-                    return decoded[: min(hits)], "stop", len(tokens), len(out)
+            if plan.stop and self._stop_in(out, tokens, plan.stop) is not None:
+                finish_reason = "stop"
+                break
             if len(out) < limit:
                 llm.eval([token])
-        text = llm.detokenize(out, prev_tokens=tokens)
-        return text.decode("utf-8", errors="ignore"), finish_reason, len(tokens), len(out)
+        return self._answer(out, tokens, plan.stop, finish_reason)
+
+    def _answer_limit(self, plan: ChatPlan, tokens: list[int]) -> int:
+        """How many tokens the answer may have: ``max_tokens``, within the context left."""
+        room: int = self._llm.n_ctx() - len(tokens)
+        if plan.max_tokens is None or plan.max_tokens <= 0:
+            return room
+        return min(plan.max_tokens, room)
+
+    def _last_logits(self) -> Any:
+        """The logits after the last token read (a view on llama.cpp's buffer)."""
+        import llama_cpp
+        import numpy as np
+
+        pointer = llama_cpp.llama_get_logits_ith(self._llm._ctx.ctx, -1)
+        return np.ctypeslib.as_array(pointer, shape=(self._llm.n_vocab(),))
+
+    def _stop_in(self, out: list[int], tokens: list[int], stops: Sequence[str]) -> int | None:
+        """Where the first stop sequence begins in the answer so far, or ``None``."""
+        text = self._llm.detokenize(out, prev_tokens=tokens).decode("utf-8", errors="ignore")
+        hits = [text.index(stop) for stop in stops if stop in text]
+        return min(hits) if hits else None
+
+    def _answer(
+        self, out: list[int], tokens: list[int], stops: Sequence[str], finish_reason: str
+    ) -> tuple[str, str, int, int]:
+        """(text, finish reason, prompt tokens, completion tokens), the text cut before the
+        first stop sequence (as llama-cpp-python does)."""
+        text = self._llm.detokenize(out, prev_tokens=tokens).decode("utf-8", errors="ignore")
+        hits = [text.index(stop) for stop in stops if stop in text]
+        if hits:
+            return text[: min(hits)], "stop", len(tokens), len(out)
+        return text, finish_reason, len(tokens), len(out)
 
     def _guided_decoder(self, schema: dict[str, Any]) -> GuidedDecoder:
         text = self._grammar_text(schema)
@@ -728,11 +747,7 @@ class LlamaEngine:
                 closers=self._closers,
             )
         except ValueError as error:
-            raise WireError(
-                400,
-                f"the JSON schema cannot be turned into a grammar: {error}",
-                param="response_format",
-            ) from error
+            raise _no_grammar(error) from error
         self._guided[text] = decoder
         if len(self._guided) > _GRAMMAR_CACHE_SIZE:
             self._guided.popitem(last=False)
@@ -745,8 +760,10 @@ class LlamaEngine:
         tokens: list[int],
         abandoned: Callable[[], bool] | None,
     ) -> tuple[str, str, int, int]:
+        """Greedy decoding under ``schema`` with llguidance (:class:`GuidedDecoder`): forced
+        text read in batches; near the end of ``max_tokens``, or once the answer loops (with
+        ``stop-loops``), the open JSON is closed as soon as the grammar allows."""
         import llama_cpp
-        import numpy as np
 
         decoder = self._guided_decoder(schema)
         llm = self._llm
@@ -754,10 +771,7 @@ class LlamaEngine:
         stop_loops = self._spec.stop_loops
         closing = False
         vocab = llm._model.vocab
-        n_vocab = llm.n_vocab()
-        room = llm.n_ctx() - len(tokens)
-        limit = room if plan.max_tokens is None or plan.max_tokens <= 0 else plan.max_tokens
-        limit = min(limit, room)
+        limit = self._answer_limit(plan, tokens)
         self._read_prompt(tokens)
         out: list[int] = []
         finish_reason = "length"
@@ -786,9 +800,7 @@ class LlamaEngine:
             if end is not None:
                 finish_reason = "stop"
                 break
-            logits = np.ctypeslib.as_array(
-                llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,)
-            )
+            logits = self._last_logits()
             if closing or limit - len(out) <= reserve:
                 token = decoder.choose_closing(logits)
             else:
@@ -804,14 +816,12 @@ class LlamaEngine:
             if stop_loops and not closing and looping(out):
                 closing = True  # from here on, close what is open as soon as it may be
                 self.loops_stopped += 1
+            if plan.stop and self._stop_in(out, tokens, plan.stop) is not None:
+                finish_reason = "stop"
+                break
             if len(out) < limit:
                 llm.eval([token])
-        text = llm.detokenize(out, prev_tokens=tokens).decode("utf-8", errors="ignore")
-        if plan.stop:
-            hits = [text.index(stop) for stop in plan.stop if stop in text]
-            if hits:
-                return text[: min(hits)], "stop", len(tokens), len(out)
-        return text, finish_reason, len(tokens), len(out)
+        return self._answer(out, tokens, plan.stop, finish_reason)
 
     def _chat_completion(self, plan: ChatPlan, *, greedy: bool) -> tuple[str, str, int, int]:
         from llama_cpp import LogitsProcessorList
