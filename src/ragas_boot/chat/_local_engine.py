@@ -794,6 +794,9 @@ class LlamaEngine:
                 if end is not None or decoder.done:
                     finish_reason = "stop"
                     break
+                if plan.stop and self._stop_in(out, tokens, plan.stop) is not None:
+                    finish_reason = "stop"
+                    break
                 if len(out) < limit:
                     llm.eval(forced)
                 continue

@@ -40,7 +40,6 @@ from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, LocalModelSpec, TokenU
 from ragas_boot.chat.openai_calls import checked_answer
 from ragas_boot.chat.openai_judge import OpenAICompatibleJudge
 from ragas_boot.chat.wire.openai import (
-    ChatCompletionRequest,
     WireError,
     error_body,
     models_body,
@@ -444,23 +443,6 @@ class LocalModelServer:
         finally:
             with self._stats_lock:
                 self._in_flight -= 1
-
-    def complete(
-        self, request: ChatCompletionRequest, *, abandoned: Callable[[], bool] | None = None
-    ) -> dict[str, Any]:
-        """Answer one chat request (called on the model's worker thread).
-
-        Args:
-            request: the request, as the wire module read it.
-            abandoned: tells whether the client has gone; checked when the request's turn
-                comes, so that a request whose client timed out while queued is not generated.
-
-        Raises:
-            WireError: the model cannot do what the request asks, or the server is stopping.
-        """
-        plan = plan_chat(request, models=self.model_ids)
-        generation = self._generate(plan, abandoned)
-        return completion_for(plan, generation)
 
 
 class LocalModelPool:
