@@ -1,7 +1,13 @@
 """One GGUF model loaded with llama.cpp, answering one :class:`ChatPlan` at a time.
 
-``llama_cpp`` is imported here only, when a model is loaded: importing it loads the native
-library, which ``ragas-boot --help`` and runs without a local judge never need.
+Greedy answers under a JSON schema (every judge call) run in a decoding loop of our own, with
+llguidance (:class:`GuidedDecoder`, the default) or llama.cpp's grammar
+(:class:`GreedyGrammar`); other sampling goes through llama-cpp-python's
+``create_chat_completion``.
+
+``llama_cpp`` and ``llguidance`` are imported here only, when a model is loaded: importing
+them loads native libraries, which ``ragas-boot --help`` and runs without a local judge never
+need.
 """
 
 from __future__ import annotations
@@ -433,6 +439,8 @@ class LlamaEngine:
     are read once, not once per call. Only whole :data:`CHUNK` s are kept and the rest is read
     in the same chunks as from an empty context, so an answer does not depend on what ran
     before: the same request at temperature 0 gets the same answer (tests/local checks it).
+    Which request runs next is the caller's choice (:class:`~ragas_boot.chat._local_worker.
+    ModelWorker` takes the one sharing most with :meth:`kept_tokens`).
 
     Args:
         spec: the model to load.
