@@ -327,16 +327,13 @@ class Metric(ABC, Generic[ConfigT]):
     @classmethod
     def can_read(cls, sample: Sample) -> bool:
         """Whether ``sample`` has every field some mode of the metric reads (``reads``)."""
-
-        def present(name: str) -> bool:
-            value = getattr(sample, name, None)
-            return bool(value.strip()) if isinstance(value, str) else bool(value)
+        # Imported here: the steps import this module (Chain), so a top-level import is a cycle.
+        from ragas_boot.metrics.steps.inputs import has_field
 
         common = cls.reads.get("*", ())
         modes = [fields for mode, fields in cls.reads.items() if mode != "*"] or [()]
         return any(
-            all(any(present(name) for name in field.split("|")) for field in (*common, *fields))
-            for fields in modes
+            all(has_field(sample, field) for field in (*common, *fields)) for fields in modes
         )
 
     @classmethod

@@ -7,7 +7,14 @@ from collections.abc import Sequence
 from ragas_boot.errors import SampleValidationError
 from ragas_boot.samples import Sample
 
-__all__ = ["contexts_of", "require_contexts", "require_field", "require_fields", "require_text"]
+__all__ = [
+    "contexts_of",
+    "has_field",
+    "require_contexts",
+    "require_field",
+    "require_fields",
+    "require_text",
+]
 
 
 def require_text(sample: Sample, field: str, metric: str, mode: str | None, why: str) -> str:
@@ -37,7 +44,7 @@ def require_field(sample: Sample, field: str, metric: str, mode: str | None, why
     text present and not blank, ``retrieved_contexts`` present (may be empty), anything else
     present and not empty; ``a|b`` is met by either."""
     if "|" in field:
-        if not any(_has(sample, name) for name in field.split("|")):
+        if not has_field(sample, field):
             raise SampleValidationError(f"is missing; {why}", field=field, metric=metric, mode=mode)
         return
     if field == "retrieved_contexts":
@@ -72,9 +79,15 @@ def require_fields(
         )
 
 
-def _has(sample: Sample, field: str) -> bool:
-    value = getattr(sample, field)
-    return bool(value.strip()) if isinstance(value, str) else bool(value)
+def has_field(sample: Sample, field: str) -> bool:
+    """Whether ``sample`` has ``field`` not blank (text) or not empty (anything else); ``a|b``:
+    either. The one presence test of :meth:`Metric.can_read` and :func:`require_field`."""
+    for name in field.split("|"):
+        value = getattr(sample, name, None)
+        present = value.strip() if isinstance(value, str) else value
+        if present:
+            return True
+    return False
 
 
 def contexts_of(sample: Sample) -> list[str]:
