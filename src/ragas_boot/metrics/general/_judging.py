@@ -14,7 +14,7 @@ from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.errors import ConfigError, SampleValidationError
 from ragas_boot.execution.results import Exclusion, JudgeCall, StepRecord
 from ragas_boot.metrics.base import Metric, MetricConfig
-from ragas_boot.metrics.prompting import render_conversation
+from ragas_boot.metrics.prompting import data_block, render_conversation
 from ragas_boot.samples import Sample
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "JudgedTextMetric",
     "Repeats",
     "render_interaction",
+    "render_reference",
     "scale_text",
 ]
 
@@ -106,6 +107,19 @@ def render_interaction(
         parts.append(f"{labels['user_input']}\n{sample.user_input}")
     parts.append(f"{labels['response']}\n{sample.response}")
     return "\n\n".join(parts)
+
+
+def render_reference(sample: Sample, instruction: str) -> str:
+    """The optional reference part of a prompt: a line break, then ``instruction`` with its
+    ``{reference}`` filled by the sample's reference in a :func:`data_block`; ``""`` when the
+    sample has no reference.
+
+    The result goes into a template as configuration: the instruction stays outside the block
+    and only the sample's text is data.
+    """
+    if not (sample.reference and sample.reference.strip()):
+        return ""
+    return "\n" + instruction.format(reference=data_block("reference", sample.reference))
 
 
 class DefinitionConfig(InteractionConfig):

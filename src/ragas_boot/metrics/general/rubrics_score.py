@@ -17,8 +17,9 @@ from ragas_boot.metrics.general._judging import (
     InteractionConfig,
     JudgedTextMetric,
     render_interaction,
+    render_reference,
 )
-from ragas_boot.metrics.prompting import data_block, render_prompt
+from ragas_boot.metrics.prompting import render_prompt
 from ragas_boot.samples import Sample
 
 __all__ = ["RubricsScoreConfig", "RubricsScoreMetric", "level_model", "parse_rubrics"]
@@ -169,18 +170,12 @@ class RubricsScoreMetric(JudgedTextMetric[RubricsScoreConfig]):
         source = "config" if config.rubrics else "sample"
         levels = parse_rubrics(config.rubrics or sample.rubrics or {})
         low, high = min(levels), max(levels)
-        reference = ""
-        if sample.reference and sample.reference.strip():
-            reference = "\n" + text["reference"].format(
-                reference=data_block("reference", sample.reference)
-            )
         prompt = render_prompt(
             self._template(config, "rubrics_score"),
             {"interaction": render_interaction(sample, language, config.interaction)},
             {
                 "rubrics": "\n".join(f"Score {level}: {what}" for level, what in levels.items()),
-                # The instruction stays outside the reference's block (see _TEXT).
-                "reference": reference,
+                "reference": render_reference(sample, text["reference"]),
             },
         )
         repeats = await self._ask("Evaluate", judges, prompt, level_model(tuple(levels)), 1)

@@ -17,9 +17,10 @@ from ragas_boot.metrics.general._judging import (
     DefinitionConfig,
     JudgedTextMetric,
     render_interaction,
+    render_reference,
     scale_text,
 )
-from ragas_boot.metrics.prompting import data_block, render_prompt
+from ragas_boot.metrics.prompting import render_prompt
 from ragas_boot.samples import Sample
 
 __all__ = ["CriteriaScore", "SimpleCriteriaScoreConfig", "SimpleCriteriaScoreMetric", "normalize"]
@@ -119,18 +120,12 @@ class SimpleCriteriaScoreMetric(JudgedTextMetric[SimpleCriteriaScoreConfig]):
     ) -> ScoringOutcome:
         language = self._language(config)
         text = _TEXT["ru" if language == "ru" else "en"]
-        reference = ""
-        if sample.reference and sample.reference.strip():
-            # The instruction stays outside the reference's block: only the sample text is data.
-            reference = "\n" + text["reference"].format(
-                reference=data_block("reference", sample.reference)
-            )
         prompt = render_prompt(
             self._template(config, "simple_criteria"),
             {"interaction": render_interaction(sample, language, config.interaction)},
             {
                 "definition": config.definition,
-                "reference": reference,
+                "reference": render_reference(sample, text["reference"]),
                 "min_score": scale_text(config.min_score),
                 "max_score": scale_text(config.max_score),
             },
