@@ -252,6 +252,3 @@ def ordered_matching(
             j -= 1
     pairs.reverse()
     return pairs
-
-
-# --- what is left over ---------------------------------------------------------------------
