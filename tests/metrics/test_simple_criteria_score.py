@@ -58,7 +58,7 @@ def test_scale_and_reference_in_the_prompt(make_container, openai_server):
     # The instruction is outside the reference's block: only the sample text is data.
     assert (
         'Compare the response with this reference answer:\n<data name="reference">\n180\n</data>'
-        in (prompt)
+        in prompt
     )
     assert result.explanation.startswith("Score 1.00 on the 1–5 scale")
 
