@@ -233,5 +233,8 @@ def test_single_turn_view_of_a_conversation_without_response_names_the_field(mak
     sample = Sample(user_input_messages=BOTH.user_input_messages)
     config = AspectCriticConfig(definition="x", interaction="single_turn")
 
-    with pytest.raises(SampleValidationError, match="response"):
+    with pytest.raises(SampleValidationError, match="response") as caught:
         make_container(["judge-a"]).aspect_critic().evaluate(sample, config)
+    # The sample has a conversation: the error says why it is not judged, not that it is absent.
+    assert "interaction SINGLE_TURN judges user_input + response" in str(caught.value)
+    assert "there is no user_input_messages" not in str(caught.value)

@@ -196,10 +196,15 @@ class JudgedTextMetric(Metric[ConfigT]):
             return
         if sample.response is None or not sample.response.strip():
             what = "missing" if sample.response is None else "empty"
+            if sample.user_input_messages:  # there is one, but SINGLE_TURN does not show it
+                reason = (
+                    "interaction SINGLE_TURN judges user_input + response (interaction "
+                    "CONVERSATION judges the user_input_messages conversation)"
+                )
+            else:
+                reason = "there is no user_input_messages conversation to judge instead"
             raise SampleValidationError(
-                f"is {what}, and there is no user_input_messages conversation to judge instead",
-                field="response",
-                metric=self.name,
+                f"is {what}, and {reason}", field="response", metric=self.name
             )
 
     def _require(self, config: MetricConfig, name: str, what: str) -> None:
