@@ -127,6 +127,9 @@ _AS_IS_EXACT = _AS_IS | {str}
 
 
 def canonical_arguments(arguments: Mapping[str, Any] | None, normalize: bool) -> dict[str, Any]:
+    """A call's arguments as names to canonical forms: two calls' results are ``==`` exactly
+    when their arguments are equal under EXACT (or, with ``normalize``, NORMALIZE) comparison.
+    """
     if not arguments:
         return {}
     if normalize:
