@@ -106,13 +106,13 @@ class ContextPrecisionMetric(Metric[ContextPrecisionConfig]):
     ) -> ContextPrecisionConfig:
         """The fields of ``reads``; AUTO then becomes the strategy the sample allows."""
         config = super().check_sample(sample, config)
-        strategy = config.evaluation_strategy
-        if strategy is ContextPrecisionStrategy.AUTO:
-            strategy = (
-                ContextPrecisionStrategy.REFERENCE_BASED
-                if (sample.reference or "").strip()
-                else ContextPrecisionStrategy.RESPONSE_BASED
-            )
+        if config.evaluation_strategy is not ContextPrecisionStrategy.AUTO:
+            return config  # nothing to resolve: no copy per sample
+        strategy = (
+            ContextPrecisionStrategy.REFERENCE_BASED
+            if (sample.reference or "").strip()
+            else ContextPrecisionStrategy.RESPONSE_BASED
+        )
         return config.model_copy(update={"evaluation_strategy": strategy})
 
     def total_steps(self, config: ContextPrecisionConfig) -> int:
