@@ -59,13 +59,12 @@ from ragas_boot.runs.results import (
     StopReason,
 )
 from ragas_boot.runs.spool import DEFAULT_SPOOL_AFTER, EvaluationSpool, SpooledSamples
-from ragas_boot.runs.summaries import (
-    summarize,
-)
+from ragas_boot.runs.summaries import summarize
 from ragas_boot.samples import Sample
 
 if TYPE_CHECKING:
     from ragas_boot.container import RagasContainer
+    from ragas_boot.execution.bridge import LoopPortal
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -226,6 +225,16 @@ def _beans(
     if isinstance(metrics, Mapping):
         return dict(beans)
     return [metric for _, metric in beans]
+
+
+def _resolved(
+    metrics: MetricsArgument, container: RagasContainer | None
+) -> tuple[Sequence[AnyMetric] | Mapping[str, AnyMetric], LoopPortal | None]:
+    """The beans to run (see :func:`_beans`) and the loop a sync twin runs them on: the
+    judges' I/O loop when a metric calls judges; else None (a short-lived loop of our own)."""
+    beans = _beans(metrics, container)
+    values = beans.values() if isinstance(beans, Mapping) else beans
+    return beans, next((bean.portal for bean in values if bean.needs), None)
 
 
 def _plans(
@@ -672,8 +681,7 @@ def evaluate_dataset(
 
     ``progress`` is then called from that loop's thread.
     """
-    resolved = _beans(metrics, container)
-    beans = list(resolved.values()) if isinstance(resolved, Mapping) else list(resolved)
+    resolved, portal = _resolved(metrics, container)
     run = aevaluate_dataset(
         dataset,
         resolved,
@@ -687,6 +695,4 @@ def evaluate_dataset(
         spool_after=spool_after,
         spool_dir=spool_dir,
     )
-    # The judges' I/O loop when a metric calls judges; else a short-lived loop of our own.
-    portal = next((bean.portal for bean in beans if bean.needs), None)
     return run_blocking(run, portal=portal, name="ragas-boot-run")
