@@ -171,21 +171,25 @@ def _spans(text: str, source: str) -> Iterator[_Span]:
     stripped = text.strip()
     if not stripped:
         return
-    documents: Iterable[tuple[int, str]]
+    # (line, text, whether load_json already checked it against the limits)
+    documents: Iterable[tuple[int, str, bool]]
     try:
         load_json(stripped, limits=DATASET_LIMITS)
-        documents = [(1, stripped)]
+        documents = [(1, stripped, True)]
     except LoadLimitError as error:
         raise DatasetError(f"refused: {error}", file=source, line=error.line) from None
     except ValueError:
         # Not one document: the file exporter's JSON lines.
         documents = [
-            (number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()
+            (number, line, False)
+            for number, line in enumerate(text.splitlines(), 1)
+            if line.strip()
         ]
-    for number, document in documents:
+    for number, document, checked in documents:
         data = trace_pb2.TracesData()
         try:
-            load_json(document, limits=DATASET_LIMITS)
+            if not checked:  # protobuf's parser has no depth or size limit of ours
+                load_json(document, limits=DATASET_LIMITS)
             json_format.Parse(document, data, ignore_unknown_fields=True)
         except LoadLimitError as error:
             raise DatasetError(f"refused: {error}", file=source, line=number) from None
