@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -602,27 +603,29 @@ async def _run(
         )
 
     del done  # a spooled run keeps nothing per evaluation but where it is
+
+    def held(key: tuple[int, int]) -> Evaluation:
+        """The evaluation the run holds under ``key``: finished and not spooled, or not
+        finished at all."""
+        return _kept(outcomes.get(key)) or _unfinished(
+            plans[key[1]].name, stopped or "interrupted", deadline_s
+        )
+
     runs: Sequence[SampleRun]
     if spool is None:
         runs = [
             SampleRun(
                 sample_id=sample.id or "",
                 sample=sample,
-                evaluations=[
-                    _kept(outcomes.get((index, plan_index)))
-                    or _unfinished(plans[plan_index].name, stopped or "interrupted", deadline_s)
-                    for plan_index in range(len(plans))
-                ],
+                evaluations=[held((index, plan_index)) for plan_index in range(len(plans))],
             )
             for index, sample in enumerate(samples)
         ]
     else:
         kept = {
-            (index, plan_index): _kept(outcomes.get((index, plan_index)))
-            or _unfinished(plans[plan_index].name, stopped or "interrupted", deadline_s)
-            for index in range(len(samples))
-            for plan_index in range(len(plans))
-            if (index, plan_index) not in spool
+            key: held(key)
+            for key in itertools.product(range(len(samples)), range(len(plans)))
+            if key not in spool
         }
         del outcomes
         runs = SpooledSamples(spool, samples, len(plans), kept)
