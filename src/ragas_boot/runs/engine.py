@@ -387,15 +387,11 @@ class _Tracker:
         self.total = samples * metrics
 
     def finished(self, sample_index: int, evaluation: Evaluation | _Spooled) -> None:
+        counts = evaluation if isinstance(evaluation, _Spooled) else _Spooled.of(evaluation)
         self.done += 1
-        self.failed += evaluation.status == "failed"
-        if isinstance(evaluation, _Spooled):
-            self.calls += evaluation.calls
-            self.failed_calls += evaluation.failed_calls
-        else:
-            for call in evaluation.judge_calls():
-                self.calls += 1
-                self.failed_calls += not call.ok
+        self.failed += counts.status == "failed"
+        self.calls += counts.calls
+        self.failed_calls += counts.failed_calls
         self._left[sample_index] -= 1
         self.samples_done += self._left[sample_index] == 0
         self.notify()
