@@ -351,7 +351,7 @@ class RunHistory:
         """Store a snapshot (:func:`snapshot_run`, :func:`snapshot_suite`); return its id.
 
         A database locked by another process is tried again with backoff for
-        ``retry_for_s`` (:data:`RECORD_RETRY_S` by default), each wait logged as a warning.
+        ``lock_timeout`` (:data:`DEFAULT_LOCK_TIMEOUT` by default), each wait logged as a warning.
 
         Raises:
             HistoryError: the database refused it (the id exists, the server is gone, still
