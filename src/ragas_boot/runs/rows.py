@@ -27,6 +27,7 @@ __all__ = [
     "evaluation_reason",
     "long_columns",
     "long_rows",
+    "table_rows",
     "wide_columns",
     "wide_rows",
 ]
@@ -153,3 +154,11 @@ def wide_rows(run: RunResult) -> Iterator[dict[str, Any]]:
             row[f"{evaluation.metric}:passed"] = evaluation.passed
             row[f"{evaluation.metric}:status"] = evaluation.status
         yield row
+
+
+def table_rows(run: RunResult, *, wide: bool = False) -> tuple[list[str], Iterator[dict[str, Any]]]:
+    """The columns and rows of the long table (default) or, with ``wide``, the wide one:
+    what ``RunResult.to_pandas()`` and the CSV/Parquet tables are made of."""
+    if wide:
+        return wide_columns(run), wide_rows(run)
+    return long_columns(run), long_rows(run)
