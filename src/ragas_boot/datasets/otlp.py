@@ -34,7 +34,6 @@ import base64
 import json
 import logging
 import os
-import random
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -43,7 +42,12 @@ from typing import Any
 
 from ragas_boot._extras import import_extra
 from ragas_boot._loading import DATASET_LIMITS, LoadLimitError, load_json
-from ragas_boot.datasets.model import Dataset, read_source_text, sample_from_fields
+from ragas_boot.datasets.model import (
+    Dataset,
+    read_source_text,
+    sample_from_fields,
+    sample_indices,
+)
 from ragas_boot.errors import DatasetError, SampleValidationError
 from ragas_boot.samples import Sample
 from ragas_boot.samples._base import message_of
@@ -139,9 +143,8 @@ def parse_otlp(
         by_trace.setdefault(span.trace_id, []).append(span)
     trace_ids = list(by_trace)
     total = len(trace_ids)
-    if sample is not None and total > sample:
-        chosen = set(random.Random(seed).sample(range(total), sample))
-        trace_ids = [trace_id for index, trace_id in enumerate(trace_ids) if index in chosen]
+    if sample is not None:
+        trace_ids = [trace_ids[index] for index in sample_indices(total, sample, seed=seed)]
     skipped: Counter[str] = Counter()
     samples: list[Sample] = []
     conventions = _Conventions()
