@@ -301,7 +301,7 @@ class _Conventions:
         if oi_kind is not None:
             kind = str(oi_kind).upper()
             if kind in self.oi_chat:
-                return _chat(trace, self._oi_chat(span, source))
+                return _chat(trace, self._oi_chat(span))
             elif kind in self.oi_tool:
                 self._tool(
                     trace,
@@ -334,7 +334,7 @@ class _Conventions:
 
     # ----------------------------------------------------------------- OpenInference
 
-    def _oi_chat(self, span: _Span, source: str) -> list[dict[str, Any]]:
+    def _oi_chat(self, span: _Span) -> list[dict[str, Any]]:
         attributes = span.attributes
         inputs = _indexed(attributes, self.oi.SpanAttributes.LLM_INPUT_MESSAGES)
         outputs = _indexed(attributes, self.oi.SpanAttributes.LLM_OUTPUT_MESSAGES)
