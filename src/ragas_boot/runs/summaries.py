@@ -23,14 +23,7 @@ from ragas_boot.runs.results import (
 )
 from ragas_boot.runs.statistics import cohen_kappa, fleiss_kappa, mean, percentile, verdict
 
-__all__ = [
-    "RunSummaries",
-    "agreement_summaries",
-    "judge_summaries",
-    "metric_summaries",
-    "run_totals",
-    "summarize",
-]
+__all__ = ["RunSummaries", "summarize"]
 
 
 class _MetricTally:
@@ -328,33 +321,3 @@ class _Totals:
             saved_usage=self.saved,
             saved_cost=self.saved_cost,
         )
-
-
-def metric_summaries(
-    metrics: Sequence[MetricInfo], samples: Iterable[SampleRun]
-) -> list[MetricSummary]:
-    """One summary per metric, in run order (see :func:`summarize`)."""
-    return summarize([], metrics, samples).metrics
-
-
-def judge_summaries(
-    judges: Sequence[JudgeInfo], metrics: Sequence[MetricInfo], samples: Iterable[SampleRun]
-) -> list[JudgeSummary]:
-    """Per judge × metric, then per judge over all metrics (see :func:`summarize`)."""
-    return summarize(judges, metrics, samples).judges
-
-
-def agreement_summaries(
-    judges: Sequence[JudgeInfo], metrics: Sequence[MetricInfo], samples: Iterable[SampleRun]
-) -> list[AgreementSummary]:
-    """The judges' agreement (see :func:`summarize`)."""
-    return summarize(judges, metrics, samples).agreement
-
-
-def run_totals(samples: Iterable[SampleRun]) -> RunTotals:
-    """Counts over every evaluation and judge call of the run."""
-    totals = _Totals()
-    for run in samples:
-        for evaluation in run.evaluations:
-            totals.add(evaluation)
-    return totals.summary()
