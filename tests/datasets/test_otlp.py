@@ -62,6 +62,11 @@ def _messages(*items: dict[str, Any]) -> str:
     return json.dumps(list(items))
 
 
+_QUESTION = {"role": "user", "parts": [{"type": "text", "content": "Где заказ 7?"}]}
+_CALL = {"type": "tool_call", "id": "t1", "name": "track", "arguments": {"order": {"id": 7}}}
+_TRACK_CALL = {"role": "assistant", "parts": [_CALL]}
+
+
 def _gen_ai_conversation(tracer: Any) -> None:
     with tracer.start_as_current_span("invoke_agent support") as agent:
         agent.set_attribute(gen_ai.GEN_AI_OPERATION_NAME, "invoke_agent")
@@ -80,21 +85,9 @@ def _gen_ai_conversation(tracer: Any) -> None:
                 {
                     gen_ai.GEN_AI_INPUT_MESSAGES: _messages(
                         {"role": "system", "parts": [{"type": "text", "content": "Be nice."}]},
-                        {"role": "user", "parts": [{"type": "text", "content": "Где заказ 7?"}]},
+                        _QUESTION,
                     ),
-                    gen_ai.GEN_AI_OUTPUT_MESSAGES: _messages(
-                        {
-                            "role": "assistant",
-                            "parts": [
-                                {
-                                    "type": "tool_call",
-                                    "id": "t1",
-                                    "name": "track",
-                                    "arguments": {"order": {"id": 7}},
-                                }
-                            ],
-                        }
-                    ),
+                    gen_ai.GEN_AI_OUTPUT_MESSAGES: _messages(_TRACK_CALL),
                 },
             )
         with tracer.start_as_current_span("execute_tool track") as span:
@@ -111,18 +104,8 @@ def _gen_ai_conversation(tracer: Any) -> None:
             span.set_attribute(
                 gen_ai.GEN_AI_INPUT_MESSAGES,
                 _messages(
-                    {"role": "user", "parts": [{"type": "text", "content": "Где заказ 7?"}]},
-                    {
-                        "role": "assistant",
-                        "parts": [
-                            {
-                                "type": "tool_call",
-                                "id": "t1",
-                                "name": "track",
-                                "arguments": {"order": {"id": 7}},
-                            }
-                        ],
-                    },
+                    _QUESTION,
+                    _TRACK_CALL,  # the first chat span's output, now in the history
                     {
                         "role": "tool",
                         "parts": [

@@ -336,3 +336,15 @@ def test_the_estimate_shows_the_largest_prompt_and_the_calls_over_the_bound(
     text = console.export_text()
     assert "Largest prompt: 10," in text
     assert "Over max-prompt-tokens: 2 calls would fail unsent" in text
+
+
+def test_estimate_run_resolves_metrics_named_by_bean_name(make_run_container, openai_server):
+    from ragas_boot.runs.estimate import estimate_run
+
+    container = make_run_container({"judge-a": PRICE, "judge-b": PRICE, "judge-c": None})
+    by_name = estimate_run(SAMPLES, ["agent_goal_accuracy"], container=container)
+    by_bean = estimate_run(SAMPLES, [container.agent_goal_accuracy()])
+
+    assert openai_server.count() == 0
+    assert by_name.totals.calls == by_bean.totals.calls == 12
+    assert by_name.rows == by_bean.rows

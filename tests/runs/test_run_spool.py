@@ -19,12 +19,7 @@ from ragas_boot.reporting.json_report import json_chunks, report_document
 from ragas_boot.runs import RunResult, aevaluate_dataset, evaluate_dataset
 from ragas_boot.runs.results import CallFacts, SpooledEvaluation
 from ragas_boot.runs.spool import EvaluationSpool, SpoolClosedError
-from ragas_boot.runs.summaries import (
-    agreement_summaries,
-    judge_summaries,
-    metric_summaries,
-    run_totals,
-)
+from ragas_boot.runs.summaries import summarize
 from ragas_boot.samples import AIMessage, HumanMessage, ToolCall
 
 JUDGES = ["judge-a", "judge-b", "judge-c"]  # as the lookup_container fixture has them
@@ -165,10 +160,11 @@ def test_spooling_changes_neither_the_report_nor_the_summaries(metrics):
     spooled._spool = spool
     assert all(e.steps == [] for sample in spooled.samples for e in sample.evaluations)
     assert "".join(json_chunks(spooled)) == "".join(json_chunks(whole))
-    assert metric_summaries(whole.metrics, slim_samples) == whole.metric_summaries
-    assert judge_summaries(whole.judges, whole.metrics, slim_samples) == whole.judge_summaries
-    assert agreement_summaries(whole.judges, whole.metrics, slim_samples) == whole.agreement
-    assert run_totals(slim_samples) == whole.totals
+    slim = summarize(whole.judges, whole.metrics, slim_samples)
+    assert slim.metrics == whole.metric_summaries
+    assert slim.judges == whole.judge_summaries
+    assert slim.agreement == whole.agreement
+    assert slim.totals == whole.totals
     assert spooled.gate(0.5) == whole.gate(0.5)
     spool.close()
 

@@ -19,6 +19,7 @@ __all__ = [
     "read_source_text",
     "sample_dataset",
     "sample_from_fields",
+    "sample_indices",
 ]
 
 
@@ -85,12 +86,25 @@ def sample_dataset(dataset: Dataset, size: int, *, seed: int | None = None) -> D
     Raises:
         ValueError: ``size`` is less than 1.
     """
+    chosen = sample_indices(len(dataset), size, seed=seed)
+    if len(chosen) == len(dataset):
+        return dataset
+    return dataset.model_copy(update={"samples": [dataset.samples[index] for index in chosen]})
+
+
+def sample_indices(total: int, size: int, *, seed: int | None = None) -> list[int]:
+    """``size`` positions of ``range(total)`` chosen at random, in order (all of them when
+    ``total <= size``): how datasets and OTLP traces are sampled, so that the same seed picks
+    the same positions either way.
+
+    Raises:
+        ValueError: ``size`` is less than 1.
+    """
     if size < 1:
         raise ValueError(f"a sample size must be at least 1, got {size}")
-    if len(dataset) <= size:
-        return dataset
-    chosen = sorted(random.Random(seed).sample(range(len(dataset)), size))
-    return dataset.model_copy(update={"samples": [dataset.samples[index] for index in chosen]})
+    if total <= size:
+        return list(range(total))
+    return sorted(random.Random(seed).sample(range(total), size))
 
 
 def read_source_text(file: Path, *, encoding: str = "utf-8", what: str = "dataset") -> str:

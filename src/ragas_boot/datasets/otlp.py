@@ -34,7 +34,6 @@ import base64
 import json
 import logging
 import os
-import random
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -43,7 +42,12 @@ from typing import Any
 
 from ragas_boot._extras import import_extra
 from ragas_boot._loading import DATASET_LIMITS, LoadLimitError, load_json
-from ragas_boot.datasets.model import Dataset, read_source_text, sample_from_fields
+from ragas_boot.datasets.model import (
+    Dataset,
+    read_source_text,
+    sample_from_fields,
+    sample_indices,
+)
 from ragas_boot.errors import DatasetError, SampleValidationError
 from ragas_boot.samples import Sample
 from ragas_boot.samples._base import message_of
@@ -139,9 +143,8 @@ def parse_otlp(
         by_trace.setdefault(span.trace_id, []).append(span)
     trace_ids = list(by_trace)
     total = len(trace_ids)
-    if sample is not None and total > sample:
-        chosen = set(random.Random(seed).sample(range(total), sample))
-        trace_ids = [trace_id for index, trace_id in enumerate(trace_ids) if index in chosen]
+    if sample is not None:
+        trace_ids = [trace_ids[index] for index in sample_indices(total, sample, seed=seed)]
     skipped: Counter[str] = Counter()
     samples: list[Sample] = []
     conventions = _Conventions()
@@ -171,21 +174,25 @@ def _spans(text: str, source: str) -> Iterator[_Span]:
     stripped = text.strip()
     if not stripped:
         return
-    documents: Iterable[tuple[int, str]]
+    # (line, text, whether load_json already checked it against the limits)
+    documents: Iterable[tuple[int, str, bool]]
     try:
         load_json(stripped, limits=DATASET_LIMITS)
-        documents = [(1, stripped)]
+        documents = [(1, stripped, True)]
     except LoadLimitError as error:
         raise DatasetError(f"refused: {error}", file=source, line=error.line) from None
     except ValueError:
         # Not one document: the file exporter's JSON lines.
         documents = [
-            (number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()
+            (number, line, False)
+            for number, line in enumerate(text.splitlines(), 1)
+            if line.strip()
         ]
-    for number, document in documents:
+    for number, document, checked in documents:
         data = trace_pb2.TracesData()
         try:
-            load_json(document, limits=DATASET_LIMITS)
+            if not checked:  # protobuf's parser has no depth or size limit of ours
+                load_json(document, limits=DATASET_LIMITS)
             json_format.Parse(document, data, ignore_unknown_fields=True)
         except LoadLimitError as error:
             raise DatasetError(f"refused: {error}", file=source, line=number) from None
@@ -294,7 +301,7 @@ class _Conventions:
         if oi_kind is not None:
             kind = str(oi_kind).upper()
             if kind in self.oi_chat:
-                return _chat(trace, self._oi_chat(span, source))
+                return _chat(trace, self._oi_chat(span))
             elif kind in self.oi_tool:
                 self._tool(
                     trace,
@@ -327,7 +334,7 @@ class _Conventions:
 
     # ----------------------------------------------------------------- OpenInference
 
-    def _oi_chat(self, span: _Span, source: str) -> list[dict[str, Any]]:
+    def _oi_chat(self, span: _Span) -> list[dict[str, Any]]:
         attributes = span.attributes
         inputs = _indexed(attributes, self.oi.SpanAttributes.LLM_INPUT_MESSAGES)
         outputs = _indexed(attributes, self.oi.SpanAttributes.LLM_OUTPUT_MESSAGES)

@@ -33,7 +33,7 @@ import csv
 import io
 import math
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -282,11 +282,8 @@ def _is_json_cell(target: str, value: str) -> bool:
     if target in _STRUCTURED:
         return True
     # A question may start with "[" ("[urgent] ..."); a message list starts with "[{".
-    return (
-        target == "user_input"
-        and value.lstrip().startswith("[")
-        and (value.lstrip()[1:].lstrip().startswith("{"))
-    )
+    text = value.lstrip()
+    return target == "user_input" and text.startswith("[") and text[1:].lstrip().startswith("{")
 
 
 def _json_cell(value: str, error: Any, column: str) -> Any:
@@ -494,7 +491,7 @@ def dataset_from_hf(
         dataset = dataset[names[0]]
     columns = list(dataset.column_names)
     return dataset_from_records(
-        iter(_hf_rows(dataset)),
+        dataset,  # iterating a datasets.Dataset gives its rows as dicts
         column_map=column_map,
         columns=columns,
         source=source,
@@ -504,10 +501,6 @@ def dataset_from_hf(
 
 def _is_dataset_dict(dataset: Any) -> bool:
     return type(dataset).__name__ in ("DatasetDict", "IterableDatasetDict")
-
-
-def _hf_rows(dataset: Any) -> Iterator[dict[str, Any]]:
-    yield from dataset
 
 
 def load_hf_directory(

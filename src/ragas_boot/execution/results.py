@@ -183,16 +183,22 @@ class CallSpend:
 
     @classmethod
     def of(cls, calls: Iterable[BilledCall]) -> CallSpend:
-        """The sum over ``calls``."""
-        usage = TokenUsage()
-        billed = TokenUsage()
-        cost: float | None = None
-        unpriced = 0
+        """The sum over ``calls``, in order."""
+        spend = cls(usage=TokenUsage(), billed_usage=TokenUsage(), cost=None, unpriced_tokens=0)
         for call in calls:
-            usage = usage + call.usage
-            billed = billed + call.billed_usage
-            if call.cost is not None:
-                cost = (cost or 0.0) + call.cost
-            else:
-                unpriced += call.billed_usage.total_tokens
-        return cls(usage=usage, billed_usage=billed, cost=cost, unpriced_tokens=unpriced)
+            spend = spend.plus(call)
+        return spend
+
+    def plus(self, call: BilledCall) -> CallSpend:
+        """This spend and ``call``'s (a run's summaries add their calls one at a time)."""
+        cost, unpriced = self.cost, self.unpriced_tokens
+        if call.cost is not None:
+            cost = (cost or 0.0) + call.cost
+        else:
+            unpriced += call.billed_usage.total_tokens
+        return CallSpend(
+            usage=self.usage + call.usage,
+            billed_usage=self.billed_usage + call.billed_usage,
+            cost=cost,
+            unpriced_tokens=unpriced,
+        )

@@ -15,6 +15,7 @@ samples section says so too.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
@@ -587,12 +588,13 @@ def _detailed(run: RunResult, limit: int) -> set[int]:
     """Indexes of the samples whose prompts and raw answers a spooled run's report shows."""
     first = set(range(min(limit, len(run.samples))))
     # Not passing: failed, undefined, under budget, or scored under the threshold.
-    missed = [
+    missed = (
         index
         for index, sample in enumerate(run.samples)
         if any(e.status != "scored" or e.passed is False for e in sample.evaluations)
-    ]
-    return first | set(missed[:limit])
+    )
+    # Stops at the limit: the samples after it are not read back from the spool.
+    return first | set(itertools.islice(missed, limit))
 
 
 def _samples_section(run: RunResult, limit: int) -> Iterator[str]:

@@ -79,11 +79,11 @@ def _details(evaluation: Evaluation) -> str:
 def render_junit(run: RunResult) -> str:
     """The run as a JUnit XML document (see the module docstring)."""
     root = ET.Element("testsuites", name=_text(run.dataset.name or "ragas-boot"))
-    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     timestamp = run.started_at.replace(microsecond=0, tzinfo=None).isoformat()
+    suites: list[_Suite] = []
     for info in run.metrics:
-        suite = ET.SubElement(root, "testsuite", name=_text(info.name), timestamp=timestamp)
-        properties = ET.SubElement(suite, "properties")
+        element = ET.SubElement(root, "testsuite", name=_text(info.name), timestamp=timestamp)
+        properties = ET.SubElement(element, "properties")
         for name, shown in (
             ("metric", info.metric),
             ("threshold", f"{info.threshold:g}"),
@@ -91,56 +91,72 @@ def render_junit(run: RunResult) -> str:
             ("judges", ", ".join(info.judge_ids)),
         ):
             ET.SubElement(properties, "property", name=name, value=_text(shown))
-        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-        elapsed = 0.0
-        for sample in run.samples:
-            evaluation = sample.evaluation(info.name)
-            elapsed += evaluation.duration_s
-            counts["tests"] += 1
-            case = ET.SubElement(
-                suite,
-                "testcase",
-                classname=_text(info.name),
-                name=_text(sample.sample_id),
-                time=f"{evaluation.duration_s:.3f}",
-            )
-            if evaluation.status == "scored" and evaluation.passed is False:
-                counts["failures"] += 1
-                failure = ET.SubElement(
-                    case,
-                    "failure",
-                    message=_text(failure_message(evaluation, info)),
-                    type="below_threshold" if not info.lower_is_better else "above_maximum",
-                )
-                failure.text = _text(_details(evaluation))
-            elif evaluation.status == "undefined":
-                counts["skipped"] += 1
-                skipped = ET.SubElement(
-                    case, "skipped", message=_text(fmt.evaluation_label(evaluation))
-                )
-                skipped.text = _text(_details(evaluation))
-            elif evaluation.status in ("failed", "budget"):
-                counts["errors"] += 1
-                kind = evaluation.error.kind if evaluation.error is not None else "error"
-                error = ET.SubElement(
-                    case,
-                    "error",
-                    message=_text(evaluation_reason(evaluation) or kind),
-                    type=kind,
-                )
-                error.text = _text(_details(evaluation))
-            else:
-                output = ET.SubElement(case, "system-out")
-                output.text = _text(
-                    f"score {fmt.score(evaluation.score)} (threshold {info.threshold:g})\n"
-                    + _details(evaluation)
-                )
-        for key, value in counts.items():
-            suite.set(key, str(value))
+        suites.append(_Suite(info, element))
+    # One pass over the samples: a spooled run reads each back from disk once.
+    for sample in run.samples:
+        for suite in suites:
+            suite.add(sample.sample_id, sample.evaluation(suite.info.name))
+    totals = dict.fromkeys(_COUNTS, 0)
+    for suite in suites:
+        for key, value in suite.counts.items():
+            suite.element.set(key, str(value))
             totals[key] += value
-        suite.set("time", f"{elapsed:.3f}")
+        suite.element.set("time", f"{suite.elapsed:.3f}")
     for key, value in totals.items():
         root.set(key, str(value))
     root.set("time", f"{run.duration_s:.3f}")
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+_COUNTS = ("tests", "failures", "errors", "skipped")
+
+
+class _Suite:
+    """One metric's ``<testsuite>``, its test cases added a sample at a time."""
+
+    def __init__(self, info: MetricInfo, element: ET.Element) -> None:
+        self.info = info
+        self.element = element
+        self.counts = dict.fromkeys(_COUNTS, 0)
+        self.elapsed = 0.0
+
+    def add(self, sample_id: str, evaluation: Evaluation) -> None:
+        info = self.info
+        self.elapsed += evaluation.duration_s
+        self.counts["tests"] += 1
+        case = ET.SubElement(
+            self.element,
+            "testcase",
+            classname=_text(info.name),
+            name=_text(sample_id),
+            time=f"{evaluation.duration_s:.3f}",
+        )
+        if evaluation.status == "scored" and evaluation.passed is False:
+            self.counts["failures"] += 1
+            failure = ET.SubElement(
+                case,
+                "failure",
+                message=_text(failure_message(evaluation, info)),
+                type="below_threshold" if not info.lower_is_better else "above_maximum",
+            )
+            failure.text = _text(_details(evaluation))
+        elif evaluation.status == "undefined":
+            self.counts["skipped"] += 1
+            skipped = ET.SubElement(
+                case, "skipped", message=_text(fmt.evaluation_label(evaluation))
+            )
+            skipped.text = _text(_details(evaluation))
+        elif evaluation.status in ("failed", "budget"):
+            self.counts["errors"] += 1
+            kind = evaluation.error.kind if evaluation.error is not None else "error"
+            error = ET.SubElement(
+                case, "error", message=_text(evaluation_reason(evaluation) or kind), type=kind
+            )
+            error.text = _text(_details(evaluation))
+        else:
+            output = ET.SubElement(case, "system-out")
+            output.text = _text(
+                f"score {fmt.score(evaluation.score)} (threshold {info.threshold:g})\n"
+                + _details(evaluation)
+            )

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting.gates import run_gate_lines
-from ragas_boot.runs.results import RunGate, RunResult
+from ragas_boot.runs.results import Evaluation, RunGate, RunResult
+from ragas_boot.runs.rows import evaluation_reason
 
 __all__ = ["STEP_SUMMARY_VARIABLE", "append_step_summary", "render_markdown"]
 
@@ -95,16 +96,19 @@ def render_markdown(run: RunResult, *, gate: RunGate | None = None, max_failures
                 for summary in judges
             ],
         )
-    not_passing = [
-        (sample.sample_id, evaluation)
-        for sample in run.samples
-        for evaluation in sample.evaluations
-        if evaluation.passed is not True
-    ]
+    # Only the listed ones are kept: a spooled run's samples are read back one at a time.
+    not_passing = 0
+    listed: list[tuple[str, Evaluation]] = []
+    for sample in run.samples:
+        for evaluation in sample.evaluations:
+            if evaluation.passed is not True:
+                not_passing += 1
+                if len(listed) < max_failures:
+                    listed.append((sample.sample_id, evaluation))
     if not_passing:
-        lines += ["", f"### Not passing ({len(not_passing)})", ""]
+        lines += ["", f"### Not passing ({not_passing})", ""]
         rows = []
-        for sample_id, evaluation in not_passing[:max_failures]:
+        for sample_id, evaluation in listed:
             result = evaluation.result
             scores = (
                 ", ".join(
@@ -114,9 +118,7 @@ def render_markdown(run: RunResult, *, gate: RunGate | None = None, max_failures
                 if result is not None
                 else ""
             )
-            reason = evaluation.error.message if evaluation.error is not None else ""
-            if not reason and result is not None:
-                reason = result.undefined_reason or result.explanation
+            reason = evaluation_reason(evaluation)
             rows.append(
                 [
                     f"`{_cell(sample_id)}`",
@@ -127,8 +129,8 @@ def render_markdown(run: RunResult, *, gate: RunGate | None = None, max_failures
                 ]
             )
         lines += _table(["sample", "metric", "result", "judges", "why"], rows)
-        if len(not_passing) > max_failures:
-            lines += ["", f"… and {len(not_passing) - max_failures} more."]
+        if not_passing > len(listed):
+            lines += ["", f"… and {not_passing - len(listed)} more."]
     return "\n".join(lines) + "\n"
 
 

@@ -11,11 +11,10 @@ import csv
 import io
 import os
 from pathlib import Path
-from typing import Any
 
 from ragas_boot._extras import import_extra
 from ragas_boot.runs.results import RunResult
-from ragas_boot.runs.rows import long_columns, long_rows, wide_columns, wide_rows
+from ragas_boot.runs.rows import table_rows
 
 __all__ = ["TABLE_SUFFIXES", "render_csv", "write_parquet", "write_table"]
 
@@ -23,15 +22,9 @@ __all__ = ["TABLE_SUFFIXES", "render_csv", "write_parquet", "write_table"]
 TABLE_SUFFIXES = (".csv", ".parquet")
 
 
-def _table(run: RunResult, wide: bool) -> tuple[list[str], list[dict[str, Any]]]:
-    if wide:
-        return wide_columns(run), list(wide_rows(run))
-    return long_columns(run), list(long_rows(run))
-
-
 def render_csv(run: RunResult, *, wide: bool = False) -> str:
     """The run as CSV text (a header, then the rows; an absent value is an empty cell)."""
-    columns, rows = _table(run, wide)
+    columns, rows = table_rows(run, wide=wide)
     buffer = io.StringIO(newline="")
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
@@ -49,7 +42,8 @@ def write_parquet(run: RunResult, path: str | os.PathLike[str], *, wide: bool = 
     parquet = import_extra(
         "pyarrow.parquet", feature="writing Parquet", extra="tables", package="pyarrow"
     )
-    columns, rows = _table(run, wide)
+    columns, lazy = table_rows(run, wide=wide)
+    rows = list(lazy)
     # Columns in order, and typed even when every value is null (a judge that never answered).
     table = pa.table({column: [row.get(column) for row in rows] for column in columns})
     parquet.write_table(table, Path(path))

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -59,13 +60,12 @@ from ragas_boot.runs.results import (
     StopReason,
 )
 from ragas_boot.runs.spool import DEFAULT_SPOOL_AFTER, EvaluationSpool, SpooledSamples
-from ragas_boot.runs.summaries import (
-    summarize,
-)
+from ragas_boot.runs.summaries import summarize
 from ragas_boot.samples import Sample
 
 if TYPE_CHECKING:
     from ragas_boot.container import RagasContainer
+    from ragas_boot.execution.bridge import LoopPortal
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -228,6 +228,16 @@ def _beans(
     return [metric for _, metric in beans]
 
 
+def _resolved(
+    metrics: MetricsArgument, container: RagasContainer | None
+) -> tuple[Sequence[AnyMetric] | Mapping[str, AnyMetric], LoopPortal | None]:
+    """The beans to run (see :func:`_beans`) and the loop a sync twin runs them on: the
+    judges' I/O loop when a metric calls judges; else None (a short-lived loop of our own)."""
+    beans = _beans(metrics, container)
+    values = beans.values() if isinstance(beans, Mapping) else beans
+    return beans, next((bean.portal for bean in values if bean.needs), None)
+
+
 def _plans(
     metrics: MetricsArgument,
     configs: ConfigsArgument | None,
@@ -377,15 +387,11 @@ class _Tracker:
         self.total = samples * metrics
 
     def finished(self, sample_index: int, evaluation: Evaluation | _Spooled) -> None:
+        counts = evaluation if isinstance(evaluation, _Spooled) else _Spooled.of(evaluation)
         self.done += 1
-        self.failed += evaluation.status == "failed"
-        if isinstance(evaluation, _Spooled):
-            self.calls += evaluation.calls
-            self.failed_calls += evaluation.failed_calls
-        else:
-            for call in evaluation.judge_calls():
-                self.calls += 1
-                self.failed_calls += not call.ok
+        self.failed += counts.status == "failed"
+        self.calls += counts.calls
+        self.failed_calls += counts.failed_calls
         self._left[sample_index] -= 1
         self.samples_done += self._left[sample_index] == 0
         self.notify()
@@ -593,27 +599,29 @@ async def _run(
         )
 
     del done  # a spooled run keeps nothing per evaluation but where it is
+
+    def held(key: tuple[int, int]) -> Evaluation:
+        """The evaluation the run holds under ``key``: finished and not spooled, or not
+        finished at all."""
+        return _kept(outcomes.get(key)) or _unfinished(
+            plans[key[1]].name, stopped or "interrupted", deadline_s
+        )
+
     runs: Sequence[SampleRun]
     if spool is None:
         runs = [
             SampleRun(
                 sample_id=sample.id or "",
                 sample=sample,
-                evaluations=[
-                    _kept(outcomes.get((index, plan_index)))
-                    or _unfinished(plans[plan_index].name, stopped or "interrupted", deadline_s)
-                    for plan_index in range(len(plans))
-                ],
+                evaluations=[held((index, plan_index)) for plan_index in range(len(plans))],
             )
             for index, sample in enumerate(samples)
         ]
     else:
         kept = {
-            (index, plan_index): _kept(outcomes.get((index, plan_index)))
-            or _unfinished(plans[plan_index].name, stopped or "interrupted", deadline_s)
-            for index in range(len(samples))
-            for plan_index in range(len(plans))
-            if (index, plan_index) not in spool
+            key: held(key)
+            for key in itertools.product(range(len(samples)), range(len(plans)))
+            if key not in spool
         }
         del outcomes
         runs = SpooledSamples(spool, samples, len(plans), kept)
@@ -672,8 +680,7 @@ def evaluate_dataset(
 
     ``progress`` is then called from that loop's thread.
     """
-    resolved = _beans(metrics, container)
-    beans = list(resolved.values()) if isinstance(resolved, Mapping) else list(resolved)
+    resolved, portal = _resolved(metrics, container)
     run = aevaluate_dataset(
         dataset,
         resolved,
@@ -687,6 +694,4 @@ def evaluate_dataset(
         spool_after=spool_after,
         spool_dir=spool_dir,
     )
-    # The judges' I/O loop when a metric calls judges; else a short-lived loop of our own.
-    portal = next((bean.portal for bean in beans if bean.needs), None)
     return run_blocking(run, portal=portal, name="ragas-boot-run")

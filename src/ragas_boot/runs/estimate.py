@@ -21,9 +21,9 @@ to other endpoints) and are listed in ``not_estimated``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,7 +35,13 @@ from ragas_boot.execution.repeats import bypass_cache
 from ragas_boot.execution.spending import CHARS_PER_TOKEN, estimate_tokens
 from ragas_boot.metrics.base import Need
 from ragas_boot.runs._concurrency import run_blocking
-from ragas_boot.runs.engine import ConfigsArgument, MetricsArgument, _plans, _samples
+from ragas_boot.runs.engine import (
+    ConfigsArgument,
+    MetricsArgument,
+    _plans,
+    _resolved,
+    _samples,
+)
 from ragas_boot.samples import Sample
 
 if TYPE_CHECKING:
@@ -243,10 +249,9 @@ def estimate_run(
     container: RagasContainer | None = None,
 ) -> RunEstimate:
     """Sync twin of :func:`aestimate_run`."""
-    beans: list[Any] = list(metrics.values()) if isinstance(metrics, Mapping) else list(metrics)
-    portal = next((bean.portal for bean in beans if bean.needs), None)
+    resolved, portal = _resolved(metrics, container)
     return run_blocking(
-        aestimate_run(dataset, metrics, configs=configs, cached=cached),
+        aestimate_run(dataset, resolved, configs=configs, cached=cached),
         portal=portal,
         name="ragas-boot-estimate",
     )

@@ -351,7 +351,7 @@ class RunHistory:
         """Store a snapshot (:func:`snapshot_run`, :func:`snapshot_suite`); return its id.
 
         A database locked by another process is tried again with backoff for
-        ``retry_for_s`` (:data:`RECORD_RETRY_S` by default), each wait logged as a warning.
+        ``lock_timeout`` (:data:`DEFAULT_LOCK_TIMEOUT` by default), each wait logged as a warning.
 
         Raises:
             HistoryError: the database refused it (the id exists, the server is gone, still
@@ -480,14 +480,29 @@ def snapshot_run(
 ) -> StoredRun:
     """A dataset run as the history stores it, with a new id (not stored yet)."""
     recorded = datetime.now(UTC)
+    # One pass over the samples (a spooled run reads each back from disk), keeping per
+    # metric only its results' tokens and costs.
+    tokens = {info.name: 0 for info in run.metrics}
+    costs: dict[str, list[float | None]] = {info.name: [] for info in run.metrics}
+    scores = []
+    for sample in run.samples:
+        for evaluation in sample.evaluations:
+            cost = _cost(evaluation.result)
+            scores.append(
+                StoredScore(
+                    sample_id=sample.sample_id,
+                    metric=evaluation.metric,
+                    status=evaluation.status,
+                    score=evaluation.score,
+                    passed=evaluation.passed,
+                    cost_usd=cost,
+                )
+            )
+            if evaluation.result is not None and evaluation.metric in tokens:
+                tokens[evaluation.metric] += evaluation.result.billed_usage.total_tokens
+                costs[evaluation.metric].append(cost)
     metrics = []
     for info, summary in zip(run.metrics, run.metric_summaries, strict=True):
-        results = [
-            evaluation.result
-            for sample in run.samples
-            for evaluation in sample.evaluations
-            if evaluation.metric == info.name and evaluation.result is not None
-        ]
         metrics.append(
             StoredMetric(
                 metric=info.name,
@@ -499,22 +514,10 @@ def snapshot_run(
                 passed=summary.passed,
                 mean=summary.mean,
                 pass_rate=summary.pass_rate,
-                total_tokens=sum(result.billed_usage.total_tokens for result in results),
-                cost_usd=_sum_costs([_cost(result) for result in results]),
+                total_tokens=tokens[info.name],
+                cost_usd=_sum_costs(costs[info.name]),
             )
         )
-    scores = [
-        StoredScore(
-            sample_id=sample.sample_id,
-            metric=evaluation.metric,
-            status=evaluation.status,
-            score=evaluation.score,
-            passed=evaluation.passed,
-            cost_usd=_cost(evaluation.result),
-        )
-        for sample in run.samples
-        for evaluation in sample.evaluations
-    ]
     return StoredRun(
         id=_new_id(recorded),
         kind=kind,

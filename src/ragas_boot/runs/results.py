@@ -679,12 +679,11 @@ class RunResult(BaseModel):
             MissingExtraError: pandas is not installed.
         """
         from ragas_boot._extras import import_extra
-        from ragas_boot.runs.rows import long_columns, long_rows, wide_columns, wide_rows
+        from ragas_boot.runs.rows import table_rows
 
         pd = import_extra("pandas", feature="to_pandas()", extra="tables", package="pandas")
-        if wide:
-            return pd.DataFrame(list(wide_rows(self)), columns=wide_columns(self))
-        return pd.DataFrame(list(long_rows(self)), columns=long_columns(self))
+        columns, rows = table_rows(self, wide=wide)
+        return pd.DataFrame(list(rows), columns=columns)
 
     def failures(self) -> list[tuple[str, Evaluation]]:
         """``(sample id, evaluation)`` of every failed evaluation, in run order."""

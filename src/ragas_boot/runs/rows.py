@@ -3,7 +3,7 @@
 The rows are plain dicts of str, float, int, bool and None, so every table format (pandas,
 CSV, Parquet, a spreadsheet) gets the same columns in the same order. They are built from
 the evaluations a run keeps (a spooled run's slim copies hold every figure used here: scores
-per judge, reasons, tokens, cost, time), so a large run is never read back from its spool.
+per judge, reasons, tokens, cost, time), so a large run's full records are never read back.
 
 Long columns (:data:`LONG_COLUMNS`, then one ``score:JUDGE`` and one ``reason:JUDGE`` column
 per judge of the run, in run order): a judge's score is empty when it was not asked or was
@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from ragas_boot.execution.results import CallSpend
+
 if TYPE_CHECKING:
     from ragas_boot.runs.results import Evaluation, RunResult
 
@@ -25,6 +27,7 @@ __all__ = [
     "evaluation_reason",
     "long_columns",
     "long_rows",
+    "table_rows",
     "wide_columns",
     "wide_rows",
 ]
@@ -110,10 +113,8 @@ def long_rows(run: RunResult) -> Iterator[dict[str, Any]]:
                 row["excluded"] = ", ".join(result.excluded_judges) or None
             else:
                 calls = evaluation.judge_calls()
-                usage = sum((call.usage for call in calls), start=_zero(run))
-                billed = sum((call.billed_usage for call in calls), start=_zero(run))
-                costs = [call.cost for call in calls if call.cost is not None]
-                cost = sum(costs) if costs else None
+                spend = CallSpend.of(calls)
+                usage, billed, cost = spend.usage, spend.billed_usage, spend.cost
                 failures = evaluation.error.failures if evaluation.error is not None else []
                 asked = list(dict.fromkeys(call.judge_id for call in calls))
                 row["judges_asked"] = len(asked)
@@ -132,11 +133,6 @@ def long_rows(run: RunResult) -> Iterator[dict[str, Any]]:
             for judge in judges:
                 row[JUDGE_REASON_PREFIX + judge] = reasons.get(judge)
             yield row
-
-
-def _zero(run: RunResult) -> Any:
-    # TokenUsage() without importing chat/ here: the run's totals are of that type.
-    return type(run.totals.usage)()
 
 
 def wide_columns(run: RunResult) -> list[str]:
@@ -158,3 +154,11 @@ def wide_rows(run: RunResult) -> Iterator[dict[str, Any]]:
             row[f"{evaluation.metric}:passed"] = evaluation.passed
             row[f"{evaluation.metric}:status"] = evaluation.status
         yield row
+
+
+def table_rows(run: RunResult, *, wide: bool = False) -> tuple[list[str], Iterator[dict[str, Any]]]:
+    """The columns and rows of the long table (default) or, with ``wide``, the wide one:
+    what ``RunResult.to_pandas()`` and the CSV/Parquet tables are made of."""
+    if wide:
+        return wide_columns(run), wide_rows(run)
+    return long_columns(run), long_rows(run)

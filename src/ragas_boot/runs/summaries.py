@@ -8,11 +8,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ragas_boot.chat.judge import TokenUsage
-from ragas_boot.execution.results import JudgeCall
+from ragas_boot.execution.results import CallSpend
 from ragas_boot.metrics.results import meets_threshold
 from ragas_boot.runs.results import (
     AgreementSummary,
-    CallFacts,
     Evaluation,
     JudgeInfo,
     JudgeSummary,
@@ -24,34 +23,7 @@ from ragas_boot.runs.results import (
 )
 from ragas_boot.runs.statistics import cohen_kappa, fleiss_kappa, mean, percentile, verdict
 
-__all__ = [
-    "RunSummaries",
-    "agreement_summaries",
-    "judge_summaries",
-    "metric_summaries",
-    "run_totals",
-    "summarize",
-]
-
-
-class _Spend:
-    """:meth:`CallSpend.of` one call at a time (the same sums in the same order)."""
-
-    __slots__ = ("billed", "cost", "unpriced", "usage")
-
-    def __init__(self) -> None:
-        self.usage = TokenUsage()
-        self.billed = TokenUsage()
-        self.cost: float | None = None
-        self.unpriced = 0
-
-    def add(self, call: JudgeCall | CallFacts) -> None:
-        self.usage = self.usage + call.usage
-        self.billed = self.billed + call.billed_usage
-        if call.cost is not None:
-            self.cost = (self.cost or 0.0) + call.cost
-        else:
-            self.unpriced += call.billed_usage.total_tokens
+__all__ = ["RunSummaries", "summarize"]
 
 
 class _MetricTally:
@@ -61,7 +33,7 @@ class _MetricTally:
         self.evaluations = self.passed = self.undefined = self.failed = 0
         self.budget = self.no_quorum = self.unstable = 0
         self.scores = array("d")
-        self.spend = _Spend()
+        self.spend = CallSpend.of(())
 
     def add(self, evaluation: Evaluation) -> None:
         self.evaluations += 1
@@ -75,7 +47,7 @@ class _MetricTally:
         self.no_quorum += evaluation.no_quorum
         self.unstable += evaluation.unstable
         for call in evaluation.judge_calls():
-            self.spend.add(call)
+            self.spend = self.spend.plus(call)
 
     def summary(self, info: MetricInfo) -> MetricSummary:
         scores = self.scores
@@ -94,9 +66,9 @@ class _MetricTally:
             pass_rate=self.passed / len(scores) if scores else None,
             budget=self.budget,
             usage=self.spend.usage,
-            billed_usage=self.spend.billed,
+            billed_usage=self.spend.billed_usage,
             cost=self.spend.cost,
-            unpriced_tokens=self.spend.unpriced,
+            unpriced_tokens=self.spend.unpriced_tokens,
             no_quorum=self.no_quorum,
             unstable=self.unstable,
         )
@@ -310,7 +282,7 @@ class _Totals:
     def __init__(self) -> None:
         self.evaluations = self.scored = self.undefined = self.failed = self.budget = 0
         self.calls = self.failed_calls = self.cache_hits = self.cache_misses = 0
-        self.spend = _Spend()
+        self.spend = CallSpend.of(())
         self.saved = TokenUsage()
         self.saved_cost: float | None = None
 
@@ -324,7 +296,7 @@ class _Totals:
         for call in evaluation.judge_calls():
             self.calls += 1
             self.failed_calls += not call.ok
-            self.spend.add(call)
+            self.spend = self.spend.plus(call)
             self.cache_hits += call.cache == "hit"
             self.cache_misses += call.cache == "miss"
             self.saved = self.saved + call.saved_usage
@@ -340,42 +312,12 @@ class _Totals:
             judge_calls=self.calls,
             failed_judge_calls=self.failed_calls,
             usage=self.spend.usage,
-            billed_usage=self.spend.billed,
+            billed_usage=self.spend.billed_usage,
             cost=self.spend.cost,
-            unpriced_tokens=self.spend.unpriced,
+            unpriced_tokens=self.spend.unpriced_tokens,
             budget=self.budget,
             cache_hits=self.cache_hits,
             cache_misses=self.cache_misses,
             saved_usage=self.saved,
             saved_cost=self.saved_cost,
         )
-
-
-def metric_summaries(
-    metrics: Sequence[MetricInfo], samples: Iterable[SampleRun]
-) -> list[MetricSummary]:
-    """One summary per metric, in run order (see :func:`summarize`)."""
-    return summarize([], metrics, samples).metrics
-
-
-def judge_summaries(
-    judges: Sequence[JudgeInfo], metrics: Sequence[MetricInfo], samples: Iterable[SampleRun]
-) -> list[JudgeSummary]:
-    """Per judge × metric, then per judge over all metrics (see :func:`summarize`)."""
-    return summarize(judges, metrics, samples).judges
-
-
-def agreement_summaries(
-    judges: Sequence[JudgeInfo], metrics: Sequence[MetricInfo], samples: Iterable[SampleRun]
-) -> list[AgreementSummary]:
-    """The judges' agreement (see :func:`summarize`)."""
-    return summarize(judges, metrics, samples).agreement
-
-
-def run_totals(samples: Iterable[SampleRun]) -> RunTotals:
-    """Counts over every evaluation and judge call of the run."""
-    totals = _Totals()
-    for run in samples:
-        for evaluation in run.evaluations:
-            totals.add(evaluation)
-    return totals.summary()

@@ -98,12 +98,12 @@ def run_model_agent(
             return None
         portal: LoopPortal = container.portal()
         agent = OpenAIToolAgent.for_suite(
-            suite, spec=_agent_spec(judge, portal), retry=executor.retry_policy
+            suite, spec=_agent_spec(judge), retry=executor.retry_policy
         )
         return run_suite(suite, agent, concurrency=concurrency, cases=cases, portal=portal)
 
 
-def _agent_spec(judge: JudgeModel, portal: LoopPortal) -> JudgeSpec:
+def _agent_spec(judge: JudgeModel) -> JudgeSpec:
     """The judge's spec, with the URL of its server.
 
     A judge of the embedded ``local`` provider calls its model in process; the agent needs
