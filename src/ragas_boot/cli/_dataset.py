@@ -156,24 +156,18 @@ def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
     from ragas_boot.container import create_container
     from ragas_boot.runs import evaluate_dataset
 
-    options, names = plan.options, plan.metrics
+    options = plan.options
     # Metrics that use no judge (ToolCallAccuracy, NLP) never build one: such a run needs
     # neither the local judge's extra nor a reachable model.
-    judged = needs_models(names) or not options.metrics
+    judged = needs_models(plan.metrics) or not options.metrics
     with create_container(plan.settings, build_judges=judged) as container:
-        if not options.metrics and not container.embedding_models():
-            # By default, metrics that need embedding models are left out when none is
-            # configured; asked for by name, they fail with an error naming embedding-models.
-            names = without_embedding_metrics(names)
-        beans = {name: container.metric(name) for name in names}
-        for bean in beans.values():
-            bean.check_ready()  # a missing judge or embedding model fails before any call
+        beans = _ready_beans(container, plan)
         enabled = options.progress and stderr().is_terminal
         with _progress(enabled, len(plan.dataset)) as callback:
             run = evaluate_dataset(
                 plan.dataset,
                 beans,
-                configs=options.metric_overrides(names),
+                configs=options.metric_overrides(list(beans)),
                 concurrency=options.concurrency,
                 progress=callback,
                 deadline_s=plan.limits.deadline_s,
@@ -306,18 +300,13 @@ def _dry_run(plan: RunPlan) -> int:
     from ragas_boot.reporting.estimate import estimate_renderables
     from ragas_boot.runs.estimate import estimate_run
 
-    names = plan.metrics
     with create_container(plan.settings) as container:
-        if not plan.options.metrics and not container.embedding_models():
-            names = without_embedding_metrics(names)
-        beans = {name: container.metric(name) for name in names}
-        for bean in beans.values():
-            bean.check_ready()
+        beans = _ready_beans(container, plan)
         executor = container.executor()
         estimate = estimate_run(
             plan.dataset,
             beans,
-            configs=plan.options.metric_overrides(names),
+            configs=plan.options.metric_overrides(list(beans)),
             cached=executor.would_answer_from_cache if executor.cache is not None else None,
         )
         problem = executor.cache.problem if executor.cache is not None else None
@@ -326,6 +315,19 @@ def _dry_run(plan: RunPlan) -> int:
     if problem is not None:  # the estimate counted no hit: say why
         _warn(f"cache unusable: {problem}")
     return EXIT_OK
+
+
+def _ready_beans(container: Any, plan: RunPlan) -> dict[str, Any]:
+    """The plan's metric beans, each checked ready: a missing judge or embedding model fails
+    here, before any call. By default, metrics that need embedding models are left out when
+    none is configured; asked for by name, they fail with an error naming embedding-models."""
+    names = plan.metrics
+    if not plan.options.metrics and not container.embedding_models():
+        names = without_embedding_metrics(names)
+    beans = {name: container.metric(name) for name in names}
+    for bean in beans.values():
+        bean.check_ready()
+    return beans
 
 
 def _warn(text: str) -> None:
