@@ -98,26 +98,13 @@ def report_paths(
 def write_atomically(path: Path, text: str | Iterable[str]) -> None:
     """Write ``text`` (or its pieces, one at a time) to a temporary file beside ``path``,
     then rename it over ``path``; first remove what killed writes of ``path`` left."""
-    remove_leftovers(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        locked = _try_lock(handle)  # held until the file is closed: the file of a live writer
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
+
+    def write(temporary: Path) -> None:
+        with temporary.open("w", encoding="utf-8") as file:
             for piece in (text,) if isinstance(text, str) else text:
                 file.write(piece)
-            file.flush()
-            os.fsync(file.fileno())
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temporary, 0o666 & ~umask)  # as a plain open() would (mkstemp makes 0600)
-            if locked:  # renamed while still locked: no other run's clean-up can take it first
-                os.replace(temporary, path)
-        if not locked:  # (Windows renames no open file)
-            os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+
+    write_file_atomically(path, write)
 
 
 def write_file_atomically(path: Path, write: Callable[[Path], None]) -> None:
@@ -126,18 +113,20 @@ def write_file_atomically(path: Path, write: Callable[[Path], None]) -> None:
     remove_leftovers(path)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        locked = _try_lock(handle)  # on the open descriptor, while ``write`` fills the file
+        # The lock is held on mkstemp's descriptor until it is closed, while ``write`` fills
+        # the file: the file of a live writer, which no other run's clean-up takes.
+        locked = _try_lock(handle)
         try:
             write(Path(temporary))
-            os.fsync(handle)
+            os.fsync(handle)  # (the file's data, whichever descriptor wrote it)
             umask = os.umask(0)
             os.umask(umask)
-            os.chmod(temporary, 0o666 & ~umask)
-            if locked:
+            os.chmod(temporary, 0o666 & ~umask)  # as a plain open() would (mkstemp makes 0600)
+            if locked:  # renamed while still locked: no other run's clean-up can take it first
                 os.replace(temporary, path)
         finally:
             os.close(handle)
-        if not locked:
+        if not locked:  # (Windows renames no open file)
             os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
