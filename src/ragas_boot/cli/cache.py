@@ -8,15 +8,13 @@ cannot be read entry by entry, and says which; the next run starts a fresh cache
 from __future__ import annotations
 
 import argparse
-import os
-from pathlib import Path
 from typing import Any
 
 from ragas_boot.cli._arguments import (
     add_cache_dir,
     add_config_arguments,
     add_log_flags,
-    settings_from_args,
+    settings_if_configured,
 )
 from ragas_boot.cli._console import message, write
 from ragas_boot.cli._errors import EXIT_GATE_FAILED, EXIT_OK
@@ -42,11 +40,8 @@ def _cache_settings(args: argparse.Namespace) -> Any:
 
     if args.cache_dir:
         return CacheSettings(dir=args.cache_dir)
-    default_files = [Path("application.yaml"), Path("application.yml")]
-    configured = args.config is not None or os.environ.get("RAGAS_CONFIG")
-    if not configured and not any(path.is_file() for path in default_files):
-        return CacheSettings()  # no configuration here: the default folder
-    return settings_from_args(args).cache
+    settings = settings_if_configured(args)
+    return settings.cache if settings is not None else CacheSettings()  # the default folder
 
 
 def run(args: argparse.Namespace) -> int:

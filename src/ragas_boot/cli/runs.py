@@ -9,10 +9,11 @@ from ragas_boot.cli._arguments import (
     add_log_flags,
     add_regression_arguments,
     positive_int,
+    settings_if_configured,
 )
 from ragas_boot.cli._console import message, stdout
 from ragas_boot.cli._errors import EXIT_GATE_FAILED, EXIT_OK
-from ragas_boot.cli._history import history_settings, show_diff
+from ragas_boot.cli._history import show_diff
 from ragas_boot.cli._registry import register_command
 
 __all__ = ["configure", "run"]
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from ragas_boot.runs.history import open_history
     from ragas_boot.runs.regressions import diff_runs
 
-    settings = history_settings(args)
+    settings = settings_if_configured(args)
     with open_history(settings) as history:
         if args.runs_command == "list":
             runs = history.list_runs(limit=args.limit, kind=args.kind)

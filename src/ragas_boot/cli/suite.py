@@ -11,11 +11,12 @@ from ragas_boot.cli._arguments import (
     positive_int,
     profile_names,
     settings_from_args,
+    settings_if_configured,
     unit_float,
 )
 from ragas_boot.cli._console import message, redact, stdout, write
 from ragas_boot.cli._errors import EXIT_GATE_FAILED, EXIT_OK, UsageError
-from ragas_boot.cli._history import history_settings, store
+from ragas_boot.cli._history import store
 from ragas_boot.cli._registry import register_command
 from ragas_boot.cli._reports import report_paths, write_atomically
 
@@ -112,7 +113,7 @@ def _record_suite(args: argparse.Namespace, result: SuiteResult, min_pass_rate: 
     """Record a suite run in the history of its configuration (the default one without)."""
     from ragas_boot.runs.history import snapshot_suite
 
-    settings = history_settings(args) if args.config else None
+    settings = settings_if_configured(args) if args.config else None
     source = settings.source if settings is not None else None
     snapshot = snapshot_suite(
         result,
