@@ -245,34 +245,34 @@ async def _ping_all(judges: Sequence[Any], seconds: float) -> list[_PingResult]:
 
     prompt = 'This is a health check. Answer with the JSON object {"ok": true}.'
 
-    async def attempt(judge: Any) -> tuple[str | None, float]:
+    async def attempt(judge: Any) -> tuple[Exception | None, float]:
+        """The judge asked once: its error (None when it answered) and the latency."""
         started = time.perf_counter()
         try:
             judge.prepare()
             async with asyncio.timeout(seconds):
                 await judge.ainvoke_structured(prompt, Ping)
         except Exception as error:
-            kind = getattr(error, "kind_detail", None) or getattr(error, "kind", None)
-            detail = f"{kind or type(error).__name__}: {error or f'no answer in {seconds:g} s'}"
-            return detail, time.perf_counter() - started
+            return error, time.perf_counter() - started
         return None, time.perf_counter() - started
+
+    def detail(error: Exception) -> str:
+        kind = getattr(error, "kind_detail", None) or getattr(error, "kind", None)
+        return f"{kind or type(error).__name__}: {error or f'no answer in {seconds:g} s'}"
 
     async def short(judge: Any) -> str | None:
         """Why a mode failed, in a word or two (``HTTP 500``, ``output``, ``timeout``)."""
-        try:
-            judge.prepare()
-            async with asyncio.timeout(seconds):
-                await judge.ainvoke_structured(prompt, Ping)
-        except Exception as error:
-            status = getattr(error, "status_code", None)
-            if status is not None:
-                return f"HTTP {status}"
-            return str(getattr(error, "kind", None) or type(error).__name__)
-        return None
+        error, _ = await attempt(judge)
+        if error is None:
+            return None
+        status = getattr(error, "status_code", None)
+        if status is not None:
+            return f"HTTP {status}"
+        return str(getattr(error, "kind", None) or type(error).__name__)
 
     async def ping(judge: Any) -> _PingResult:
         error, latency = await attempt(judge)
-        result = _PingResult(judge.id, error, latency)
+        result = _PingResult(judge.id, None if error is None else detail(error), latency)
         configured = judge.spec.structured_output
         modes = [mode for mode in getattr(judge, "output_modes", ()) if mode is not configured]
         variants = [judge.with_output_mode(mode) for mode in modes]
