@@ -13,7 +13,6 @@ from typing import Any
 from ragas_boot.cli._arguments import (
     add_cache_dir,
     add_config_arguments,
-    add_log_flags,
     settings_if_configured,
 )
 from ragas_boot.cli._console import message, write
@@ -30,7 +29,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     clear = actions.add_parser("clear", help="remove the response cache's entries")
     clear.add_argument("--expired", action="store_true", help="only entries past their ttl")
     for action in (stats, clear):
-        add_log_flags(action, top=False)
         add_config_arguments(action)
         add_cache_dir(action)
 

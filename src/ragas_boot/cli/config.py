@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ragas_boot.cli._arguments import add_config_arguments, add_log_flags, settings_from_args
+from ragas_boot.cli._arguments import add_config_arguments, settings_from_args
 from ragas_boot.cli._console import message, stdout, write
 from ragas_boot.cli._errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK
 from ragas_boot.cli._metrics import metric_names
@@ -34,7 +34,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     check = actions.add_parser("check", help="validate the configuration and build the judges")
     for action in (show, check):
-        add_log_flags(action, top=False)
         add_config_arguments(action)
     check.add_argument("--ping", action="store_true", help="send one tiny request to each judge")
     check.add_argument(

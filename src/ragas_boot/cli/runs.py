@@ -6,7 +6,6 @@ import argparse
 
 from ragas_boot.cli._arguments import (
     add_config_arguments,
-    add_log_flags,
     add_regression_arguments,
     positive_int,
     settings_if_configured,
@@ -28,7 +27,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="compare two recorded runs; exit 1 with --fail-on-regression when NEW regressed",
     )
     for action in (listing, diff):
-        add_log_flags(action, top=False)
         add_config_arguments(action)
     listing.add_argument(
         "--limit", type=positive_int, default=20, metavar="N", help="runs to show (default: 20)"

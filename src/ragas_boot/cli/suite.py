@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from ragas_boot.cli._arguments import (
     add_config_arguments,
-    add_log_flags,
     positive_int,
     profile_names,
     settings_from_args,
@@ -35,7 +34,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         description="Run an agent on every case of SUITE.yaml, print the report, and exit 1 "
         "when the pass rate is under --min-pass-rate (2 for bad input).",
     )
-    add_log_flags(runner, top=False)
     runner.add_argument("suite", metavar="SUITE.yaml", help="the suite file")
     runner.add_argument(
         "--agent",
