@@ -21,11 +21,11 @@ __all__ = [
     "add_log_flags",
     "add_regression_arguments",
     "aggregation",
+    "comma_separated",
     "duration",
     "load_settings",
     "positive_float",
     "positive_int",
-    "profile_names",
     "repeat_count",
     "settings_from_args",
     "settings_if_configured",
@@ -68,8 +68,9 @@ def add_config_arguments(
     )
 
 
-def profile_names(values: Sequence[str]) -> list[str]:
-    """``--profile`` values, each possibly comma-separated, as one list."""
+def comma_separated(values: Sequence[str]) -> list[str]:
+    """A repeatable flag's values, each possibly comma-separated (``--profile``,
+    ``--models``), as one list."""
     return [p.strip() for value in values for p in value.split(",") if p.strip()]
 
 
@@ -93,7 +94,7 @@ def settings_from_args(args: argparse.Namespace) -> RagasSettings:
     Raises:
         ConfigError: the configuration is invalid (exit code 2 when raised from a command).
     """
-    return load_settings(args.config, profile_names(args.profile))
+    return load_settings(args.config, comma_separated(args.profile))
 
 
 def settings_if_configured(args: argparse.Namespace) -> RagasSettings | None:

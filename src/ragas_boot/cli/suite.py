@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from ragas_boot.cli._arguments import (
     add_config_arguments,
+    comma_separated,
     positive_int,
-    profile_names,
     settings_from_args,
     settings_if_configured,
     unit_float,
@@ -139,7 +139,7 @@ def _suite_result(suite: AgentTestSuite, args: argparse.Namespace) -> SuiteResul
         raise UsageError(
             f"--agent-model {args.agent_model} needs a configuration declaring it: pass --config"
         )
-    profiles = profile_names(args.profile)
+    profiles = comma_separated(args.profile)
     if profiles and config is None:
         raise UsageError(
             f"--profile {','.join(profiles)} needs a configuration file: pass --config"
