@@ -21,6 +21,8 @@ from ragas_boot.cli._metrics import metric_names
 from ragas_boot.cli._registry import register_command
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from ragas_boot.config.settings import RagasSettings
 
 __all__ = ["configure", "run"]
@@ -65,10 +67,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _config_check(args: argparse.Namespace) -> int:
-    from rich.table import Table
-    from rich.text import Text
-
-    from ragas_boot.config.urls import append_path, mask_url
     from ragas_boot.container import create_container
     from ragas_boot.metrics.registry import METRICS, criterion_beans
     from ragas_boot.reporting._format import plain
@@ -82,36 +80,10 @@ def _config_check(args: argparse.Namespace) -> int:
                 getattr(container, name)()
             for name in criterion_beans(settings):  # and each named criterion over them
                 getattr(container, name)()
-        table = Table(title="Judges", title_justify="left")
-        for column in ("Judge", "Provider", "Model", "Endpoint", "Output"):
-            table.add_column(column, overflow="fold")
-        for judge in judges:
-            spec = judge.spec
-            endpoint = mask_url(append_path(spec.base_url, spec.completions_path))
-            table.add_row(
-                plain(judge.id),
-                plain(judge.provider),
-                plain(spec.model),
-                plain(getattr(judge, "endpoint", endpoint)),
-                spec.structured_output.value,
-            )
-        stdout().print(table)
+        stdout().print(_judges_table(judges))
         embedding_models = container.embedding_models()
         if embedding_models:
-            models = Table(title="Embedding models", title_justify="left")
-            for column in ("Model", "Provider", "Model id sent", "Endpoint"):
-                models.add_column(column, overflow="fold")
-            for model in embedding_models:
-                espec = model.spec
-                where = (
-                    "in process"
-                    if espec.local
-                    else mask_url(append_path(espec.base_url, espec.embeddings_path))
-                )
-                models.add_row(
-                    plain(model.id), plain(espec.provider), plain(espec.model), plain(where)
-                )
-            stdout().print(models)
+            stdout().print(_embedding_models_table(embedding_models))
         if not judges:
             judged = _judged_sections(settings)
             if judged:  # configured, but they cannot run: the same error evaluate gives
@@ -154,26 +126,78 @@ def _config_check(args: argparse.Namespace) -> int:
         if not args.ping:
             return EXIT_OK
         results = container.portal().call(_ping_all(judges, args.timeout))
-    ping = Table(title="Ping", title_justify="left")
-    for column in ("Judge", "Status", "Latency", "Detail", "Modes accepted"):
-        ping.add_column(column, overflow="fold")
-    for result in results:
-        ping.add_row(
-            plain(result.judge_id),
-            Text(
-                "ok" if result.error is None else "failed",
-                style="green" if result.error is None else "red",
-            ),
-            f"{result.latency_s * 1000:.0f} ms",
-            plain(result.error or ""),
-            plain(result.modes_text()),
-        )
-    stdout().print(ping)
+    stdout().print(_ping_table(results))
     failed = [result.judge_id for result in results if result.error is not None]
     if failed:
         message(f"FAILED {len(failed)} judge(s) did not answer: {', '.join(failed)}", "bold red")
         return EXIT_GATE_FAILED
     return EXIT_OK
+
+
+def _judges_table(judges: Sequence[Any]) -> Table:
+    """Each judge: id, provider, model, endpoint (credentials masked), output mode."""
+    from rich.table import Table
+
+    from ragas_boot.config.urls import append_path, mask_url
+    from ragas_boot.reporting._format import plain
+
+    table = Table(title="Judges", title_justify="left")
+    for column in ("Judge", "Provider", "Model", "Endpoint", "Output"):
+        table.add_column(column, overflow="fold")
+    for judge in judges:
+        spec = judge.spec
+        endpoint = mask_url(append_path(spec.base_url, spec.completions_path))
+        table.add_row(
+            plain(judge.id),
+            plain(judge.provider),
+            plain(spec.model),
+            plain(getattr(judge, "endpoint", endpoint)),
+            spec.structured_output.value,
+        )
+    return table
+
+
+def _embedding_models_table(models: Sequence[Any]) -> Table:
+    """Each embedding model: id, provider, model id sent, endpoint (or in process)."""
+    from rich.table import Table
+
+    from ragas_boot.config.urls import append_path, mask_url
+    from ragas_boot.reporting._format import plain
+
+    table = Table(title="Embedding models", title_justify="left")
+    for column in ("Model", "Provider", "Model id sent", "Endpoint"):
+        table.add_column(column, overflow="fold")
+    for model in models:
+        spec = model.spec
+        where = (
+            "in process"
+            if spec.local
+            else mask_url(append_path(spec.base_url, spec.embeddings_path))
+        )
+        table.add_row(plain(model.id), plain(spec.provider), plain(spec.model), plain(where))
+    return table
+
+
+def _ping_table(results: Sequence[_PingResult]) -> Table:
+    """Each judge's health check: status, latency, error, the output modes it took."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from ragas_boot.reporting._format import plain
+
+    table = Table(title="Ping", title_justify="left")
+    for column in ("Judge", "Status", "Latency", "Detail", "Modes accepted"):
+        table.add_column(column, overflow="fold")
+    for result in results:
+        ok = result.error is None
+        table.add_row(
+            plain(result.judge_id),
+            Text("ok" if ok else "failed", style="green" if ok else "red"),
+            f"{result.latency_s * 1000:.0f} ms",
+            plain(result.error or ""),
+            plain(result.modes_text()),
+        )
+    return table
 
 
 def _unrunnable(container: Any, settings: RagasSettings, metrics: Sequence[str]) -> list[Any]:
