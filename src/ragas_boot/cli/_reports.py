@@ -24,7 +24,6 @@ from ragas_boot.cli._errors import UsageError
 
 __all__ = [
     "REPORT_KINDS",
-    "remove_leftovers",
     "report_paths",
     "write_atomically",
     "write_file_atomically",
@@ -110,7 +109,7 @@ def write_atomically(path: Path, text: str | Iterable[str]) -> None:
 def write_file_atomically(path: Path, write: Callable[[Path], None]) -> None:
     """As :func:`write_atomically`, for a writer that opens a file by its name itself
     (pyarrow's Parquet writer): ``write`` is given the temporary file's path."""
-    remove_leftovers(path)
+    _remove_leftovers(path)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         # The lock is held on mkstemp's descriptor until it is closed, while ``write`` fills
@@ -134,20 +133,16 @@ def write_file_atomically(path: Path, write: Callable[[Path], None]) -> None:
         raise
 
 
-def remove_leftovers(path: Path) -> list[Path]:
-    """Remove the temporary files of writes of ``path`` whose writer is gone; the removed."""
-    removed: list[Path] = []
+def _remove_leftovers(path: Path) -> None:
+    """Remove the temporary files of writes of ``path`` whose writer is gone."""
     for candidate in _temporaries(path):
         with contextlib.suppress(OSError):  # gone meanwhile, or not ours to remove
             handle = os.open(candidate, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
             try:
-                if not _try_lock(handle):
-                    continue  # a write under way
-                os.unlink(candidate)
-                removed.append(candidate)
+                if _try_lock(handle):  # else a write under way
+                    os.unlink(candidate)
             finally:
                 os.close(handle)
-    return removed
 
 
 def _temporaries(path: Path) -> Iterator[Path]:
