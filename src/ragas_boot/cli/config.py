@@ -134,16 +134,22 @@ def _config_check(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _judges_table(judges: Sequence[Any]) -> Table:
-    """Each judge: id, provider, model, endpoint (credentials masked), output mode."""
+def _table(title: str, columns: Sequence[str]) -> Table:
+    """A titled table whose long cells (endpoints, errors) fold rather than cut."""
     from rich.table import Table
 
+    table = Table(title=title, title_justify="left")
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    return table
+
+
+def _judges_table(judges: Sequence[Any]) -> Table:
+    """Each judge: id, provider, model, endpoint (credentials masked), output mode."""
     from ragas_boot.config.urls import append_path, mask_url
     from ragas_boot.reporting._format import plain
 
-    table = Table(title="Judges", title_justify="left")
-    for column in ("Judge", "Provider", "Model", "Endpoint", "Output"):
-        table.add_column(column, overflow="fold")
+    table = _table("Judges", ("Judge", "Provider", "Model", "Endpoint", "Output"))
     for judge in judges:
         spec = judge.spec
         endpoint = mask_url(append_path(spec.base_url, spec.completions_path))
@@ -159,14 +165,10 @@ def _judges_table(judges: Sequence[Any]) -> Table:
 
 def _embedding_models_table(models: Sequence[Any]) -> Table:
     """Each embedding model: id, provider, model id sent, endpoint (or in process)."""
-    from rich.table import Table
-
     from ragas_boot.config.urls import append_path, mask_url
     from ragas_boot.reporting._format import plain
 
-    table = Table(title="Embedding models", title_justify="left")
-    for column in ("Model", "Provider", "Model id sent", "Endpoint"):
-        table.add_column(column, overflow="fold")
+    table = _table("Embedding models", ("Model", "Provider", "Model id sent", "Endpoint"))
     for model in models:
         spec = model.spec
         where = (
@@ -180,14 +182,11 @@ def _embedding_models_table(models: Sequence[Any]) -> Table:
 
 def _ping_table(results: Sequence[_PingResult]) -> Table:
     """Each judge's health check: status, latency, error, the output modes it took."""
-    from rich.table import Table
     from rich.text import Text
 
     from ragas_boot.reporting._format import plain
 
-    table = Table(title="Ping", title_justify="left")
-    for column in ("Judge", "Status", "Latency", "Detail", "Modes accepted"):
-        table.add_column(column, overflow="fold")
+    table = _table("Ping", ("Judge", "Status", "Latency", "Detail", "Modes accepted"))
     for result in results:
         ok = result.error is None
         table.add_row(
