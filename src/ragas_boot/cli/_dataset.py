@@ -42,6 +42,7 @@ from ragas_boot.cli._source import load_source
 if TYPE_CHECKING:
     from ragas_boot.config.settings import RagasSettings
     from ragas_boot.datasets import Dataset
+    from ragas_boot.execution.cache import ResponseCache
     from ragas_boot.runs import ProgressCallback, RunControl, RunResult
     from ragas_boot.runs.history import StoredRun
     from ragas_boot.runs.regressions import RunDiff
@@ -153,15 +154,10 @@ def plan_run(options: RunOptions) -> RunPlan:
 
 def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
     """Score the dataset: the container lives (and the local judge runs) only this long."""
-    from ragas_boot.container import create_container
     from ragas_boot.runs import evaluate_dataset
 
     options = plan.options
-    # Metrics that use no judge (ToolCallAccuracy, NLP) never build one: such a run needs
-    # neither the local judge's extra nor a reachable model.
-    judged = needs_models(plan.metrics) or not options.metrics
-    with create_container(plan.settings, build_judges=judged) as container:
-        beans = _ready_beans(container, plan)
+    with _wired(plan) as (beans, cache):
         enabled = options.progress and stderr().is_terminal
         with _progress(enabled, len(plan.dataset)) as callback:
             run = evaluate_dataset(
@@ -176,12 +172,9 @@ def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
                 max_cost=plan.limits.max_cost,
                 spool_after=plan.limits.spool_after,
             )
-        # The executor's cache, taken from its provider: the executor itself would build the
-        # judges a run without judged metrics never builds.
-        cache = container.execution.response_cache()
-        problem = cache.problem if cache is not None else None
-        if problem is not None:  # judges were asked directly: say why the cache did nothing
-            plan.warnings.append(f"cache unusable: {problem}")
+        if cache is not None and cache.problem is not None:
+            # judges were asked directly: say why the cache did nothing
+            plan.warnings.append(f"cache unusable: {cache.problem}")
         return run
 
 
@@ -296,20 +289,17 @@ def _calibration(plan: RunPlan, run: RunResult) -> Any:
 
 def _dry_run(plan: RunPlan) -> int:
     """``--dry-run``: the calls, tokens and cost the run would make; nothing is sent."""
-    from ragas_boot.container import create_container
     from ragas_boot.reporting.estimate import estimate_renderables
     from ragas_boot.runs.estimate import estimate_run
 
-    with create_container(plan.settings) as container:
-        beans = _ready_beans(container, plan)
-        executor = container.executor()
+    with _wired(plan) as (beans, cache):
         estimate = estimate_run(
             plan.dataset,
             beans,
             configs=plan.options.metric_overrides(list(beans)),
-            cached=executor.would_answer_from_cache if executor.cache is not None else None,
+            cached=cache.would_answer if cache is not None else None,
         )
-        problem = executor.cache.problem if executor.cache is not None else None
+        problem = cache.problem if cache is not None else None
     for part in estimate_renderables(estimate):
         stdout().print(part)
     if problem is not None:  # the estimate counted no hit: say why
@@ -317,17 +307,29 @@ def _dry_run(plan: RunPlan) -> int:
     return EXIT_OK
 
 
-def _ready_beans(container: Any, plan: RunPlan) -> dict[str, Any]:
-    """The plan's metric beans, each checked ready: a missing judge or embedding model fails
-    here, before any call. By default, metrics that need embedding models are left out when
-    none is configured; asked for by name, they fail with an error naming embedding-models."""
-    names = plan.metrics
-    if not plan.options.metrics and not container.embedding_models():
-        names = without_embedding_metrics(names)
-    beans = {name: container.metric(name) for name in names}
-    for bean in beans.values():
-        bean.check_ready()
-    return beans
+@contextlib.contextmanager
+def _wired(plan: RunPlan) -> Iterator[tuple[dict[str, Any], ResponseCache | None]]:
+    """The container of a run or a dry run, while the block lasts: the plan's metric beans,
+    each checked ready (a missing judge or embedding model fails here, before any call), and
+    the judges' response cache.
+
+    Metrics that use no judge (ToolCallAccuracy, NLP) never build one: such a run needs
+    neither the local judge's extra nor a reachable model. By default, metrics that need
+    embedding models are left out when none is configured; asked for by name, they fail with
+    an error naming embedding-models. The cache comes from its own provider: the executor's
+    would build the judges.
+    """
+    from ragas_boot.container import create_container
+
+    judged = needs_models(plan.metrics) or not plan.options.metrics
+    with create_container(plan.settings, build_judges=judged) as container:
+        names = plan.metrics
+        if not plan.options.metrics and not container.embedding_models():
+            names = without_embedding_metrics(names)
+        beans = {name: container.metric(name) for name in names}
+        for bean in beans.values():
+            bean.check_ready()
+        yield beans, container.execution.response_cache()
 
 
 def _warn(text: str) -> None:
