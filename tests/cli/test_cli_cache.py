@@ -210,3 +210,20 @@ def test_two_runs_at_once_share_the_cache(
     assert third.code == 0, third.err
     assert judges.count() == sent
     assert _scores(tmp_path / "run2.json")[0] == first
+
+
+def test_stats_reads_the_configuration_as_runs_does(
+    run_cli, tmp_path, monkeypatch, ragas_boot_home
+):
+    """``cache`` and ``runs`` decide alike whether a configuration is named: ``--profile``
+    without one is an error, never silently the default folder; a blank $RAGAS_CONFIG is
+    unset, and then the default folder is shown."""
+    monkeypatch.chdir(tmp_path)  # no application.yaml here
+    monkeypatch.setenv("RAGAS_CONFIG", "  ")
+    default = run_cli("cache", "stats")
+    assert default.code == 0, default.err
+    assert f"No response cache at {ragas_boot_home / 'cache'}" in default.out
+    for command in (("cache", "stats"), ("runs", "list")):
+        result = run_cli(*command, "--profile", "ci")
+        assert result.code == 2, command
+        assert "ragas-boot: error:" in result.err and "application.yaml" in result.err

@@ -85,3 +85,31 @@ def test_entry_points_of_the_commands_group_are_loaded_once(run_cli, monkeypatch
         assert run_cli("--help").err.count("broken") == 0  # loaded once per process
     finally:
         cli.unregister_command("plugged")
+
+
+def _configure_actions(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", required=True)
+    go = actions.add_parser("go")
+    go.add_argument("--fail", action="store_true")
+
+
+def test_the_log_flags_reach_the_actions_of_a_command(run_cli, tmp_path):
+    """``--debug`` / ``-v`` work after a command's own actions (``deploy go --debug``), as
+    after the built-ins' (``cache stats -v``), without the command declaring them."""
+    cli.register_command("deploy", _configure_actions, _run_action)
+    try:
+        quiet = run_cli("deploy", "go", "--fail")
+        shown = run_cli("deploy", "go", "--fail", "--debug")
+    finally:
+        cli.unregister_command("deploy")
+    assert (quiet.code, shown.code) == (2, 2)
+    assert "Traceback" not in quiet.err and "run with --debug" in quiet.err
+    assert "Traceback" in shown.err and "ConfigError" in shown.err
+    stats = run_cli("cache", "stats", "--cache-dir", tmp_path / "none", "-v")
+    assert stats.code == 0, stats.err
+
+
+def _run_action(args: argparse.Namespace) -> int:
+    if args.fail:
+        raise ConfigError("cannot deploy", key="deploy.target")
+    return 0

@@ -80,6 +80,11 @@ def test_tool_call_accuracy_alone_never_builds_the_local_judge(run_cli, tmp_path
     )
     assert result.code == 0, result.err
     assert "2 samples × 1 metrics: 2 scored" in result.out
+    dry = run_cli(
+        "evaluate", dataset, "--metric", "tool_call_accuracy", "--config", config, "--dry-run"
+    )
+    assert dry.code == 0, dry.err  # the estimate of a run that builds no judge builds none
+    assert "/nowhere/x.gguf" not in dry.err
     judged = run_cli(
         "evaluate", dataset, "--metric", "agent_goal_accuracy", "--config", config, "--no-history"
     )

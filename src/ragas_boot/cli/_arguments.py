@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragas_boot.cli._console import add_secrets
@@ -19,13 +21,14 @@ __all__ = [
     "add_log_flags",
     "add_regression_arguments",
     "aggregation",
+    "comma_separated",
     "duration",
     "load_settings",
     "positive_float",
     "positive_int",
-    "profile_names",
     "repeat_count",
     "settings_from_args",
+    "settings_if_configured",
     "spool_after",
     "unit_float",
 ]
@@ -65,8 +68,9 @@ def add_config_arguments(
     )
 
 
-def profile_names(values: Sequence[str]) -> list[str]:
-    """``--profile`` values, each possibly comma-separated, as one list."""
+def comma_separated(values: Sequence[str]) -> list[str]:
+    """A repeatable flag's values, each possibly comma-separated (``--profile``,
+    ``--models``), as one list."""
     return [p.strip() for value in values for p in value.split(",") if p.strip()]
 
 
@@ -90,7 +94,23 @@ def settings_from_args(args: argparse.Namespace) -> RagasSettings:
     Raises:
         ConfigError: the configuration is invalid (exit code 2 when raised from a command).
     """
-    return load_settings(args.config, profile_names(args.profile))
+    return load_settings(args.config, comma_separated(args.profile))
+
+
+def settings_if_configured(args: argparse.Namespace) -> RagasSettings | None:
+    """The settings of ``--config`` / ``--profile`` / ``$RAGAS_CONFIG``, or of the default
+    file when one is here; None when no configuration is named or present (a command that
+    works without one, on the defaults: ``cache``, ``runs``).
+
+    Raises:
+        ConfigError: the configuration is invalid.
+    """
+    from ragas_boot.config.loader import CONFIG_ENV_VAR, DEFAULT_FILES
+
+    named = args.config is not None or args.profile or os.environ.get(CONFIG_ENV_VAR, "").strip()
+    if not named and not any(Path(name).is_file() for name in DEFAULT_FILES):
+        return None
+    return settings_from_args(args)
 
 
 def positive_int(text: str) -> int:

@@ -42,6 +42,7 @@ from ragas_boot.cli._source import load_source
 if TYPE_CHECKING:
     from ragas_boot.config.settings import RagasSettings
     from ragas_boot.datasets import Dataset
+    from ragas_boot.execution.cache import ResponseCache
     from ragas_boot.runs import ProgressCallback, RunControl, RunResult
     from ragas_boot.runs.history import StoredRun
     from ragas_boot.runs.regressions import RunDiff
@@ -153,27 +154,16 @@ def plan_run(options: RunOptions) -> RunPlan:
 
 def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
     """Score the dataset: the container lives (and the local judge runs) only this long."""
-    from ragas_boot.container import create_container
     from ragas_boot.runs import evaluate_dataset
 
-    options, names = plan.options, plan.metrics
-    # Metrics that use no judge (ToolCallAccuracy, NLP) never build one: such a run needs
-    # neither the local judge's extra nor a reachable model.
-    judged = needs_models(names) or not options.metrics
-    with create_container(plan.settings, build_judges=judged) as container:
-        if not options.metrics and not container.embedding_models():
-            # By default, metrics that need embedding models are left out when none is
-            # configured; asked for by name, they fail with an error naming embedding-models.
-            names = without_embedding_metrics(names)
-        beans = {name: container.metric(name) for name in names}
-        for bean in beans.values():
-            bean.check_ready()  # a missing judge or embedding model fails before any call
+    options = plan.options
+    with _wired(plan) as (beans, cache):
         enabled = options.progress and stderr().is_terminal
         with _progress(enabled, len(plan.dataset)) as callback:
             run = evaluate_dataset(
                 plan.dataset,
                 beans,
-                configs=options.metric_overrides(names),
+                configs=options.metric_overrides(list(beans)),
                 concurrency=options.concurrency,
                 progress=callback,
                 deadline_s=plan.limits.deadline_s,
@@ -182,12 +172,9 @@ def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
                 max_cost=plan.limits.max_cost,
                 spool_after=plan.limits.spool_after,
             )
-        # The executor's cache, taken from its provider: the executor itself would build the
-        # judges a run without judged metrics never builds.
-        cache = container.execution.response_cache()
-        problem = cache.problem if cache is not None else None
-        if problem is not None:  # judges were asked directly: say why the cache did nothing
-            plan.warnings.append(f"cache unusable: {problem}")
+        if cache is not None and cache.problem is not None:
+            # judges were asked directly: say why the cache did nothing
+            plan.warnings.append(f"cache unusable: {cache.problem}")
         return run
 
 
@@ -302,30 +289,47 @@ def _calibration(plan: RunPlan, run: RunResult) -> Any:
 
 def _dry_run(plan: RunPlan) -> int:
     """``--dry-run``: the calls, tokens and cost the run would make; nothing is sent."""
-    from ragas_boot.container import create_container
     from ragas_boot.reporting.estimate import estimate_renderables
     from ragas_boot.runs.estimate import estimate_run
 
-    names = plan.metrics
-    with create_container(plan.settings) as container:
-        if not plan.options.metrics and not container.embedding_models():
-            names = without_embedding_metrics(names)
-        beans = {name: container.metric(name) for name in names}
-        for bean in beans.values():
-            bean.check_ready()
-        executor = container.executor()
+    with _wired(plan) as (beans, cache):
         estimate = estimate_run(
             plan.dataset,
             beans,
-            configs=plan.options.metric_overrides(names),
-            cached=executor.would_answer_from_cache if executor.cache is not None else None,
+            configs=plan.options.metric_overrides(list(beans)),
+            cached=cache.would_answer if cache is not None else None,
         )
-        problem = executor.cache.problem if executor.cache is not None else None
+        problem = cache.problem if cache is not None else None
     for part in estimate_renderables(estimate):
         stdout().print(part)
     if problem is not None:  # the estimate counted no hit: say why
         _warn(f"cache unusable: {problem}")
     return EXIT_OK
+
+
+@contextlib.contextmanager
+def _wired(plan: RunPlan) -> Iterator[tuple[dict[str, Any], ResponseCache | None]]:
+    """The container of a run or a dry run, while the block lasts: the plan's metric beans,
+    each checked ready (a missing judge or embedding model fails here, before any call), and
+    the judges' response cache.
+
+    Metrics that use no judge (ToolCallAccuracy, NLP) never build one: such a run needs
+    neither the local judge's extra nor a reachable model. By default, metrics that need
+    embedding models are left out when none is configured; asked for by name, they fail with
+    an error naming embedding-models. The cache comes from its own provider: the executor's
+    would build the judges.
+    """
+    from ragas_boot.container import create_container
+
+    judged = needs_models(plan.metrics) or not plan.options.metrics
+    with create_container(plan.settings, build_judges=judged) as container:
+        names = plan.metrics
+        if not plan.options.metrics and not container.embedding_models():
+            names = without_embedding_metrics(names)
+        beans = {name: container.metric(name) for name in names}
+        for bean in beans.values():
+            bean.check_ready()
+        yield beans, container.execution.response_cache()
 
 
 def _warn(text: str) -> None:

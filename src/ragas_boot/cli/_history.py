@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragas_boot.cli._arguments import settings_from_args
 from ragas_boot.cli._console import message, stdout
 
 if TYPE_CHECKING:
@@ -16,7 +12,7 @@ if TYPE_CHECKING:
     from ragas_boot.runs.history import StoredRun
     from ragas_boot.runs.regressions import RunDiff
 
-__all__ = ["history_settings", "load_baseline", "show_diff", "store"]
+__all__ = ["load_baseline", "show_diff", "store"]
 
 #: Marker file in the history's home: the note that runs are not recorded was shown there.
 _HISTORY_NOTE_MARKER = "history-not-recorded-note"
@@ -98,14 +94,3 @@ def show_diff(diff: RunDiff) -> RunDiff:
     for line in diff_lines(diff):
         message(line, "bold red" if diff.regressed else "green")
     return diff
-
-
-def history_settings(args: argparse.Namespace) -> RagasSettings | None:
-    """The settings naming the history: ``--config`` (or the default file, when one exists);
-    None, the default history, when no configuration file is there to read."""
-    from ragas_boot.config.loader import CONFIG_ENV_VAR, DEFAULT_FILES
-
-    named = args.config is not None or args.profile or os.environ.get(CONFIG_ENV_VAR, "").strip()
-    if not named and not any(Path(name).is_file() for name in DEFAULT_FILES):
-        return None
-    return settings_from_args(args)

@@ -34,8 +34,21 @@ def build_parser() -> argparse.ArgumentParser:
         sub = commands.add_parser(command.name, help=command.help, description=command.help)
         add_log_flags(sub, top=False)
         command.configure(sub)
+        _log_flags_on_actions(sub)
         sub.set_defaults(_run=command.run)
     return parser
+
+
+def _log_flags_on_actions(parser: argparse.ArgumentParser) -> None:
+    """``--debug`` / ``-v`` on the action parsers a command adds (``cache stats``, a plugin's
+    own): the flags go wherever the command line ends, whatever the command declares."""
+    for action in parser._actions:
+        if not isinstance(action, argparse._SubParsersAction):
+            continue
+        for nested in action.choices.values():
+            if "--debug" not in nested._option_string_actions:
+                add_log_flags(nested, top=False)
+            _log_flags_on_actions(nested)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,6 +9,7 @@ from ragas_boot.cli._errors import UsageError
 
 if TYPE_CHECKING:
     from ragas_boot.config.settings import RagasSettings
+    from ragas_boot.metrics.base import Need
 
 __all__ = ["metric_choices", "metric_names", "needs_models", "without_embedding_metrics"]
 
@@ -71,20 +72,19 @@ def metric_names(
 def needs_models(names: Sequence[str]) -> bool:
     """Whether any of the metrics uses judges or embedding models."""
     from ragas_boot.metrics.base import Need
-    from ragas_boot.metrics.registry import metric_class, split_criterion
 
-    return any(
-        metric_class(split_criterion(name)[0]).uses(Need.JUDGES)
-        or metric_class(split_criterion(name)[0]).uses(Need.EMBEDDINGS)
-        for name in names
-    )
+    return any(_uses(name, Need.JUDGES) or _uses(name, Need.EMBEDDINGS) for name in names)
 
 
 def without_embedding_metrics(names: Sequence[str]) -> list[str]:
     """``names`` without the metrics that need embedding models."""
     from ragas_boot.metrics.base import Need
+
+    return [name for name in names if not _uses(name, Need.EMBEDDINGS)]
+
+
+def _uses(name: str, need: Need) -> bool:
+    """Whether the metric of a bean name (``aspect_critic:no-profanity`` too) needs ``need``."""
     from ragas_boot.metrics.registry import metric_class, split_criterion
 
-    return [
-        name for name in names if not metric_class(split_criterion(name)[0]).uses(Need.EMBEDDINGS)
-    ]
+    return metric_class(split_criterion(name)[0]).uses(need)

@@ -24,7 +24,6 @@ from ragas_boot.cli._errors import UsageError
 
 __all__ = [
     "REPORT_KINDS",
-    "remove_leftovers",
     "report_paths",
     "write_atomically",
     "write_file_atomically",
@@ -98,20 +97,34 @@ def report_paths(
 def write_atomically(path: Path, text: str | Iterable[str]) -> None:
     """Write ``text`` (or its pieces, one at a time) to a temporary file beside ``path``,
     then rename it over ``path``; first remove what killed writes of ``path`` left."""
-    remove_leftovers(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        locked = _try_lock(handle)  # held until the file is closed: the file of a live writer
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
+
+    def write(temporary: Path) -> None:
+        with temporary.open("w", encoding="utf-8") as file:
             for piece in (text,) if isinstance(text, str) else text:
                 file.write(piece)
-            file.flush()
-            os.fsync(file.fileno())
+
+    write_file_atomically(path, write)
+
+
+def write_file_atomically(path: Path, write: Callable[[Path], None]) -> None:
+    """As :func:`write_atomically`, for a writer that opens a file by its name itself
+    (pyarrow's Parquet writer): ``write`` is given the temporary file's path."""
+    _remove_leftovers(path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        # The lock is held on mkstemp's descriptor until it is closed, while ``write`` fills
+        # the file: the file of a live writer, which no other run's clean-up takes.
+        locked = _try_lock(handle)
+        try:
+            write(Path(temporary))
+            os.fsync(handle)  # (the file's data, whichever descriptor wrote it)
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(temporary, 0o666 & ~umask)  # as a plain open() would (mkstemp makes 0600)
             if locked:  # renamed while still locked: no other run's clean-up can take it first
                 os.replace(temporary, path)
+        finally:
+            os.close(handle)
         if not locked:  # (Windows renames no open file)
             os.replace(temporary, path)
     except BaseException:
@@ -120,45 +133,16 @@ def write_atomically(path: Path, text: str | Iterable[str]) -> None:
         raise
 
 
-def write_file_atomically(path: Path, write: Callable[[Path], None]) -> None:
-    """As :func:`write_atomically`, for a writer that opens a file by its name itself
-    (pyarrow's Parquet writer): ``write`` is given the temporary file's path."""
-    remove_leftovers(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        locked = _try_lock(handle)  # on the open descriptor, while ``write`` fills the file
-        try:
-            write(Path(temporary))
-            os.fsync(handle)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temporary, 0o666 & ~umask)
-            if locked:
-                os.replace(temporary, path)
-        finally:
-            os.close(handle)
-        if not locked:
-            os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-
-
-def remove_leftovers(path: Path) -> list[Path]:
-    """Remove the temporary files of writes of ``path`` whose writer is gone; the removed."""
-    removed: list[Path] = []
+def _remove_leftovers(path: Path) -> None:
+    """Remove the temporary files of writes of ``path`` whose writer is gone."""
     for candidate in _temporaries(path):
         with contextlib.suppress(OSError):  # gone meanwhile, or not ours to remove
             handle = os.open(candidate, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
             try:
-                if not _try_lock(handle):
-                    continue  # a write under way
-                os.unlink(candidate)
-                removed.append(candidate)
+                if _try_lock(handle):  # else a write under way
+                    os.unlink(candidate)
             finally:
                 os.close(handle)
-    return removed
 
 
 def _temporaries(path: Path) -> Iterator[Path]:

@@ -8,15 +8,12 @@ cannot be read entry by entry, and says which; the next run starts a fresh cache
 from __future__ import annotations
 
 import argparse
-import os
-from pathlib import Path
 from typing import Any
 
 from ragas_boot.cli._arguments import (
     add_cache_dir,
     add_config_arguments,
-    add_log_flags,
-    settings_from_args,
+    settings_if_configured,
 )
 from ragas_boot.cli._console import message, write
 from ragas_boot.cli._errors import EXIT_GATE_FAILED, EXIT_OK
@@ -32,7 +29,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     clear = actions.add_parser("clear", help="remove the response cache's entries")
     clear.add_argument("--expired", action="store_true", help="only entries past their ttl")
     for action in (stats, clear):
-        add_log_flags(action, top=False)
         add_config_arguments(action)
         add_cache_dir(action)
 
@@ -42,11 +38,8 @@ def _cache_settings(args: argparse.Namespace) -> Any:
 
     if args.cache_dir:
         return CacheSettings(dir=args.cache_dir)
-    default_files = [Path("application.yaml"), Path("application.yml")]
-    configured = args.config is not None or os.environ.get("RAGAS_CONFIG")
-    if not configured and not any(path.is_file() for path in default_files):
-        return CacheSettings()  # no configuration here: the default folder
-    return settings_from_args(args).cache
+    settings = settings_if_configured(args)
+    return settings.cache if settings is not None else CacheSettings()  # the default folder
 
 
 def run(args: argparse.Namespace) -> int:

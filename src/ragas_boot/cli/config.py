@@ -14,13 +14,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ragas_boot.cli._arguments import add_config_arguments, add_log_flags, settings_from_args
+from ragas_boot.cli._arguments import add_config_arguments, settings_from_args
 from ragas_boot.cli._console import message, stdout, write
 from ragas_boot.cli._errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK
 from ragas_boot.cli._metrics import metric_names
 from ragas_boot.cli._registry import register_command
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from ragas_boot.config.settings import RagasSettings
 
 __all__ = ["configure", "run"]
@@ -34,7 +36,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     check = actions.add_parser("check", help="validate the configuration and build the judges")
     for action in (show, check):
-        add_log_flags(action, top=False)
         add_config_arguments(action)
     check.add_argument("--ping", action="store_true", help="send one tiny request to each judge")
     check.add_argument(
@@ -66,10 +67,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _config_check(args: argparse.Namespace) -> int:
-    from rich.table import Table
-    from rich.text import Text
-
-    from ragas_boot.config.urls import append_path, mask_url
     from ragas_boot.container import create_container
     from ragas_boot.metrics.registry import METRICS, criterion_beans
     from ragas_boot.reporting._format import plain
@@ -83,36 +80,10 @@ def _config_check(args: argparse.Namespace) -> int:
                 getattr(container, name)()
             for name in criterion_beans(settings):  # and each named criterion over them
                 getattr(container, name)()
-        table = Table(title="Judges", title_justify="left")
-        for column in ("Judge", "Provider", "Model", "Endpoint", "Output"):
-            table.add_column(column, overflow="fold")
-        for judge in judges:
-            spec = judge.spec
-            endpoint = mask_url(append_path(spec.base_url, spec.completions_path))
-            table.add_row(
-                plain(judge.id),
-                plain(judge.provider),
-                plain(spec.model),
-                plain(getattr(judge, "endpoint", endpoint)),
-                spec.structured_output.value,
-            )
-        stdout().print(table)
+        stdout().print(_judges_table(judges))
         embedding_models = container.embedding_models()
         if embedding_models:
-            models = Table(title="Embedding models", title_justify="left")
-            for column in ("Model", "Provider", "Model id sent", "Endpoint"):
-                models.add_column(column, overflow="fold")
-            for model in embedding_models:
-                espec = model.spec
-                where = (
-                    "in process"
-                    if espec.local
-                    else mask_url(append_path(espec.base_url, espec.embeddings_path))
-                )
-                models.add_row(
-                    plain(model.id), plain(espec.provider), plain(espec.model), plain(where)
-                )
-            stdout().print(models)
+            stdout().print(_embedding_models_table(embedding_models))
         if not judges:
             judged = _judged_sections(settings)
             if judged:  # configured, but they cannot run: the same error evaluate gives
@@ -155,26 +126,77 @@ def _config_check(args: argparse.Namespace) -> int:
         if not args.ping:
             return EXIT_OK
         results = container.portal().call(_ping_all(judges, args.timeout))
-    ping = Table(title="Ping", title_justify="left")
-    for column in ("Judge", "Status", "Latency", "Detail", "Modes accepted"):
-        ping.add_column(column, overflow="fold")
-    for result in results:
-        ping.add_row(
-            plain(result.judge_id),
-            Text(
-                "ok" if result.error is None else "failed",
-                style="green" if result.error is None else "red",
-            ),
-            f"{result.latency_s * 1000:.0f} ms",
-            plain(result.error or ""),
-            plain(result.modes_text()),
-        )
-    stdout().print(ping)
+    stdout().print(_ping_table(results))
     failed = [result.judge_id for result in results if result.error is not None]
     if failed:
         message(f"FAILED {len(failed)} judge(s) did not answer: {', '.join(failed)}", "bold red")
         return EXIT_GATE_FAILED
     return EXIT_OK
+
+
+def _table(title: str, columns: Sequence[str]) -> Table:
+    """A titled table whose long cells (endpoints, errors) fold rather than cut."""
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    return table
+
+
+def _judges_table(judges: Sequence[Any]) -> Table:
+    """Each judge: id, provider, model, endpoint (credentials masked), output mode."""
+    from ragas_boot.config.urls import append_path, mask_url
+    from ragas_boot.reporting._format import plain
+
+    table = _table("Judges", ("Judge", "Provider", "Model", "Endpoint", "Output"))
+    for judge in judges:
+        spec = judge.spec
+        endpoint = mask_url(append_path(spec.base_url, spec.completions_path))
+        table.add_row(
+            plain(judge.id),
+            plain(judge.provider),
+            plain(spec.model),
+            plain(getattr(judge, "endpoint", endpoint)),
+            spec.structured_output.value,
+        )
+    return table
+
+
+def _embedding_models_table(models: Sequence[Any]) -> Table:
+    """Each embedding model: id, provider, model id sent, endpoint (or in process)."""
+    from ragas_boot.config.urls import append_path, mask_url
+    from ragas_boot.reporting._format import plain
+
+    table = _table("Embedding models", ("Model", "Provider", "Model id sent", "Endpoint"))
+    for model in models:
+        spec = model.spec
+        where = (
+            "in process"
+            if spec.local
+            else mask_url(append_path(spec.base_url, spec.embeddings_path))
+        )
+        table.add_row(plain(model.id), plain(spec.provider), plain(spec.model), plain(where))
+    return table
+
+
+def _ping_table(results: Sequence[_PingResult]) -> Table:
+    """Each judge's health check: status, latency, error, the output modes it took."""
+    from rich.text import Text
+
+    from ragas_boot.reporting._format import plain
+
+    table = _table("Ping", ("Judge", "Status", "Latency", "Detail", "Modes accepted"))
+    for result in results:
+        ok = result.error is None
+        table.add_row(
+            plain(result.judge_id),
+            Text("ok" if ok else "failed", style="green" if ok else "red"),
+            f"{result.latency_s * 1000:.0f} ms",
+            plain(result.error or ""),
+            plain(result.modes_text()),
+        )
+    return table
 
 
 def _unrunnable(container: Any, settings: RagasSettings, metrics: Sequence[str]) -> list[Any]:
@@ -245,34 +267,34 @@ async def _ping_all(judges: Sequence[Any], seconds: float) -> list[_PingResult]:
 
     prompt = 'This is a health check. Answer with the JSON object {"ok": true}.'
 
-    async def attempt(judge: Any) -> tuple[str | None, float]:
+    async def attempt(judge: Any) -> tuple[Exception | None, float]:
+        """The judge asked once: its error (None when it answered) and the latency."""
         started = time.perf_counter()
         try:
             judge.prepare()
             async with asyncio.timeout(seconds):
                 await judge.ainvoke_structured(prompt, Ping)
         except Exception as error:
-            kind = getattr(error, "kind_detail", None) or getattr(error, "kind", None)
-            detail = f"{kind or type(error).__name__}: {error or f'no answer in {seconds:g} s'}"
-            return detail, time.perf_counter() - started
+            return error, time.perf_counter() - started
         return None, time.perf_counter() - started
+
+    def detail(error: Exception) -> str:
+        kind = getattr(error, "kind_detail", None) or getattr(error, "kind", None)
+        return f"{kind or type(error).__name__}: {error or f'no answer in {seconds:g} s'}"
 
     async def short(judge: Any) -> str | None:
         """Why a mode failed, in a word or two (``HTTP 500``, ``output``, ``timeout``)."""
-        try:
-            judge.prepare()
-            async with asyncio.timeout(seconds):
-                await judge.ainvoke_structured(prompt, Ping)
-        except Exception as error:
-            status = getattr(error, "status_code", None)
-            if status is not None:
-                return f"HTTP {status}"
-            return str(getattr(error, "kind", None) or type(error).__name__)
-        return None
+        error, _ = await attempt(judge)
+        if error is None:
+            return None
+        status = getattr(error, "status_code", None)
+        if status is not None:
+            return f"HTTP {status}"
+        return str(getattr(error, "kind", None) or type(error).__name__)
 
     async def ping(judge: Any) -> _PingResult:
         error, latency = await attempt(judge)
-        result = _PingResult(judge.id, error, latency)
+        result = _PingResult(judge.id, None if error is None else detail(error), latency)
         configured = judge.spec.structured_output
         modes = [mode for mode in getattr(judge, "output_modes", ()) if mode is not configured]
         variants = [judge.with_output_mode(mode) for mode in modes]

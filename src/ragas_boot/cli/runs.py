@@ -6,13 +6,13 @@ import argparse
 
 from ragas_boot.cli._arguments import (
     add_config_arguments,
-    add_log_flags,
     add_regression_arguments,
     positive_int,
+    settings_if_configured,
 )
 from ragas_boot.cli._console import message, stdout
 from ragas_boot.cli._errors import EXIT_GATE_FAILED, EXIT_OK
-from ragas_boot.cli._history import history_settings, show_diff
+from ragas_boot.cli._history import show_diff
 from ragas_boot.cli._registry import register_command
 
 __all__ = ["configure", "run"]
@@ -27,7 +27,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="compare two recorded runs; exit 1 with --fail-on-regression when NEW regressed",
     )
     for action in (listing, diff):
-        add_log_flags(action, top=False)
         add_config_arguments(action)
     listing.add_argument(
         "--limit", type=positive_int, default=20, metavar="N", help="runs to show (default: 20)"
@@ -46,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from ragas_boot.runs.history import open_history
     from ragas_boot.runs.regressions import diff_runs
 
-    settings = history_settings(args)
+    settings = settings_if_configured(args)
     with open_history(settings) as history:
         if args.runs_command == "list":
             runs = history.list_runs(limit=args.limit, kind=args.kind)

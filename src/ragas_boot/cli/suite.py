@@ -7,15 +7,15 @@ from typing import TYPE_CHECKING
 
 from ragas_boot.cli._arguments import (
     add_config_arguments,
-    add_log_flags,
+    comma_separated,
     positive_int,
-    profile_names,
     settings_from_args,
+    settings_if_configured,
     unit_float,
 )
 from ragas_boot.cli._console import message, redact, stdout, write
 from ragas_boot.cli._errors import EXIT_GATE_FAILED, EXIT_OK, UsageError
-from ragas_boot.cli._history import history_settings, store
+from ragas_boot.cli._history import store
 from ragas_boot.cli._registry import register_command
 from ragas_boot.cli._reports import report_paths, write_atomically
 
@@ -34,7 +34,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         description="Run an agent on every case of SUITE.yaml, print the report, and exit 1 "
         "when the pass rate is under --min-pass-rate (2 for bad input).",
     )
-    add_log_flags(runner, top=False)
     runner.add_argument("suite", metavar="SUITE.yaml", help="the suite file")
     runner.add_argument(
         "--agent",
@@ -112,7 +111,7 @@ def _record_suite(args: argparse.Namespace, result: SuiteResult, min_pass_rate: 
     """Record a suite run in the history of its configuration (the default one without)."""
     from ragas_boot.runs.history import snapshot_suite
 
-    settings = history_settings(args) if args.config else None
+    settings = settings_if_configured(args) if args.config else None
     source = settings.source if settings is not None else None
     snapshot = snapshot_suite(
         result,
@@ -140,7 +139,7 @@ def _suite_result(suite: AgentTestSuite, args: argparse.Namespace) -> SuiteResul
         raise UsageError(
             f"--agent-model {args.agent_model} needs a configuration declaring it: pass --config"
         )
-    profiles = profile_names(args.profile)
+    profiles = comma_separated(args.profile)
     if profiles and config is None:
         raise UsageError(
             f"--profile {','.join(profiles)} needs a configuration file: pass --config"
