@@ -322,11 +322,13 @@ class MultiModelExecutor(PortalRunner):
                 saved_cost=None if judge.spec.price is None else saved.cost(judge.spec.price),
             )
         try:
-            self._check_size(judge, prompt, output_model)
+            # Counted once: the size check, the spend reservation and a hedged copy's bill.
+            tokens = prompt_tokens(judge, prompt, output_model)
+            self._check_size(judge, tokens)
             answer = None
             for output_attempt in range(self._output_retries + 1):
                 try:
-                    answer = await self._with_retries(judge, prompt, output_model, tally)
+                    answer = await self._with_retries(judge, prompt, output_model, tally, tokens)
                     break
                 except JudgeOutputError as error:
                     if error.raw_text is not None:
@@ -379,13 +381,12 @@ class MultiModelExecutor(PortalRunner):
                 cache=outcome,
             )
 
-    def _check_size(self, judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> None:
+    def _check_size(self, judge: JudgeModel, tokens: int) -> None:
         # Before any slot, reservation or request: a prompt past the judge's bound (an
         # amplified or oversized sample) costs nothing and names the limit. A dry run counts
         # every prompt instead (its estimate shows the largest).
         if self._dry is not None:
             return
-        tokens = prompt_tokens(judge, prompt, output_model)
         if tokens > judge.spec.max_prompt_tokens:
             raise PromptTooLargeError(
                 judge_id=judge.id,
@@ -399,7 +400,10 @@ class MultiModelExecutor(PortalRunner):
         prompt: str,
         output_model: type[OutputT],
         tally: _Attempts,
+        tokens: int,
     ) -> JudgeAnswer[OutputT]:
+        """One answer under the retry policy; ``tokens``: the prompt's estimate
+        (:func:`prompt_tokens`)."""
         if self._dry is not None:
             value = self._dry(judge, prompt, sent_text(judge, prompt, output_model), output_model)
             return JudgeAnswer(value=value, raw_text="", usage=TokenUsage(), latency_s=0.0)  # type: ignore[arg-type]
@@ -407,11 +411,7 @@ class MultiModelExecutor(PortalRunner):
         price = judge.spec.price
         worst = 0.0
         if meter is not None and meter.max_cost is not None and price is not None:
-            worst = worst_case_cost(
-                prompt_tokens(judge, prompt, output_model),
-                judge.spec.max_tokens,
-                price,
-            )
+            worst = worst_case_cost(tokens, judge.spec.max_tokens, price)
 
         def bill(usage: object) -> None:
             # Every response that reports usage is billed, whatever became of it.
@@ -443,7 +443,6 @@ class MultiModelExecutor(PortalRunner):
         def abandoned() -> None:
             # A hedged copy cancelled in flight reports no usage, but its provider had the
             # prompt (and bills it): count its estimated prompt tokens.
-            tokens = prompt_tokens(judge, prompt, output_model)
             bill(TokenUsage(input_tokens=tokens, total_tokens=tokens))
 
         return await call_with_retries(
