@@ -34,14 +34,7 @@ from ragas_boot.execution.results import CacheOutcome, JudgeCall, StepRecord
 from ragas_boot.execution.retry import RetryPolicy
 from ragas_boot.execution.spending import CHARS_PER_TOKEN, SpendMeter, worst_case_cost
 
-__all__ = [
-    "DryAnswerer",
-    "MultiModelExecutor",
-    "OutputSource",
-    "PromptSource",
-    "prompt_tokens",
-    "sent_text",
-]
+__all__ = ["DryAnswerer", "MultiModelExecutor", "OutputSource", "PromptSource"]
 
 log = logging.getLogger(__name__)
 
@@ -78,14 +71,14 @@ def _beside(judge: JudgeModel, output_model: type[BaseModel]) -> str:
     return json.dumps(output_schema(output_model))
 
 
-def sent_text(judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> str:
+def _sent_text(judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> str:
     """The text a call sends, as far as tokens go: the prompt and the format block, or the
     schema that travels beside it in the native modes."""
     return prompt + _beside(judge, output_model)
 
 
-def prompt_tokens(judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> int:
-    """:func:`~ragas_boot.execution.spending.estimate_tokens` of :func:`sent_text` (without
+def _prompt_tokens(judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> int:
+    """:func:`~ragas_boot.execution.spending.estimate_tokens` of :func:`_sent_text` (without
     copying a large prompt)."""
     return math.ceil((len(prompt) + len(_beside(judge, output_model))) / CHARS_PER_TOKEN)
 
@@ -323,7 +316,7 @@ class MultiModelExecutor(PortalRunner):
             )
         try:
             # Counted once: the size check, the spend reservation and a hedged copy's bill.
-            tokens = prompt_tokens(judge, prompt, output_model)
+            tokens = _prompt_tokens(judge, prompt, output_model)
             self._check_size(judge, tokens)
             answer = None
             for output_attempt in range(self._output_retries + 1):
@@ -403,9 +396,9 @@ class MultiModelExecutor(PortalRunner):
         tokens: int,
     ) -> JudgeAnswer[OutputT]:
         """One answer under the retry policy; ``tokens``: the prompt's estimate
-        (:func:`prompt_tokens`)."""
+        (:func:`_prompt_tokens`)."""
         if self._dry is not None:
-            value = self._dry(judge, prompt, sent_text(judge, prompt, output_model), output_model)
+            value = self._dry(judge, prompt, _sent_text(judge, prompt, output_model), output_model)
             return JudgeAnswer(value=value, raw_text="", usage=TokenUsage(), latency_s=0.0)  # type: ignore[arg-type]
         meter = self._meter
         price = judge.spec.price
