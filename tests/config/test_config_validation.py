@@ -209,7 +209,7 @@ def test_durations(write_yaml, value, expected):
     assert load_settings(path, environ={}).retry.backoff.initial_interval == expected
 
 
-@pytest.mark.parametrize("value", ["fast", "10 parsecs", "-5s", "PT", "5 s s"])
+@pytest.mark.parametrize("value", ["fast", "10 parsecs", "-5s", "-5", "-0.5", "PT", "5 s s"])
 def test_a_bad_duration_is_an_error_naming_the_key(write_yaml, value):
     path = write_yaml(f"spring.ai.ragas.providers.timeout: {value}\n")
 
@@ -218,6 +218,23 @@ def test_a_bad_duration_is_an_error_naming_the_key(write_yaml, value):
     assert error.key == "spring.ai.ragas.providers.timeout"
     assert "is not a duration" in str(error)
     assert "500ms, 30s, 2m, PT30S" in str(error)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "spring.ai.ragas.history.lock-timeout",
+        "spring.ai.retry.backoff.initial-interval",
+        "spring.ai.ragas.providers.rate-limit.default-timeout",
+    ],
+)
+def test_a_negative_number_of_milliseconds_is_refused_for_every_duration(write_yaml, key):
+    path = write_yaml(f"{key}: -1000\n")
+
+    error = load_error(path)
+
+    assert error.key == key
+    assert "'-1000' is not a duration: it is negative" in str(error)
 
 
 def test_enums_are_case_insensitive(write_yaml):

@@ -2,34 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 from ragas_boot import AIMessage, HumanMessage, Sample, create_container, load_settings
 from ragas_boot.testing import FakeOpenAIServer
+from support.examples import ROOT, load_example_module, run_example_tests
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "06_support_agent_pipeline"
 
 
 def test_the_pipelines_pass_offline_with_a_row_per_check(tmp_path):
-    environ = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("JUDGE_BASE_URL", "RAGAS_LIVE", "OPENROUTER_API_KEY")
-    }
     report = tmp_path / "scores.json"
-    completed = subprocess.run(
-        [
-            sys.executable, "-m", "pytest", str(EXAMPLE), "-p", "no:cacheprovider",
-            "-W", "error", "--ragas-report", str(report),
-        ],
-        cwd=ROOT, env=environ, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    completed = run_example_tests(
+        EXAMPLE, report, unset=("JUDGE_BASE_URL", "RAGAS_LIVE", "OPENROUTER_API_KEY")
+    )
     out = completed.stdout
     assert completed.returncode == 0, out + completed.stderr
     assert "19 passed, 1 skipped" in out
@@ -49,16 +35,8 @@ def test_the_pipelines_pass_offline_with_a_row_per_check(tmp_path):
     assert "offline-demo-key" not in out + report.read_text(encoding="utf-8")
 
 
-def _example_conftest():
-    spec = importlib.util.spec_from_file_location("example06_conftest", EXAMPLE / "conftest.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_scripted_judges_say_no_when_the_agent_left_it_out():
-    conftest = _example_conftest()
+    conftest = load_example_module(EXAMPLE / "conftest.py", "example06_conftest")
     vague = Sample(
         user_input_messages=[
             HumanMessage("Мой заказ 12345 не пришёл."),

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from support.examples import ROOT, load_example_module
 
 
 def test_example_07_scores_the_rag_dataset_with_all_ten_metrics(tmp_path):
@@ -57,12 +55,7 @@ def test_example_07_scores_the_rag_dataset_with_all_ten_metrics(tmp_path):
 @pytest.mark.ragas_live(env="OPENROUTER_API_KEY")
 def test_example_07_live_with_the_live_profile(tmp_path):
     """Opt-in (RAGAS_LIVE=1 and OPENROUTER_API_KEY): the same run against the real judges."""
-    spec = importlib.util.spec_from_file_location(
-        "example_07_offline", ROOT / "examples" / "07_rag" / "offline.py"
-    )
-    assert spec is not None and spec.loader is not None
-    offline = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(offline)
+    offline = load_example_module(ROOT / "examples" / "07_rag" / "offline.py", "example_07_offline")
     metrics = offline.METRICS  # the example's ten metrics
 
     report = tmp_path / "live.json"

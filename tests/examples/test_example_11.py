@@ -3,22 +3,17 @@ GigaChat API, chat and embeddings, with the demo's YAML unchanged."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from ragas_boot import Sample, create_container, load_settings
 from ragas_boot.metrics import AspectCriticConfig
+from support.examples import ROOT, load_example_module, run_example_tests
 from support.fakes import FakeGigaChatServer, gigachat_key
 
 pytest.importorskip("langchain_gigachat")
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "11_java_demo_port"
 
 
@@ -28,15 +23,8 @@ def test_the_example_yaml_is_the_java_demos_unchanged():
 
 
 def test_both_java_test_classes_pass_offline_response_relevancy_included(tmp_path):
-    environ = {k: v for k, v in os.environ.items() if k not in ("GIGACHAT_API_KEY", "RAGAS_LIVE")}
     report = tmp_path / "scores.json"
-    completed = subprocess.run(
-        [
-            sys.executable, "-m", "pytest", str(EXAMPLE), "-p", "no:cacheprovider",
-            "-W", "error", "--ragas-report", str(report),
-        ],
-        cwd=ROOT, env=environ, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    completed = run_example_tests(EXAMPLE, report, unset=("GIGACHAT_API_KEY", "RAGAS_LIVE"))
     out = completed.stdout
     assert completed.returncode == 0, out + completed.stderr
     assert "2 passed" in out
@@ -51,16 +39,8 @@ def test_both_java_test_classes_pass_offline_response_relevancy_included(tmp_pat
     assert all(row["passed"] for row in rows if row["passed"] is not None)
 
 
-def _example_conftest():
-    spec = importlib.util.spec_from_file_location("example11_conftest", EXAMPLE / "conftest.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_scripted_judge_says_no_when_the_reply_lacks_the_fact():
-    conftest = _example_conftest()
+    conftest = load_example_module(EXAMPLE / "conftest.py", "example11_conftest")
     rude = Sample(user_input="Где заказ 12345?", response="Ждите, дурак, иначе хуже будет.")
     key = gigachat_key("offline", "secret")
     with FakeGigaChatServer(credentials=key) as server:

@@ -298,6 +298,15 @@ def test_the_default_folder_follows_ragas_boot_home(ragas_boot_home, monkeypatch
     assert default_cache_dir() == tmp_path / ".ragas-boot" / "cache"
 
 
+def test_the_cache_home_is_read_as_the_history_reads_it(ragas_boot_home, monkeypatch, tmp_path):
+    from ragas_boot.runs.history import history_home
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("RAGAS_BOOT_HOME", "~/shared-home ")
+    assert default_cache_dir() == tmp_path / "shared-home" / "cache"
+    assert default_cache_dir().parent == history_home()
+
+
 WRITER = textwrap.dedent(
     """
     import pathlib, sys, time

@@ -6,8 +6,9 @@ The score table itself is a renderer: :func:`ragas_boot.reporting.pytest_table.s
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 from ragas_boot._pytest.recording import EvaluationRecord
 from ragas_boot._pytest.state import RagasPluginState
@@ -15,11 +16,28 @@ from ragas_boot._pytest.state import RagasPluginState
 __all__ = ["cache_line", "header_lines", "report_line"]
 
 
+class _Named(Protocol):
+    """A judge's or an embedding model's spec, as far as the header goes."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def provider(self) -> str: ...
+
+
 def _display_path(path: str, root: Path) -> str:
     try:
         return str(Path(path).resolve().relative_to(root.resolve()))
     except ValueError:
         return path
+
+
+def _by_provider(models: Iterable[_Named]) -> str:
+    """``openrouter: a, b; gigachat: c``: model ids grouped by provider, in order."""
+    grouped: dict[str, list[str]] = {}
+    for model in models:
+        grouped.setdefault(model.provider, []).append(model.id)
+    return "; ".join(f"{name}: {', '.join(ids)}" for name, ids in grouped.items())
 
 
 def header_lines(state: RagasPluginState) -> list[str]:
@@ -49,17 +67,11 @@ def header_lines(state: RagasPluginState) -> list[str]:
     if not specs:
         lines.append("ragas-boot: no judges configured (only computed metrics can run)")
         return lines
-    by_provider: dict[str, list[str]] = {}
-    for spec in specs:
-        by_provider.setdefault(spec.provider, []).append(spec.id)
-    described = "; ".join(f"{name}: {', '.join(ids)}" for name, ids in by_provider.items())
-    lines.append(f"ragas-boot: {len(specs)} judge(s) - {described}")
+    lines.append(f"ragas-boot: {len(specs)} judge(s) - {_by_provider(specs)}")
     if embeddings:
-        by_provider = {}
-        for embedding in embeddings:
-            by_provider.setdefault(embedding.provider, []).append(embedding.id)
-        described = "; ".join(f"{name}: {', '.join(ids)}" for name, ids in by_provider.items())
-        lines.append(f"ragas-boot: {len(embeddings)} embedding model(s) - {described}")
+        lines.append(
+            f"ragas-boot: {len(embeddings)} embedding model(s) - {_by_provider(embeddings)}"
+        )
     return lines
 
 

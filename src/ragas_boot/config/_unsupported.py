@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from ragas_boot._home import ragas_boot_home
 from ragas_boot.config._tree import KeyPath, Tree, find
 
 #: Keys inside the consumed subtrees: the models keep their values, nothing uses them, and no
@@ -39,8 +39,6 @@ UNSUPPORTED_SECTIONS = (
 
 #: Environment variable: ``once`` (default), ``always`` or ``off``.
 WARNINGS_ENV: Final = "RAGAS_BOOT_JAVA_KEY_WARNINGS"
-#: The ragas-boot home's variable (the same home as the run history's, ``runs.history``).
-_HOME_ENV: Final = "RAGAS_BOOT_HOME"
 _MARKERS: Final = "java-keys-reported"
 _POLICIES: Final = ("once", "always", "off")
 
@@ -127,9 +125,7 @@ def java_keys_to_report(
         return list(keys)
     seen = "\n".join([*(str(Path(f).resolve()) for f in files), "", *sorted(keys)])
     name = hashlib.sha256(seen.encode("utf-8")).hexdigest()[:32]
-    configured = os.environ.get(_HOME_ENV, "").strip()
-    home = Path(configured).expanduser() if configured else Path.cwd() / ".ragas-boot"
-    marker = home / _MARKERS / name
+    marker = ragas_boot_home() / _MARKERS / name
     if marker.exists():
         return []
     with contextlib.suppress(OSError):  # a read-only home: the warning shows each time

@@ -130,6 +130,7 @@ _UNIT_SECONDS = {
 def parse_duration(value: Any) -> Any:
     """Read a Spring duration: ``500ms``, ``30s``, ``2m``, ISO ``PT30S``; a bare number is ms.
 
+    A negative number is refused as the text ``-5s`` is: no duration of the config is below 0.
     Anything else is returned unchanged for pydantic to reject with its own message.
     """
     if isinstance(value, timedelta) or value is None:
@@ -137,6 +138,11 @@ def parse_duration(value: Any) -> Any:
     if isinstance(value, bool):
         return value
     if isinstance(value, int | float):
+        if value < 0:
+            raise ValueError(
+                f"'{value}' is not a duration: it is negative; use e.g. 500ms, 30s, 2m, PT30S "
+                "or a number of ms"
+            )
         return timedelta(milliseconds=value)
     if isinstance(value, str):
         match = _DURATION_RE.match(value)
@@ -1341,13 +1347,6 @@ class HistorySettings(_Section):
         "process holds locked; then the run is not recorded (a warning, never the run's exit "
         "code).",
     )
-
-    @field_validator("lock_timeout")
-    @classmethod
-    def _non_negative_lock_timeout(cls, value: timedelta) -> timedelta:
-        if value.total_seconds() < 0:
-            raise ValueError("must be 0 or more")
-        return value
 
 
 # --------------------------------------------------------------------------- root

@@ -20,7 +20,6 @@ import hashlib
 import ipaddress
 import json
 import logging
-import os
 import re
 import shutil
 import threading
@@ -34,6 +33,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, SecretStr
 
+from ragas_boot._home import HOME_ENV, ragas_boot_home
 from ragas_boot.chat.judge import JudgeAnswer, JudgeModel, JudgeSpec, TokenUsage
 from ragas_boot.chat.structured import format_instructions, output_schema, schema_name
 from ragas_boot.config.settings import CacheSettings
@@ -63,7 +63,7 @@ OutputT = TypeVar("OutputT", bound=BaseModel)
 CACHE_FORMAT = 1
 
 #: Environment variable naming ragas-boot's home folder (the cache is ``$RAGAS_BOOT_HOME/cache``).
-HOME_VARIABLE = "RAGAS_BOOT_HOME"
+HOME_VARIABLE = HOME_ENV
 
 _INSTALL_HINT = "the response cache needs diskcache: pip install 'ragas-boot[cache]'"
 
@@ -76,9 +76,7 @@ _VALUE_FOLDER = re.compile(r"[0-9a-f]{2}")
 def default_cache_dir() -> Path:
     """``$RAGAS_BOOT_HOME/cache`` when the variable is set, else ``.ragas-boot/cache`` in the
     working directory."""
-    home = os.environ.get(HOME_VARIABLE)
-    base = Path(home) if home else Path.cwd() / ".ragas-boot"
-    return base / "cache"
+    return ragas_boot_home() / "cache"
 
 
 def resolve_cache_dir(directory: str | Path | None) -> Path:

@@ -34,14 +34,7 @@ from ragas_boot.execution.results import CacheOutcome, JudgeCall, StepRecord
 from ragas_boot.execution.retry import RetryPolicy
 from ragas_boot.execution.spending import CHARS_PER_TOKEN, SpendMeter, worst_case_cost
 
-__all__ = [
-    "DryAnswerer",
-    "MultiModelExecutor",
-    "OutputSource",
-    "PromptSource",
-    "prompt_tokens",
-    "sent_text",
-]
+__all__ = ["DryAnswerer", "MultiModelExecutor", "OutputSource", "PromptSource"]
 
 log = logging.getLogger(__name__)
 
@@ -78,14 +71,14 @@ def _beside(judge: JudgeModel, output_model: type[BaseModel]) -> str:
     return json.dumps(output_schema(output_model))
 
 
-def sent_text(judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> str:
+def _sent_text(judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> str:
     """The text a call sends, as far as tokens go: the prompt and the format block, or the
     schema that travels beside it in the native modes."""
     return prompt + _beside(judge, output_model)
 
 
-def prompt_tokens(judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> int:
-    """:func:`~ragas_boot.execution.spending.estimate_tokens` of :func:`sent_text` (without
+def _prompt_tokens(judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> int:
+    """:func:`~ragas_boot.execution.spending.estimate_tokens` of :func:`_sent_text` (without
     copying a large prompt)."""
     return math.ceil((len(prompt) + len(_beside(judge, output_model))) / CHARS_PER_TOKEN)
 
@@ -322,11 +315,13 @@ class MultiModelExecutor(PortalRunner):
                 saved_cost=None if judge.spec.price is None else saved.cost(judge.spec.price),
             )
         try:
-            self._check_size(judge, prompt, output_model)
+            # Counted once: the size check, the spend reservation and a hedged copy's bill.
+            tokens = _prompt_tokens(judge, prompt, output_model)
+            self._check_size(judge, tokens)
             answer = None
             for output_attempt in range(self._output_retries + 1):
                 try:
-                    answer = await self._with_retries(judge, prompt, output_model, tally)
+                    answer = await self._with_retries(judge, prompt, output_model, tally, tokens)
                     break
                 except JudgeOutputError as error:
                     if error.raw_text is not None:
@@ -379,13 +374,12 @@ class MultiModelExecutor(PortalRunner):
                 cache=outcome,
             )
 
-    def _check_size(self, judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> None:
+    def _check_size(self, judge: JudgeModel, tokens: int) -> None:
         # Before any slot, reservation or request: a prompt past the judge's bound (an
         # amplified or oversized sample) costs nothing and names the limit. A dry run counts
         # every prompt instead (its estimate shows the largest).
         if self._dry is not None:
             return
-        tokens = prompt_tokens(judge, prompt, output_model)
         if tokens > judge.spec.max_prompt_tokens:
             raise PromptTooLargeError(
                 judge_id=judge.id,
@@ -399,19 +393,18 @@ class MultiModelExecutor(PortalRunner):
         prompt: str,
         output_model: type[OutputT],
         tally: _Attempts,
+        tokens: int,
     ) -> JudgeAnswer[OutputT]:
+        """One answer under the retry policy; ``tokens``: the prompt's estimate
+        (:func:`_prompt_tokens`)."""
         if self._dry is not None:
-            value = self._dry(judge, prompt, sent_text(judge, prompt, output_model), output_model)
+            value = self._dry(judge, prompt, _sent_text(judge, prompt, output_model), output_model)
             return JudgeAnswer(value=value, raw_text="", usage=TokenUsage(), latency_s=0.0)  # type: ignore[arg-type]
         meter = self._meter
         price = judge.spec.price
         worst = 0.0
         if meter is not None and meter.max_cost is not None and price is not None:
-            worst = worst_case_cost(
-                prompt_tokens(judge, prompt, output_model),
-                judge.spec.max_tokens,
-                price,
-            )
+            worst = worst_case_cost(tokens, judge.spec.max_tokens, price)
 
         def bill(usage: object) -> None:
             # Every response that reports usage is billed, whatever became of it.
@@ -443,7 +436,6 @@ class MultiModelExecutor(PortalRunner):
         def abandoned() -> None:
             # A hedged copy cancelled in flight reports no usage, but its provider had the
             # prompt (and bills it): count its estimated prompt tokens.
-            tokens = prompt_tokens(judge, prompt, output_model)
             bill(TokenUsage(input_tokens=tokens, total_tokens=tokens))
 
         return await call_with_retries(

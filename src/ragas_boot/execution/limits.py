@@ -57,7 +57,20 @@ class Ticket:
     key: int = 0
 
 
-class SlidingWindowLimiter:
+class _Window:
+    """The window both limiters keep: ``floor(rps)`` places a second for ``rps`` ≥ 1, else one
+    place per ``1 / rps`` seconds; a place not yet reported held ``hold_s`` at most."""
+
+    def __init__(self, rps: float, hold_s: float | None) -> None:
+        if not rps > 0:
+            raise ValueError(f"rps must be > 0, got {rps}")
+        self.capacity = max(1, math.floor(rps))
+        self.window_s = 1.0 if rps >= 1 else 1.0 / rps
+        self.hold_s = hold_s or LONGEST_HOLD_S
+        self._lock = asyncio.Lock()
+
+
+class SlidingWindowLimiter(_Window):
     """At most ``capacity`` requests reach the wire in any window of ``window_s`` seconds.
 
     For ``rps`` ≥ 1 the window is one second and the capacity ``floor(rps)``; for ``rps`` < 1,
@@ -77,13 +90,8 @@ class SlidingWindowLimiter:
     """
 
     def __init__(self, rps: float, *, hold_s: float | None = None) -> None:
-        if not rps > 0:
-            raise ValueError(f"rps must be > 0, got {rps}")
-        self.capacity = max(1, math.floor(rps))
-        self.window_s = 1.0 if rps >= 1 else 1.0 / rps
-        self.hold_s = hold_s or LONGEST_HOLD_S
+        super().__init__(rps, hold_s)
         self._tickets: list[Ticket] = []
-        self._lock = asyncio.Lock()
         self._changed = asyncio.Event()
 
     def _take(self, now: float) -> Ticket | None:
@@ -134,7 +142,7 @@ class SlidingWindowLimiter:
         self._changed.set()
 
 
-class SharedWindowLimiter:
+class SharedWindowLimiter(_Window):
     """:class:`SlidingWindowLimiter`'s window kept in a SQLite file, shared by every process
     on the machine that names the same file and provider (pytest-xdist workers, parallel CI
     jobs).
@@ -155,15 +163,10 @@ class SharedWindowLimiter:
     def __init__(
         self, rps: float, *, path: Path, provider: str, hold_s: float | None = None
     ) -> None:
-        if not rps > 0:
-            raise ValueError(f"rps must be > 0, got {rps}")
-        self.capacity = max(1, math.floor(rps))
-        self.window_s = 1.0 if rps >= 1 else 1.0 / rps
-        self.hold_s = hold_s or LONGEST_HOLD_S
+        super().__init__(rps, hold_s)
         self.path = path
         self._provider = provider
         self._connection: sqlite3.Connection | None = None
-        self._lock = asyncio.Lock()
 
     def __repr__(self) -> str:
         return f"SharedWindowLimiter(path={str(self.path)!r}, provider={self._provider!r})"

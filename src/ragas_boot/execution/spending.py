@@ -111,9 +111,10 @@ class SpendMeter:
                 self._reserved += worst_case
                 return worst_case
             self._refused += 1
-            spent = self._spent
+            # One snapshot: the error's spent and reserved are what the refusal saw.
+            spent, reserved = self._spent, self._reserved
         raise BudgetExceededError(
-            judge_id=judge_id, max_cost=self._max_cost, spent=spent, reserved=self.reserved
+            judge_id=judge_id, max_cost=self._max_cost, spent=spent, reserved=reserved
         )
 
     def release(self, reserved: float) -> None:
@@ -121,11 +122,3 @@ class SpendMeter:
         if reserved:
             with self._lock:
                 self._reserved = max(0.0, self._reserved - reserved)
-
-    def admit(self, judge_id: str) -> None:
-        """Let a call be sent, or refuse it (:meth:`reserve` with no worst case).
-
-        Raises:
-            BudgetExceededError: the cap is reached.
-        """
-        self.reserve(judge_id)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -36,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ragas_boot._home import HOME_ENV, ragas_boot_home
 from ragas_boot.config.urls import mask_url, url_secrets
 from ragas_boot.errors import HistoryError, MissingExtraError
 
@@ -64,8 +64,6 @@ __all__ = [
     "snapshot_suite",
 ]
 
-#: Environment variable naming the folder of the default history (default ``./.ragas-boot``).
-HOME_ENV = "RAGAS_BOOT_HOME"
 
 #: File name of the default SQLite history inside the home folder.
 HISTORY_FILE = "history.db"
@@ -81,8 +79,7 @@ _FROZEN = ConfigDict(frozen=True)
 
 def history_home() -> Path:
     """``$RAGAS_BOOT_HOME``, else ``.ragas-boot`` in the working directory."""
-    configured = os.environ.get(HOME_ENV, "").strip()
-    return Path(configured).expanduser() if configured else Path.cwd() / ".ragas-boot"
+    return ragas_boot_home()
 
 
 def default_history_url() -> str:

@@ -1115,25 +1115,13 @@ class FakeOpenAIServer:
                     )
 
         try:
-            fault_reply = reply if isinstance(reply, Reply) else None
-            wait = latency + (_wait(fault_reply) if fault_reply is not None else 0.0)
-            if wait > 0:
-                await asyncio.sleep(wait)
-            if fault_reply is not None and fault_reply.kind == "drop":
-                finish(None)
-                return await drop(http)
-            response = self._render_embeddings(request, reply)
-            if fault_reply is not None and fault_reply.kind == "trickle":
-                return await trickle(
-                    http,
-                    response,
-                    seconds=fault_reply.seconds,
-                    pieces=fault_reply.pieces,
-                    last=lambda: finish(response.status),
-                )
-            # Recorded before the client can read the answer, so tests see it at once.
-            finish(response.status)
-            return response
+            return await _deliver(
+                http,
+                reply if isinstance(reply, Reply) else None,
+                latency,
+                lambda: self._render_embeddings(request, reply),
+                finish,
+            )
         finally:
             finish(None)  # closed by stop() or the client went away first; else a no-op
 
@@ -1179,27 +1167,17 @@ class FakeOpenAIServer:
         with self._lock:
             entry.fault, entry.error = fault, error
             latency = self._latency.get(request.model, self._latency.get(None, 0.0))
-        wait = latency + _wait(reply)
-        if wait > 0:
-            await asyncio.sleep(wait)
-        if reply.kind == "drop":
-            self._finish(entry, None)
-            return await drop(http)
-        response, usage = self._render(request, reply)
-        response.headers["x-request-id"] = f"req_fake{request.index:08d}"
-        with self._lock:
-            entry.usage = usage
-        if reply.kind == "trickle":
-            return await trickle(
-                http,
-                response,
-                seconds=reply.seconds,
-                pieces=reply.pieces,
-                last=lambda: self._finish(entry, response.status),
-            )
-        # Recorded before the client can read the answer, so tests see it at once.
-        self._finish(entry, response.status)
-        return response
+
+        def render() -> web.Response:
+            response, usage = self._render(request, reply)
+            response.headers["x-request-id"] = f"req_fake{request.index:08d}"
+            with self._lock:
+                entry.usage = usage
+            return response
+
+        return await _deliver(
+            http, reply, latency, render, lambda status: self._finish(entry, status)
+        )
 
     def _begin(self, chat: ChatCompletionRequest, arrival: Received) -> _Entry:
         json_schema = _json_schema(chat)  # outside the lock: it may search long prompts
@@ -1326,10 +1304,40 @@ class FakeOpenAIServer:
 _Route: TypeAlias = "Callable[[web.Request, Received], Awaitable[web.StreamResponse]]"
 
 
-def _wait(reply: Reply) -> float:
-    """Seconds before a reply is sent: its delay, and a hang's hold (a trickle spreads its
-    own ``seconds`` over the body)."""
-    return reply.delay + (reply.seconds if reply.kind == "hang" else 0.0)
+async def _deliver(
+    http: web.Request,
+    reply: Reply | None,
+    latency: float,
+    render: Callable[[], web.Response],
+    finish: Callable[[int | None], None],
+) -> web.StreamResponse:
+    """Answer a chat or embeddings request after the model's ``latency`` and the reply's own
+    wait: drop the connection, trickle ``render()``'s response, or send it whole.
+
+    ``finish`` records the status (``None`` for a dropped connection) before the client can
+    read the answer, so tests see the record at once (a trickle: as its last part goes).
+    ``reply`` is the scripted or fault reply, if any (its delay, a hang's hold, drop, trickle).
+    """
+    # A trickle spreads its own ``seconds`` over the body; a hang holds them before answering.
+    wait = latency
+    if reply is not None:
+        wait += reply.delay + (reply.seconds if reply.kind == "hang" else 0.0)
+    if wait > 0:
+        await asyncio.sleep(wait)
+    if reply is not None and reply.kind == "drop":
+        finish(None)
+        return await drop(http)
+    response = render()
+    if reply is not None and reply.kind == "trickle":
+        return await trickle(
+            http,
+            response,
+            seconds=reply.seconds,
+            pieces=reply.pieces,
+            last=lambda: finish(response.status),
+        )
+    finish(response.status)
+    return response
 
 
 def _error_response(error: WireError, headers: Sequence[tuple[str, str]] = ()) -> web.Response:

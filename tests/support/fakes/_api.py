@@ -22,14 +22,21 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-from ragas_boot.chat.wire.schemas import find_schema_in_text, minimal_instance
+from ragas_boot.chat.wire.schemas import minimal_instance
 from ragas_boot.testing import Reply, ReplyLike
-from ragas_boot.testing._http import HOST, BackgroundServer, drop, raw_response, received
+from ragas_boot.testing._http import (
+    HOST,
+    BackgroundServer,
+    drop,
+    header_seconds,
+    raw_response,
+    received,
+)
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -101,11 +108,6 @@ class Response:
 
 
 ReplyFor = ReplyLike | Callable[[ChatCall], ReplyLike]
-
-
-def schema_from(texts: Iterable[str]) -> dict[str, Any] | None:
-    """The JSON schema written into one of ``texts`` (``prompt`` and ``json_object`` modes)."""
-    return find_schema_in_text(texts)
 
 
 class FakeAPIServer:
@@ -305,7 +307,7 @@ class FakeAPIServer:
             if reply.kind == "error":
                 headers = {}
                 if reply.retry_after is not None:
-                    headers["Retry-After"] = f"{reply.retry_after:g}"
+                    headers["Retry-After"] = header_seconds(reply.retry_after)
                 body = self._error_body(reply.status, reply.content or "")
                 usage = reply.error_usage()
                 if usage is not None and isinstance(body, dict):

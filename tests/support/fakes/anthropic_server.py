@@ -15,8 +15,9 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
+from ragas_boot.chat.wire.schemas import find_schema_in_text
 from ragas_boot.testing import Reply
-from support.fakes._api import ChatCall, FakeAPIServer, Response, schema_from
+from support.fakes._api import ChatCall, FakeAPIServer, Response
 
 __all__ = ["FakeAnthropicServer"]
 
@@ -80,7 +81,7 @@ class FakeAnthropicServer(FakeAPIServer):
             if isinstance(output_format.get("schema"), dict):
                 schema = output_format["schema"]
         if schema is None:
-            schema = schema_from(texts)
+            schema = find_schema_in_text(texts)
         call = ChatCall(model=model, texts=texts, schema=schema, tool=tool, body=body)
         return self._answer_chat(call), model
 

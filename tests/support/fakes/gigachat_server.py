@@ -30,8 +30,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from ragas_boot.chat.wire.schemas import find_schema_in_text
 from ragas_boot.testing import Reply, hashed_vector
-from support.fakes._api import ChatCall, FakeAPIServer, ProviderRequest, Response, schema_from
+from support.fakes._api import ChatCall, FakeAPIServer, ProviderRequest, Response
 
 __all__ = ["FakeGigaChatServer", "gigachat_key"]
 
@@ -177,7 +178,7 @@ class FakeGigaChatServer(FakeAPIServer):
             ):
                 schema = response_format["schema"]
         if schema is None:
-            schema = schema_from(texts)
+            schema = find_schema_in_text(texts)
         call = ChatCall(model=model, texts=texts, schema=schema, tool=tool, body=body)
         return self._answer_chat(call), model
 

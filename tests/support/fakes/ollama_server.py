@@ -15,8 +15,9 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from ragas_boot.chat.wire.schemas import find_schema_in_text
 from ragas_boot.testing import Reply
-from support.fakes._api import ChatCall, FakeAPIServer, Response, schema_from
+from support.fakes._api import ChatCall, FakeAPIServer, Response
 
 __all__ = ["FakeOllamaServer"]
 
@@ -48,7 +49,7 @@ class FakeOllamaServer(FakeAPIServer):
         if schema is None and isinstance(body.get("format"), dict):
             schema = body["format"]
         if schema is None:
-            schema = schema_from(texts)
+            schema = find_schema_in_text(texts)
         call = ChatCall(model=model, texts=texts, schema=schema, tool=tool, body=body)
         response = self._answer_chat(call)
         if response.status == 200 and response.raw is None and body.get("stream", True):
