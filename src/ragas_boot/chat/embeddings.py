@@ -409,18 +409,14 @@ class GigaChatEmbeddingModel(_SpecModel):
 
     async def aclose(self) -> None:
         """Close the HTTP clients made in the current loop (and those of loops still running)."""
-        models = list(self._models.items())
+        # The gigachat client is a cached_property: only the loops where one was made.
+        clients = [
+            (loop, client)
+            for loop, model in self._models.items()
+            if (client := model.__dict__.get("_client")) is not None
+        ]
         self._models.clear()
-        current = asyncio.get_running_loop()
-        for loop, model in models:
-            client = model.__dict__.get("_client")  # cached_property: only when one was made
-            if client is None:
-                continue
-            if loop is current:
-                await client.aclose()
-            elif loop.is_running() and not loop.is_closed():
-                future = asyncio.run_coroutine_threadsafe(client.aclose(), loop)
-                await asyncio.wrap_future(future)
+        await close_loop_clients(clients)
 
 
 def _gigachat_spec(settings: RagasSettings) -> tuple[EmbeddingSpec, str] | None:

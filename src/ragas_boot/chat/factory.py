@@ -62,6 +62,7 @@ __all__ = [
     "provider_limits",
     "registered_judges",
     "resolve_limits",
+    "starter_limits",
 ]
 
 #: Provider name of the judges declared under ``default-provider`` (Java's bucket key).
@@ -332,6 +333,22 @@ def _starter(providers: ProvidersSettings, name: str) -> ExternalStarterSettings
     return lowered.get(name.lower())
 
 
+def starter_limits(providers: ProvidersSettings, name: str) -> ProviderLimits:
+    """The limits of a provider whose models come from a starter's bean (GigaChat, a
+    registered chat model): ``external-starters.<name>``'s own, else the global defaults.
+
+    Its judges and embedding models take these, so they share one rate limit and concurrency.
+    """
+    starter = _starter(providers, name)
+    return resolve_limits(
+        providers,
+        name,
+        starter.rate_limit if starter else None,
+        max_concurrency=starter.max_concurrency if starter else None,
+        timeout=starter.timeout if starter else None,
+    )
+
+
 def _file_path(resource: str | None) -> str | None:
     """A Spring resource (``file:/path``) as a file path."""
     if resource is None:
@@ -424,13 +441,7 @@ def _gigachat_specs(settings: RagasSettings) -> list[tuple[JudgeSpec, str]]:
         model_id = options.model or chat.model or GIGACHAT_DEFAULT_MODEL
         models = [ChatModelSettings(id=model_id)]
         keys = [f"{_GIGACHAT}.chat.options.model"]
-    limits = resolve_limits(
-        providers,
-        GIGACHAT_PROVIDER_NAME,
-        starter.rate_limit if starter else None,
-        max_concurrency=starter.max_concurrency if starter else None,
-        timeout=starter.timeout if starter else None,
-    )
+    limits = starter_limits(providers, GIGACHAT_PROVIDER_NAME)
     arguments = gigachat_arguments(gigachat)
     langchain = LangChainModelSpec(
         class_path=GIGACHAT_CLASS, arguments=tuple(arguments.items()), extra="gigachat"
@@ -496,13 +507,7 @@ def registered_judges(
         starter = _starter(providers, name)
         if starter is not None and not starter.enabled:
             continue
-        limits = resolve_limits(
-            providers,
-            name,
-            starter.rate_limit if starter else None,
-            max_concurrency=starter.max_concurrency if starter else None,
-            timeout=starter.timeout if starter else None,
-        )
+        limits = starter_limits(providers, name)
         model_id = str(
             getattr(model, "model", None) or getattr(model, "model_name", None) or judge_id
         )
