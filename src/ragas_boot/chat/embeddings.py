@@ -44,6 +44,7 @@ from ragas_boot.chat.factory import (
     provider_limits,
     provider_tls,
     resolve_limits,
+    starter_limits,
 )
 from ragas_boot.chat.judge import LangChainModelSpec, ProviderLimits, TlsFiles
 from ragas_boot.chat.langchain_judge import check_chat_class, translate_client_error
@@ -443,15 +444,6 @@ def _gigachat_spec(settings: RagasSettings) -> tuple[EmbeddingSpec, str] | None:
             hint="Set it (the authorization key), or auth.bearer.client-id and client-secret",
         )
     check_chat_class(GIGACHAT_EMBEDDINGS_CLASS, key=key, extra="gigachat")
-    providers = settings.providers
-    starter = next(
-        (
-            value
-            for name, value in providers.external_starters.items()
-            if name.lower() == GIGACHAT_PROVIDER_NAME
-        ),
-        None,
-    )
     arguments = {
         name: value
         for name, value in gigachat_arguments(gigachat).items()
@@ -464,13 +456,7 @@ def _gigachat_spec(settings: RagasSettings) -> tuple[EmbeddingSpec, str] | None:
         base_url=arguments["base_url"],
         api_key=arguments["credentials"],
         embeddings_path=_EMBEDDINGS_SUFFIX,
-        limits=resolve_limits(
-            providers,
-            GIGACHAT_PROVIDER_NAME,
-            starter.rate_limit if starter else None,
-            max_concurrency=starter.max_concurrency if starter else None,
-            timeout=starter.timeout if starter else None,
-        ),
+        limits=starter_limits(settings.providers, GIGACHAT_PROVIDER_NAME),
         langchain=LangChainModelSpec(
             class_path=GIGACHAT_EMBEDDINGS_CLASS,
             arguments=tuple(arguments.items()),
