@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import orjson
-from pydantic import BaseModel, SecretStr
+from pydantic import BaseModel
 
 from ragas_boot.chat.judge import JudgeSpec, TokenUsage
 from ragas_boot.chat.openai_calls import (
@@ -44,6 +44,7 @@ from ragas_boot.chat.openai_calls import (
     answer_too_large,
     body_usage,
     close_loop_clients,
+    header_values,
     http_error,
     malformed_answer,
     scrub_secret,
@@ -155,11 +156,10 @@ class DirectChat:
         # session's default headers: aiohttp copies those into the proxy's headers too, and
         # turns an Authorization among them into Proxy-Authorization, so a proxy in the
         # environment would be sent the API key (tests/chat/test_transport_network.py).
-        request_headers = {"Authorization": f"Bearer {spec.api_key.get_secret_value()}"}
-        for name, value in spec.headers.items():
-            request_headers[name] = (
-                value.get_secret_value() if isinstance(value, SecretStr) else str(value)
-            )
+        request_headers = {
+            "Authorization": f"Bearer {spec.api_key.get_secret_value()}",
+            **header_values(spec.headers),
+        }
         headers = {
             "Content-Type": "application/json",
             "Accept": "application/json",

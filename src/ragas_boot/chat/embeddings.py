@@ -31,7 +31,6 @@ import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
-from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
@@ -51,9 +50,8 @@ from ragas_boot.chat.langchain_judge import check_chat_class, translate_client_e
 from ragas_boot.chat.openai_calls import (
     call_failure,
     close_loop_clients,
-    connection_limits,
-    mask_client_logs,
-    tls_context,
+    header_values,
+    openai_http_client,
 )
 from ragas_boot.chat.openai_judge import api_base_url
 from ragas_boot.config.settings import LocalEmbeddingModelSettings, RagasSettings
@@ -282,22 +280,11 @@ class OpenAICompatibleEmbeddingModel(_SpecModel):
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            from openai import DefaultAioHttpClient
-
             from ragas_boot.chat._langchain import openai_embeddings_class
 
             spec = self._spec
             timeout = spec.limits.call_timeout.total_seconds() or None
-            mask_client_logs()
-            tls: dict[str, Any] = {}
-            if urlsplit(self._api_base).scheme == "https":
-                tls["verify"] = tls_context(spec.tls)
-            http = DefaultAioHttpClient(
-                timeout=timeout,
-                limits=connection_limits(spec.limits.max_concurrency),
-                follow_redirects=False,  # as for judges (chat/openai_calls.py says why)
-                **tls,
-            )
+            http = openai_http_client(self._api_base, spec.limits, spec.tls)
             # As for chat judges: the query goes apart as default_query (see LoopBoundChatModel).
             api_base, query = split_query(self._api_base)
             model = openai_embeddings_class()(
@@ -308,10 +295,7 @@ class OpenAICompatibleEmbeddingModel(_SpecModel):
                 dimensions=spec.dimensions,
                 max_retries=0,
                 request_timeout=timeout,
-                default_headers={
-                    name: value.get_secret_value() for name, value in spec.headers.items()
-                }
-                or None,
+                default_headers=header_values(spec.headers) or None,
                 http_async_client=http,
                 check_embedding_ctx_length=False,
                 model_kwargs={"encoding_format": "float"},

@@ -22,8 +22,9 @@ import email.utils
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, SecretStr
 
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     import ssl
 
     from langchain_core.messages import BaseMessage
+    from openai import DefaultAioHttpClient
 
 OutputT = TypeVar("OutputT", bound=BaseModel)
 
@@ -59,9 +61,11 @@ __all__ = [
     "close_loop_clients",
     "connection_limits",
     "cut_answer",
+    "header_values",
     "http_error",
     "malformed_answer",
     "mask_client_logs",
+    "openai_http_client",
     "retry_after_seconds",
     "scrub_secret",
     "structured_request_keys",
@@ -301,6 +305,37 @@ def connection_limits(max_concurrency: int) -> Any:
     return limits_class(max_connections=connections, max_keepalive_connections=connections)
 
 
+def openai_http_client(
+    url: str, limits: ProviderLimits, tls: TlsFiles, **options: Any
+) -> DefaultAioHttpClient:
+    """openai's aiohttp transport for calls to ``url`` (judges on the ``langchain`` transport,
+    embedding models), bound to the running loop.
+
+    The provider's call timeout, connections for its concurrency, redirects reported and not
+    followed (see the module's docstring), :func:`tls_context` for https, and URL
+    credentials masked in the client's logs; ``options`` go to the client as they are.
+    """
+    from openai import DefaultAioHttpClient
+
+    mask_client_logs()
+    if urlsplit(url).scheme == "https":
+        options["verify"] = tls_context(tls)
+    return DefaultAioHttpClient(
+        timeout=limits.call_timeout.total_seconds() or None,
+        limits=connection_limits(limits.max_concurrency),
+        follow_redirects=False,
+        **options,
+    )
+
+
+def header_values(headers: Mapping[str, SecretStr | str]) -> dict[str, str]:
+    """A provider's extra headers as sent: secret values revealed (for the request only)."""
+    return {
+        name: value.get_secret_value() if isinstance(value, SecretStr) else str(value)
+        for name, value in headers.items()
+    }
+
+
 def _root_cause(error: BaseException) -> BaseException:
     seen = {id(error)}
     while True:
@@ -332,9 +367,7 @@ def scrub_secret(text: str, spec: CallSpec) -> str:
     secret = spec.api_key.get_secret_value()
     if secret and len(secret) >= 4:
         text = text.replace(secret, "**********")
-    headers: dict[str, SecretStr | str] = getattr(spec, "headers", None) or {}
-    for value in headers.values():
-        header = value.get_secret_value() if isinstance(value, SecretStr) else str(value)
+    for header in header_values(getattr(spec, "headers", None) or {}).values():
         if len(header) >= 4:
             text = text.replace(header, "**********")
     for credential in _url_credentials(spec.base_url):

@@ -19,7 +19,7 @@ import weakref
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, SecretStr
+from pydantic import BaseModel
 
 from ragas_boot.chat.direct import DirectChat
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec
@@ -29,11 +29,10 @@ from ragas_boot.chat.openai_calls import (
     call_failure,
     checked_answer,
     close_loop_clients,
-    connection_limits,
-    mask_client_logs,
+    header_values,
+    openai_http_client,
     scrub_secret,
     structured_request_keys,
-    tls_context,
     usage_of,
 )
 from ragas_boot.chat.structured import format_instructions
@@ -164,26 +163,17 @@ class LoopBoundChatModel:
     def _make(self) -> _LoopClient:
         # openai's aiohttp transport: some 2 ms less client CPU per call than an httpx client
         # in a 200-call fan-out (benchmarks/README.md), and that CPU bounds its wall time.
-        from openai import DefaultAioHttpClient
-
         from ragas_boot.chat._langchain import chat_openai_class
 
         spec = self._spec
         timeout = spec.limits.call_timeout.total_seconds() or None
-        mask_client_logs()
-        tls: dict[str, Any] = {}
-        if urlsplit(self._api_base).scheme == "https":
-            tls["verify"] = tls_context(spec.tls)
-        http = DefaultAioHttpClient(
-            timeout=timeout,
-            limits=connection_limits(spec.limits.max_concurrency),
+        http = openai_http_client(
+            self._api_base,
+            spec.limits,
+            spec.tls,
             event_hooks={"response": [answer_size_hook(spec)]},
-            # The same rule as the direct transport: a 3xx is reported with its Location
-            # (openai's default follows it, turning a POST into a GET on 301/302/303).
-            follow_redirects=False,
             # The embedded local judge's server is ours, on loopback: never through a proxy.
             trust_env=spec.local is None,
-            **tls,
         )
         # The openai client appends its paths to base_url's raw path, query and all, so the
         # query goes apart as default_query (sent with every request).
@@ -205,11 +195,7 @@ class LoopBoundChatModel:
             top_p=spec.top_p,
             max_retries=0,
             timeout=timeout,
-            default_headers={
-                name: value.get_secret_value() if isinstance(value, SecretStr) else str(value)
-                for name, value in spec.headers.items()
-            }
-            or None,
+            default_headers=header_values(spec.headers) or None,
             http_async_client=http,
             **options,
         )
