@@ -48,6 +48,7 @@ from ragas_boot.chat.factory import (
 from ragas_boot.chat.judge import LangChainModelSpec, ProviderLimits, TlsFiles
 from ragas_boot.chat.langchain_judge import check_chat_class, translate_client_error
 from ragas_boot.chat.openai_calls import (
+    await_translated,
     call_failure,
     close_loop_clients,
     header_values,
@@ -677,15 +678,7 @@ async def _embedded(
     """A LangChain embeddings call timed, its vectors checked, a client error translated into
     the judge error the attempt loop understands (``translate`` returns anything else as is)."""
     started = time.perf_counter()
-    try:
-        vectors = await request
-    except asyncio.CancelledError:
-        raise
-    except Exception as error:
-        failure = translate(error)
-        if failure is error:
-            raise
-        raise failure from error
+    vectors = await await_translated(request, translate)
     latency = time.perf_counter() - started
     return EmbeddingAnswer(
         vectors=check_vectors(vectors, count, model_id=model_id), latency_s=latency

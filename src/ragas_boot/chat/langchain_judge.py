@@ -36,6 +36,7 @@ from pydantic import BaseModel, SecretStr, ValidationError
 
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, TokenUsage
 from ragas_boot.chat.openai_calls import (
+    await_translated,
     body_usage,
     retry_after_seconds,
     scrub_secret,
@@ -564,15 +565,10 @@ class LangChainJudge:
         runnable, wrapped, mode = self._runnable(self._current(), output_model)
         text = prompt + format_instructions(output_model) if mode in _SCHEMA_IN_PROMPT else prompt
         started = time.perf_counter()
-        try:
-            result = await runnable.ainvoke([HumanMessage(content=text)])
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            translated = translate_client_error(error, spec=self._spec)
-            if translated is error:
-                raise
-            raise translated from error
+        result = await await_translated(
+            runnable.ainvoke([HumanMessage(content=text)]),
+            lambda error: translate_client_error(error, spec=self._spec),
+        )
         latency = time.perf_counter() - started
         message = result.get("raw") if wrapped and isinstance(result, dict) else result
         raw = self._raw(message, mode)

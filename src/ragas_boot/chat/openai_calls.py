@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from openai import DefaultAioHttpClient
 
 OutputT = TypeVar("OutputT", bound=BaseModel)
+ResultT = TypeVar("ResultT")
 
 __all__ = [
     "MAX_CACHED_OUTPUT_MODELS",
@@ -55,6 +56,7 @@ __all__ = [
     "answer_bound",
     "answer_size_hook",
     "answer_too_large",
+    "await_translated",
     "body_usage",
     "call_failure",
     "checked_answer",
@@ -459,6 +461,24 @@ def _from_aiohttp(error: BaseException) -> bool:
     return isinstance(error, aiohttp.ClientError) or isinstance(
         _root_cause(error), aiohttp.ClientError
     )
+
+
+async def await_translated(
+    call: Awaitable[ResultT], translate: Callable[[Exception], BaseException]
+) -> ResultT:
+    """``call``'s result; a client error is raised as ``translate(error)`` stands for it
+    (chained to it), or as it is when ``translate`` gives it back unchanged.
+
+    Every client call of a judge, embedding model or agent turn goes through this, so the
+    attempt loop sees judge errors whichever library made the call.
+    """
+    try:
+        return await call
+    except Exception as error:
+        failure = translate(error)
+        if failure is error:
+            raise
+        raise failure from error
 
 
 def call_failure(error: Exception, *, spec: CallSpec) -> BaseException:

@@ -26,6 +26,7 @@ from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec
 from ragas_boot.chat.openai_calls import (
     MAX_CACHED_OUTPUT_MODELS,
     answer_size_hook,
+    await_translated,
     call_failure,
     checked_answer,
     close_loop_clients,
@@ -333,15 +334,10 @@ class OpenAICompatibleJudge:
     async def _send(self, runnable: Runnable[LanguageModelInput, BaseMessage], text: str) -> Any:
         from langchain_core.messages import HumanMessage
 
-        try:
-            return await runnable.ainvoke([HumanMessage(content=text)])
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            failure = call_failure(error, spec=self._spec)
-            if failure is error:
-                raise
-            raise failure from error
+        return await await_translated(
+            runnable.ainvoke([HumanMessage(content=text)]),
+            lambda error: call_failure(error, spec=self._spec),
+        )
 
     def _scrub(self, text: str) -> str:
         return scrub_secret(text, self._spec)

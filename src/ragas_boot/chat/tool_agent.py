@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragas_boot.chat.judge import JudgeSpec, TokenUsage
-from ragas_boot.chat.openai_calls import translate_error, usage_of
+from ragas_boot.chat.openai_calls import await_translated, translate_error, usage_of
 from ragas_boot.chat.openai_judge import LoopBoundChatModel, api_base_url
 from ragas_boot.config.settings import RetrySettings
 from ragas_boot.config.urls import mask_url
@@ -387,13 +387,7 @@ class OpenAIToolAgent:
         """One model turn, with retries; returns the answer and seconds spent waiting."""
 
         async def turn() -> BaseMessage:
-            try:
-                return await state.runnable.ainvoke(chat)
-            except Exception as error:
-                translated = self._translated(error)
-                if translated is error:
-                    raise
-                raise translated from error
+            return await await_translated(state.runnable.ainvoke(chat), self._translated)
 
         answer, waited = await self._turns.attempt(
             turn,
