@@ -44,9 +44,9 @@ from ragas_boot.chat.openai_calls import (
     usage_of,
 )
 from ragas_boot.chat.structured import (
-    format_instructions,
     output_schema,
     parse_structured,
+    prompt_text,
     schema_name,
 )
 from ragas_boot.config.settings import StructuredOutputMode
@@ -82,7 +82,6 @@ _METHODS = {
     StructuredOutputMode.JSON_SCHEMA: "json_schema",
     StructuredOutputMode.JSON_OBJECT: "json_mode",
 }
-_SCHEMA_IN_PROMPT = frozenset({StructuredOutputMode.PROMPT, StructuredOutputMode.JSON_OBJECT})
 #: Option → the constructor arguments that take it, first match wins.
 _OPTION_ARGUMENTS = {
     "temperature": ("temperature",),
@@ -563,7 +562,7 @@ class LangChainJudge:
         from langchain_core.messages import HumanMessage
 
         runnable, wrapped, mode = self._runnable(self._current(), output_model)
-        text = prompt + format_instructions(output_model) if mode in _SCHEMA_IN_PROMPT else prompt
+        text = prompt_text(prompt, output_model, mode)
         started = time.perf_counter()
         result = await await_translated(
             runnable.ainvoke([HumanMessage(content=text)]),

@@ -36,7 +36,7 @@ from ragas_boot.chat.openai_calls import (
     structured_request_keys,
     usage_of,
 )
-from ragas_boot.chat.structured import format_instructions
+from ragas_boot.chat.structured import prompt_text
 from ragas_boot.config.settings import StructuredOutputMode, Transport
 from ragas_boot.config.urls import append_path, mask_url, split_query
 
@@ -54,8 +54,6 @@ log = logging.getLogger(__name__)
 OutputT = TypeVar("OutputT", bound=BaseModel)
 
 _CHAT_SUFFIX = "/chat/completions"
-#: Modes whose prompt carries the JSON schema.
-_SCHEMA_IN_PROMPT = frozenset({StructuredOutputMode.PROMPT, StructuredOutputMode.JSON_OBJECT})
 _logged_v1_bases: set[str] = set()
 
 
@@ -268,11 +266,6 @@ class OpenAICompatibleJudge:
         else:
             self._models.get()
 
-    def _message_text(self, prompt: str, output_model: type[BaseModel]) -> str:
-        if self._spec.structured_output in _SCHEMA_IN_PROMPT:
-            return prompt + format_instructions(output_model)
-        return prompt
-
     #: The modes ``config check --ping`` tries on this judge.
     output_modes: tuple[StructuredOutputMode, ...] = (
         StructuredOutputMode.PROMPT,
@@ -297,7 +290,7 @@ class OpenAICompatibleJudge:
             JudgeConnectionError: the server could not be reached or dropped the connection.
             JudgeOutputError: empty, unparseable or schema-invalid answer (raw text kept).
         """
-        text = self._message_text(prompt, output_model)
+        text = prompt_text(prompt, output_model, self._spec.structured_output)
         raw: str | None
         if self._direct is not None:
             started = time.perf_counter()
