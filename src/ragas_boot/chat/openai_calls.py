@@ -5,7 +5,7 @@ langchain-openai's ``ChatOpenAI`` in :mod:`ragas_boot.chat.openai_judge`), the t
 LangChain judges and embedding models import these, so a failure reads the same whichever
 path made the call: the request keys of each structured-output mode, the TLS context, error
 translation (status, ``Retry-After``, redirect ``Location``), secret scrubbing, token usage,
-the bound on an answer's size, and closing clients bound to their event loops.
+the bound on an answer's size, and clients kept per event loop (:class:`PerLoop`).
 
 Redirects are never followed, on either transport: a judge call is a ``POST`` that carries the
 API key, and following a 301/302/303 turns it into a ``GET`` (a misleading 404/405 later),
@@ -22,8 +22,9 @@ import email.utils
 import functools
 import logging
 import time
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, SecretStr
@@ -48,11 +49,13 @@ if TYPE_CHECKING:
 
 OutputT = TypeVar("OutputT", bound=BaseModel)
 ResultT = TypeVar("ResultT")
+MadeT = TypeVar("MadeT")
 
 __all__ = [
     "MAX_CACHED_OUTPUT_MODELS",
     "REDIRECT_STATUSES",
     "CallSpec",
+    "PerLoop",
     "answer_bound",
     "answer_size_hook",
     "answer_too_large",
@@ -60,7 +63,6 @@ __all__ = [
     "body_usage",
     "call_failure",
     "checked_answer",
-    "close_loop_clients",
     "connection_limits",
     "cut_answer",
     "header_values",
@@ -501,17 +503,64 @@ def malformed_answer(error: BaseException, *, spec: CallSpec) -> JudgeOutputErro
     )
 
 
-async def close_loop_clients(clients: list[tuple[asyncio.AbstractEventLoop, Any]]) -> None:
-    """Close HTTP clients each bound to its loop: on the current loop, or on its own if running."""
-    current = asyncio.get_running_loop()
-    for loop, http in clients:
-        if loop is current:
-            await http.aclose()
-        elif loop.is_running() and not loop.is_closed():
-            future = asyncio.run_coroutine_threadsafe(http.aclose(), loop)
-            await asyncio.wrap_future(future)
-        # A client whose loop is already closed cannot be closed any more; its sockets went
-        # with that loop.
+class PerLoop(Generic[MadeT]):
+    """One object per event loop, made on first use in that loop and dropped with the loop.
+
+    An HTTP client bound to one loop must never be used from another (dependency-injector
+    issue #576), so judges, embedding models and the tool agent keep their clients in one of
+    these.
+
+    Args:
+        make: builds the running loop's object.
+    """
+
+    __slots__ = ("_last", "_made", "_make")
+
+    def __init__(self, make: Callable[[], MadeT]) -> None:
+        self._make = make
+        self._made: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, MadeT] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._last: tuple[Callable[[], object], MadeT | None] = (_no_loop, None)
+
+    def get(self) -> MadeT:
+        """The running loop's object (made now if this loop has none)."""
+        loop = asyncio.get_running_loop()
+        # Nearly every call comes from the loop of the call before: no weak reference made.
+        last_loop, last = self._last
+        if last_loop() is loop and last is not None:
+            return last
+        made = self._made.get(loop)
+        if made is None:
+            made = self._make()
+            self._made[loop] = made
+        self._last = (weakref.ref(loop), made)
+        return made
+
+    async def aclose(self, close: Callable[[MadeT], Awaitable[object]] | None = None) -> None:
+        """Forget every loop's object; with ``close``, close each on its own loop: now on the
+        current loop, through that loop if it still runs. An object whose loop is closed
+        cannot be closed any more; its sockets went with that loop."""
+        made = list(self._made.items())
+        self._made.clear()
+        self._last = (_no_loop, None)
+        if close is None:
+            return
+        current = asyncio.get_running_loop()
+        for loop, value in made:
+            if loop is current:
+                await close(value)
+            elif loop.is_running() and not loop.is_closed():
+                future = asyncio.run_coroutine_threadsafe(_closing(close, value), loop)
+                await asyncio.wrap_future(future)
+
+
+async def _closing(close: Callable[[MadeT], Awaitable[object]], value: MadeT) -> None:
+    await close(value)
+
+
+def _no_loop() -> None:
+    return None
 
 
 def structured_request_keys(spec: JudgeSpec, output_model: type[BaseModel]) -> dict[str, Any]:

@@ -10,12 +10,10 @@ context and redirect rule, and raise the same judge errors
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import logging
 import time
-import weakref
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -25,11 +23,11 @@ from ragas_boot.chat.direct import DirectChat
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec
 from ragas_boot.chat.openai_calls import (
     MAX_CACHED_OUTPUT_MODELS,
+    PerLoop,
     answer_size_hook,
     await_translated,
     call_failure,
     checked_answer,
-    close_loop_clients,
     header_values,
     openai_http_client,
     scrub_secret,
@@ -112,6 +110,9 @@ class _LoopClient:
         self.http = http
         self.bound: dict[type[BaseModel], Runnable[LanguageModelInput, BaseMessage]] = {}
 
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
 
 class LoopBoundChatModel:
     """A ``ChatOpenAI`` for one spec, made per event loop with its own HTTP client.
@@ -129,19 +130,17 @@ class LoopBoundChatModel:
     def __init__(self, *, spec: JudgeSpec, api_base: str) -> None:
         self._spec = spec
         self._api_base = api_base
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClient] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._clients = PerLoop(self._make)
 
     def get(self) -> ChatOpenAI:
         """The running loop's model (made on first use, importing langchain-openai once)."""
-        return self._client().llm
+        return self._clients.get().llm
 
     def bound(self, output_model: type[BaseModel]) -> Runnable[LanguageModelInput, BaseMessage]:
         """The running loop's model with the spec's structured-output request keys for
         ``output_model`` bound (see :func:`~ragas_boot.chat.openai_calls.structured_request_keys`),
         made once per loop and output model."""
-        client = self._client()
+        client = self._clients.get()
         runnable = client.bound.get(output_model)
         if runnable is None:
             keys = structured_request_keys(self._spec, output_model)
@@ -150,14 +149,6 @@ class LoopBoundChatModel:
                 client.bound.clear()
             client.bound[output_model] = runnable
         return runnable
-
-    def _client(self) -> _LoopClient:
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = self._make()
-            self._clients[loop] = client
-        return client
 
     def _make(self) -> _LoopClient:
         # openai's aiohttp transport: some 2 ms less client CPU per call than an httpx client
@@ -202,9 +193,7 @@ class LoopBoundChatModel:
 
     async def aclose(self) -> None:
         """Close the clients of the current loop (and of loops still running)."""
-        clients = [(loop, client.http) for loop, client in self._clients.items()]
-        self._clients.clear()
-        await close_loop_clients(clients)
+        await self._clients.aclose(_LoopClient.aclose)
 
 
 class OpenAICompatibleJudge:
