@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from ragas_boot.chat.judge import (
+    DEFAULT_MAX_PROMPT_TOKENS,
     JudgeModel,
     JudgeSpec,
     LangChainModelSpec,
@@ -192,12 +193,6 @@ def provider_tls(provider: OpenAICompatibleProviderSettings, key: str) -> TlsFil
             key=f"{key}.{which}",
         ) from None
     return tls
-
-
-#: The largest prompt sent to a judge whose context is not known (estimated tokens): room for
-#: every judge prompt of the built-in metrics on real conversations, and a bound on what one
-#: amplified sample can cost (about $0.08 at $2.50 per million prompt tokens).
-DEFAULT_MAX_PROMPT_TOKENS = 32_768
 
 
 def _spec(
