@@ -185,13 +185,26 @@ def provider_tls(provider: OpenAICompatibleProviderSettings, key: str) -> TlsFil
 
     try:
         tls_context(tls)
-    except (OSError, ValueError) as error:  # ssl.SSLError is an OSError
-        which = "ca-bundle" if tls.ca_bundle and not tls.client_cert else "client-cert"
-        files = ", ".join(f for f in (tls.ca_bundle, tls.client_cert, tls.client_key) if f)
-        raise ConfigError(
-            f"provider '{provider.name}': cannot load the TLS files ({files}): {error}",
-            key=f"{key}.{which}",
-        ) from None
+    except (OSError, ValueError):  # ssl.SSLError is an OSError
+        # Only now, to name the key at fault: the CA bundle alone, then the certificate.
+        parts = (
+            ("ca-bundle", TlsFiles(ca_bundle=tls.ca_bundle)),
+            ("client-cert", TlsFiles(client_cert=tls.client_cert, client_key=tls.client_key)),
+        )
+        for which, part in parts:
+            if part == TlsFiles():
+                continue
+            try:
+                tls_context(part)
+            except (OSError, ValueError) as error:
+                files = ", ".join(
+                    f for f in (part.ca_bundle, part.client_cert, part.client_key) if f
+                )
+                raise ConfigError(
+                    f"provider '{provider.name}': cannot load the TLS files ({files}): {error}",
+                    key=f"{key}.{which}",
+                ) from None
+        raise  # each loads alone but not together: not seen, reported as it is
     return tls
 
 
