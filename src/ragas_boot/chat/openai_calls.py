@@ -63,12 +63,10 @@ __all__ = [
     "body_usage",
     "call_failure",
     "checked_answer",
-    "connection_limits",
     "cut_answer",
     "header_values",
     "http_error",
     "malformed_answer",
-    "mask_client_logs",
     "openai_http_client",
     "retry_after_seconds",
     "scrub_secret",
@@ -293,13 +291,13 @@ class _MaskUrlCredentials(logging.Filter):
 
 
 @functools.cache
-def mask_client_logs() -> None:
+def _mask_client_logs() -> None:
     """Mask URL credentials in the request lines the openai client's httpx logs (once)."""
     for name in ("httpx", "httpx2"):
         logging.getLogger(name).addFilter(_MaskUrlCredentials())
 
 
-def connection_limits(max_concurrency: int) -> Any:
+def _connection_limits(max_concurrency: int) -> Any:
     """The openai client's connection limits for a provider's concurrency."""
     from openai import DEFAULT_CONNECTION_LIMITS
 
@@ -321,12 +319,12 @@ def openai_http_client(
     """
     from openai import DefaultAioHttpClient
 
-    mask_client_logs()
+    _mask_client_logs()
     if urlsplit(url).scheme == "https":
         options["verify"] = tls_context(tls)
     return DefaultAioHttpClient(
         timeout=limits.call_timeout.total_seconds() or None,
-        limits=connection_limits(limits.max_concurrency),
+        limits=_connection_limits(limits.max_concurrency),
         follow_redirects=False,
         **options,
     )
