@@ -8,6 +8,7 @@ scripts start the server (they talk to it over stdin/stdout).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import json
 import random
@@ -15,7 +16,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -27,6 +28,7 @@ __all__ = [
     "JudgeServer",
     "Stats",
     "agent_samples",
+    "bounded",
     "judge_answer",
     "summarise",
     "tool_trace",
@@ -272,6 +274,19 @@ def summarise(values: Sequence[float], fmt: Callable[[float], str] = "{:.3f}".fo
     if len(values) == 1:
         return fmt(values[0])
     return f"{fmt(statistics.median(values))} (min {fmt(min(values))}, max {fmt(max(values))})"
+
+
+async def bounded(
+    samples: Sequence[Sample], concurrency: int, score: Callable[[Sample], Awaitable[Any]]
+) -> None:
+    """Score every sample, at most ``concurrency`` at once."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(sample: Sample) -> None:
+        async with gate:
+            await score(sample)
+
+    await asyncio.gather(*(one(sample) for sample in samples))
 
 
 def cpu_seconds() -> float:

@@ -28,12 +28,12 @@ import pstats
 import statistics
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from _workload import JudgeServer, agent_samples, cpu_seconds, summarise
+from _workload import JudgeServer, agent_samples, bounded, cpu_seconds, summarise
 
 from ragas_boot import Sample, create_container, load_settings
 from ragas_boot.chat.structured import format_instructions
@@ -94,19 +94,6 @@ spring.ai.ragas:
         encoding="utf-8",
     )
     return path
-
-
-async def bounded(
-    samples: Sequence[Sample], concurrency: int, score: Callable[[Sample], Awaitable[Any]]
-) -> None:
-    """Score every sample, at most ``concurrency`` at once."""
-    gate = asyncio.Semaphore(concurrency)
-
-    async def one(sample: Sample) -> None:
-        async with gate:
-            await score(sample)
-
-    await asyncio.gather(*(one(sample) for sample in samples))
 
 
 def measure(server: JudgeServer, action: Callable[[], None]) -> Run:

@@ -23,9 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from _workload import JudgeServer, agent_samples
+from _workload import JudgeServer, agent_samples, bounded
 
-from ragas_boot import create_container, load_settings
+from ragas_boot import Sample, create_container, load_settings
 
 API_KEY = "sk-bench-not-a-real-key"
 
@@ -68,21 +68,16 @@ def run(server: JudgeServer, options: argparse.Namespace, mode: str) -> tuple[fl
         settings = load_settings(write_settings(Path(folder), server.base_url, options, mode))
     with create_container(settings) as container:
         metric = container.agent_goal_accuracy()
-        gate = asyncio.Semaphore(options.concurrency)
         failed = 0
 
-        async def one(sample: object) -> None:
+        async def score(sample: Sample) -> None:
             nonlocal failed
-            async with gate:
-                result = await metric.aevaluate(sample)  # type: ignore[arg-type]
-                failed += bool(result.exclusions)
-
-        async def everything() -> None:
-            await asyncio.gather(*(one(sample) for sample in samples))
+            result = await metric.aevaluate(sample)
+            failed += bool(result.exclusions)
 
         server.reset()
         started = time.perf_counter()
-        asyncio.run(everything())
+        asyncio.run(bounded(samples, options.concurrency, score))
         wall = time.perf_counter() - started
         return wall, server.stats().count, failed
 

@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import math
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from ragas_boot import Sample, create_container, load_settings
+from ragas_boot.chat import judge_specs
 from ragas_boot.chat.embeddings import embedding_specs
 from ragas_boot.errors import AllJudgesFailedError, ConfigError
 from ragas_boot.testing import Reply, hashed_vector
@@ -64,6 +66,25 @@ def test_the_embedding_key_is_read_not_reported_and_shares_the_judges_connection
     assert arguments["scope"] == "GIGACHAT_API_CORP"
     assert arguments["credentials"].get_secret_value() == KEY
     assert KEY not in repr(spec)
+
+
+def test_the_embedding_model_takes_the_judges_starter_limits(tmp_path, gigachat):
+    # external-starters.<name> is matched case-insensitively, as in Java.
+    path = config(tmp_path, gigachat)
+    path.write_text(
+        path.read_text(encoding="utf-8")
+        + "spring.ai.ragas.providers.external-starters.GigaChat:\n"
+        + "  { max-concurrency: 3, timeout: 2s, rate-limit: { rps: 5 } }\n",
+        encoding="utf-8",
+    )
+    settings = load_settings(path, environ={})
+
+    [spec] = embedding_specs(settings)
+    [judge] = judge_specs(settings)
+
+    assert spec.limits == judge.limits
+    assert (spec.limits.max_concurrency, spec.limits.rps) == (3, 5)
+    assert spec.limits.call_timeout == timedelta(seconds=2)
 
 
 def test_semantic_similarity_gets_vectors_from_the_embeddings_endpoint_with_a_token(

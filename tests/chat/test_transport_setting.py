@@ -101,6 +101,22 @@ def test_a_tls_file_that_does_not_load_is_named_with_its_key(tmp_path):
         judge_specs(missing)
 
 
+def test_a_bad_ca_bundle_beside_a_good_client_certificate_is_the_one_named(tmp_path):
+    import trustme
+
+    client = trustme.CA().issue_cert("client@example.test")
+    client.private_key_and_cert_chain_pem.write_to_path(str(tmp_path / "client.pem"))
+    (tmp_path / "not-pem.pem").write_text("hello", encoding="utf-8")
+    settings = _tls_settings(
+        tmp_path,
+        f"ca-bundle: {tmp_path / 'not-pem.pem'}\n      client-cert: {tmp_path / 'client.pem'}",
+    )
+    with pytest.raises(ConfigError) as caught:
+        judge_specs(settings)
+    assert caught.value.key.endswith("openai-compatible[0].ca-bundle")
+    assert "not-pem.pem" in str(caught.value) and "client.pem" not in str(caught.value)
+
+
 def test_a_client_key_without_its_certificate_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="client-key is set without client-cert"):
         _tls_settings(tmp_path, "client-key: key.pem")

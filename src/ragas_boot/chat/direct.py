@@ -28,22 +28,21 @@ import contextlib
 import functools
 import gc
 import json
-import weakref
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import orjson
-from pydantic import BaseModel, SecretStr
+from pydantic import BaseModel
 
 from ragas_boot.chat.judge import JudgeSpec, TokenUsage
 from ragas_boot.chat.openai_calls import (
     MAX_CACHED_OUTPUT_MODELS,
     REDIRECT_STATUSES,
+    PerLoop,
     answer_bound,
     answer_too_large,
     body_usage,
-    close_loop_clients,
+    header_values,
     http_error,
     malformed_answer,
     scrub_secret,
@@ -108,9 +107,7 @@ class DirectChat:
     def __init__(self, *, spec: JudgeSpec, api_base: str) -> None:
         self._spec = spec
         self._endpoint = append_path(api_base, _CHAT_PATH)
-        self._sessions: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopSession] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._sessions = PerLoop(self._make_session)
         self._head = (
             b'{"model":' + orjson.dumps(spec.model) + b',"messages":[{"role":"user","content":'
         )
@@ -126,21 +123,10 @@ class DirectChat:
         timeout = spec.limits.call_timeout.total_seconds()
         self._timeout = timeout or None
         self._max_body = answer_bound(spec)
-        self._last: tuple[Callable[[], object], _LoopSession | None] = (_no_loop, None)
 
     def session(self) -> _LoopSession:
         """The running loop's session (made on first use)."""
-        loop = asyncio.get_running_loop()
-        # Nearly every call comes from the loop of the call before: no weak reference made.
-        last_loop, last = self._last
-        if last_loop() is loop and last is not None:
-            return last
-        made = self._sessions.get(loop)
-        if made is None:
-            made = self._make_session()
-            self._sessions[loop] = made
-        self._last = (weakref.ref(loop), made)
-        return made
+        return self._sessions.get()
 
     def _make_session(self) -> _LoopSession:
         # aiohttp is imported with the first direct judge's first call, not at start-up.
@@ -155,11 +141,10 @@ class DirectChat:
         # session's default headers: aiohttp copies those into the proxy's headers too, and
         # turns an Authorization among them into Proxy-Authorization, so a proxy in the
         # environment would be sent the API key (tests/chat/test_transport_network.py).
-        request_headers = {"Authorization": f"Bearer {spec.api_key.get_secret_value()}"}
-        for name, value in spec.headers.items():
-            request_headers[name] = (
-                value.get_secret_value() if isinstance(value, SecretStr) else str(value)
-            )
+        request_headers = {
+            "Authorization": f"Bearer {spec.api_key.get_secret_value()}",
+            **header_values(spec.headers),
+        }
         headers = {
             "Content-Type": "application/json",
             "Accept": "application/json",
@@ -320,10 +305,7 @@ class DirectChat:
 
     async def aclose(self) -> None:
         """Close the sessions of the current loop (and of loops still running)."""
-        sessions = [(loop, made) for loop, made in self._sessions.items()]
-        self._sessions.clear()
-        self._last = (_no_loop, None)
-        await close_loop_clients(sessions)
+        await self._sessions.aclose(_LoopSession.aclose)
 
 
 @functools.cache
@@ -336,10 +318,6 @@ def _freeze_what_is_alive() -> None:
     benchmarks/README.md). Objects made later are collected as before.
     """
     gc.freeze()
-
-
-def _no_loop() -> None:
-    return None
 
 
 def _mode_fragment(spec: JudgeSpec, output_model: type[BaseModel]) -> bytes:

@@ -27,11 +27,9 @@ import logging
 import math
 import threading
 import time
-import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
-from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
@@ -44,15 +42,16 @@ from ragas_boot.chat.factory import (
     provider_limits,
     provider_tls,
     resolve_limits,
+    starter_limits,
 )
 from ragas_boot.chat.judge import LangChainModelSpec, ProviderLimits, TlsFiles
 from ragas_boot.chat.langchain_judge import check_chat_class, translate_client_error
 from ragas_boot.chat.openai_calls import (
+    PerLoop,
+    await_translated,
     call_failure,
-    close_loop_clients,
-    connection_limits,
-    mask_client_logs,
-    tls_context,
+    header_values,
+    openai_http_client,
 )
 from ragas_boot.chat.openai_judge import api_base_url
 from ragas_boot.config.settings import LocalEmbeddingModelSettings, RagasSettings
@@ -223,6 +222,9 @@ class _LoopEmbeddings:
         self.model = model
         self.http = http
 
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
 
 class _SpecModel:
     """The identity every embedding model takes from its spec."""
@@ -262,9 +264,7 @@ class OpenAICompatibleEmbeddingModel(_SpecModel):
         self._api_base = api_base_url(
             spec.base_url, spec.embeddings_path, suffix=_EMBEDDINGS_SUFFIX, key="embeddings-path"
         )
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopEmbeddings] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._clients = PerLoop(self._make)
 
     def __repr__(self) -> str:
         return (
@@ -277,47 +277,31 @@ class OpenAICompatibleEmbeddingModel(_SpecModel):
         """The URL embeddings are posted to (credentials in it masked)."""
         return mask_url(append_path(self._api_base, _EMBEDDINGS_SUFFIX))
 
+    def _make(self) -> _LoopEmbeddings:
+        from ragas_boot.chat._langchain import openai_embeddings_class
+
+        spec = self._spec
+        timeout = spec.limits.call_timeout.total_seconds() or None
+        http = openai_http_client(self._api_base, spec.limits, spec.tls)
+        # As for chat judges: the query goes apart as default_query (see LoopBoundChatModel).
+        api_base, query = split_query(self._api_base)
+        model = openai_embeddings_class()(
+            model=spec.model,
+            openai_api_base=api_base,
+            default_query=query or None,
+            openai_api_key=spec.api_key,
+            dimensions=spec.dimensions,
+            max_retries=0,
+            request_timeout=timeout,
+            default_headers=header_values(spec.headers) or None,
+            http_async_client=http,
+            check_embedding_ctx_length=False,
+            model_kwargs={"encoding_format": "float"},
+        )
+        return _LoopEmbeddings(model, http)
+
     def _client(self) -> OpenAIEmbeddings:
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            from openai import DefaultAioHttpClient
-
-            from ragas_boot.chat._langchain import openai_embeddings_class
-
-            spec = self._spec
-            timeout = spec.limits.call_timeout.total_seconds() or None
-            mask_client_logs()
-            tls: dict[str, Any] = {}
-            if urlsplit(self._api_base).scheme == "https":
-                tls["verify"] = tls_context(spec.tls)
-            http = DefaultAioHttpClient(
-                timeout=timeout,
-                limits=connection_limits(spec.limits.max_concurrency),
-                follow_redirects=False,  # as for judges (chat/openai_calls.py says why)
-                **tls,
-            )
-            # As for chat judges: the query goes apart as default_query (see LoopBoundChatModel).
-            api_base, query = split_query(self._api_base)
-            model = openai_embeddings_class()(
-                model=spec.model,
-                openai_api_base=api_base,
-                default_query=query or None,
-                openai_api_key=spec.api_key,
-                dimensions=spec.dimensions,
-                max_retries=0,
-                request_timeout=timeout,
-                default_headers={
-                    name: value.get_secret_value() for name, value in spec.headers.items()
-                }
-                or None,
-                http_async_client=http,
-                check_embedding_ctx_length=False,
-                model_kwargs={"encoding_format": "float"},
-            )
-            client = _LoopEmbeddings(model, http)
-            self._clients[loop] = client
-        return client.model
+        return self._clients.get().model
 
     def prepare(self) -> None:
         """Create this loop's HTTP client now (importing langchain-openai on first use)."""
@@ -335,9 +319,7 @@ class OpenAICompatibleEmbeddingModel(_SpecModel):
 
     async def aclose(self) -> None:
         """Close the HTTP clients made in the current loop (and those of loops still running)."""
-        clients = [(loop, client.http) for loop, client in self._clients.items()]
-        self._clients.clear()
-        await close_loop_clients(clients)
+        await self._clients.aclose(_LoopEmbeddings.aclose)
 
 
 class GigaChatEmbeddingModel(_SpecModel):
@@ -357,9 +339,7 @@ class GigaChatEmbeddingModel(_SpecModel):
         if spec.langchain is None:
             raise ValueError(f"embedding model '{spec.id}' has no LangChain class to build")
         self._spec = spec
-        self._models: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._models: PerLoop[Any] = PerLoop(self._make)
 
     def __repr__(self) -> str:
         return (
@@ -372,27 +352,25 @@ class GigaChatEmbeddingModel(_SpecModel):
         """The URL embeddings are posted to (credentials in it masked)."""
         return mask_url(append_path(self._spec.base_url, _EMBEDDINGS_SUFFIX))
 
-    def _client(self) -> Any:
-        loop = asyncio.get_running_loop()
-        model = self._models.get(loop)
-        if model is None:
-            from langchain_gigachat import GigaChatEmbeddings
+    def _make(self) -> Any:
+        from langchain_gigachat import GigaChatEmbeddings
 
-            spec = self._spec
-            assert spec.langchain is not None  # checked in __init__
-            arguments = {
-                name: value.get_secret_value() if isinstance(value, SecretStr) else value
-                for name, value in spec.langchain.arguments
-            }
-            model = GigaChatEmbeddings(
-                **arguments,
-                model=spec.model,
-                timeout=spec.limits.call_timeout.total_seconds() or None,
-                max_retries=0,
-                max_connections=spec.limits.max_concurrency + 8,
-            )
-            self._models[loop] = model
-        return model
+        spec = self._spec
+        assert spec.langchain is not None  # checked in __init__
+        arguments = {
+            name: value.get_secret_value() if isinstance(value, SecretStr) else value
+            for name, value in spec.langchain.arguments
+        }
+        return GigaChatEmbeddings(
+            **arguments,
+            model=spec.model,
+            timeout=spec.limits.call_timeout.total_seconds() or None,
+            max_retries=0,
+            max_connections=spec.limits.max_concurrency + 8,
+        )
+
+    def _client(self) -> Any:
+        return self._models.get()
 
     def prepare(self) -> None:
         """Build this loop's client now (importing langchain-gigachat on first use)."""
@@ -409,18 +387,14 @@ class GigaChatEmbeddingModel(_SpecModel):
 
     async def aclose(self) -> None:
         """Close the HTTP clients made in the current loop (and those of loops still running)."""
-        models = list(self._models.items())
-        self._models.clear()
-        current = asyncio.get_running_loop()
-        for loop, model in models:
-            client = model.__dict__.get("_client")  # cached_property: only when one was made
-            if client is None:
-                continue
-            if loop is current:
-                await client.aclose()
-            elif loop.is_running() and not loop.is_closed():
-                future = asyncio.run_coroutine_threadsafe(client.aclose(), loop)
-                await asyncio.wrap_future(future)
+        await self._models.aclose(_close_gigachat)
+
+
+async def _close_gigachat(model: Any) -> None:
+    # The gigachat client is a cached_property: there is one to close only once it was used.
+    client = model.__dict__.get("_client")
+    if client is not None:
+        await client.aclose()
 
 
 def _gigachat_spec(settings: RagasSettings) -> tuple[EmbeddingSpec, str] | None:
@@ -447,15 +421,6 @@ def _gigachat_spec(settings: RagasSettings) -> tuple[EmbeddingSpec, str] | None:
             hint="Set it (the authorization key), or auth.bearer.client-id and client-secret",
         )
     check_chat_class(GIGACHAT_EMBEDDINGS_CLASS, key=key, extra="gigachat")
-    providers = settings.providers
-    starter = next(
-        (
-            value
-            for name, value in providers.external_starters.items()
-            if name.lower() == GIGACHAT_PROVIDER_NAME
-        ),
-        None,
-    )
     arguments = {
         name: value
         for name, value in gigachat_arguments(gigachat).items()
@@ -468,13 +433,7 @@ def _gigachat_spec(settings: RagasSettings) -> tuple[EmbeddingSpec, str] | None:
         base_url=arguments["base_url"],
         api_key=arguments["credentials"],
         embeddings_path=_EMBEDDINGS_SUFFIX,
-        limits=resolve_limits(
-            providers,
-            GIGACHAT_PROVIDER_NAME,
-            starter.rate_limit if starter else None,
-            max_concurrency=starter.max_concurrency if starter else None,
-            timeout=starter.timeout if starter else None,
-        ),
+        limits=starter_limits(settings.providers, GIGACHAT_PROVIDER_NAME),
         langchain=LangChainModelSpec(
             class_path=GIGACHAT_EMBEDDINGS_CLASS,
             arguments=tuple(arguments.items()),
@@ -711,15 +670,7 @@ async def _embedded(
     """A LangChain embeddings call timed, its vectors checked, a client error translated into
     the judge error the attempt loop understands (``translate`` returns anything else as is)."""
     started = time.perf_counter()
-    try:
-        vectors = await request
-    except asyncio.CancelledError:
-        raise
-    except Exception as error:
-        failure = translate(error)
-        if failure is error:
-            raise
-        raise failure from error
+    vectors = await await_translated(request, translate)
     latency = time.perf_counter() - started
     return EmbeddingAnswer(
         vectors=check_vectors(vectors, count, model_id=model_id), latency_s=latency

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from ragas_boot.chat.judge import (
+    DEFAULT_MAX_PROMPT_TOKENS,
     JudgeModel,
     JudgeSpec,
     LangChainModelSpec,
@@ -62,6 +63,7 @@ __all__ = [
     "provider_limits",
     "registered_judges",
     "resolve_limits",
+    "starter_limits",
 ]
 
 #: Provider name of the judges declared under ``default-provider`` (Java's bucket key).
@@ -183,20 +185,27 @@ def provider_tls(provider: OpenAICompatibleProviderSettings, key: str) -> TlsFil
 
     try:
         tls_context(tls)
-    except (OSError, ValueError) as error:  # ssl.SSLError is an OSError
-        which = "ca-bundle" if tls.ca_bundle and not tls.client_cert else "client-cert"
-        files = ", ".join(f for f in (tls.ca_bundle, tls.client_cert, tls.client_key) if f)
-        raise ConfigError(
-            f"provider '{provider.name}': cannot load the TLS files ({files}): {error}",
-            key=f"{key}.{which}",
-        ) from None
+    except (OSError, ValueError):  # ssl.SSLError is an OSError
+        # Only now, to name the key at fault: the CA bundle alone, then the certificate.
+        parts = (
+            ("ca-bundle", TlsFiles(ca_bundle=tls.ca_bundle)),
+            ("client-cert", TlsFiles(client_cert=tls.client_cert, client_key=tls.client_key)),
+        )
+        for which, part in parts:
+            if part == TlsFiles():
+                continue
+            try:
+                tls_context(part)
+            except (OSError, ValueError) as error:
+                files = ", ".join(
+                    f for f in (part.ca_bundle, part.client_cert, part.client_key) if f
+                )
+                raise ConfigError(
+                    f"provider '{provider.name}': cannot load the TLS files ({files}): {error}",
+                    key=f"{key}.{which}",
+                ) from None
+        raise  # each loads alone but not together: not seen, reported as it is
     return tls
-
-
-#: The largest prompt sent to a judge whose context is not known (estimated tokens): room for
-#: every judge prompt of the built-in metrics on real conversations, and a bound on what one
-#: amplified sample can cost (about $0.08 at $2.50 per million prompt tokens).
-DEFAULT_MAX_PROMPT_TOKENS = 32_768
 
 
 def _spec(
@@ -332,6 +341,22 @@ def _starter(providers: ProvidersSettings, name: str) -> ExternalStarterSettings
     return lowered.get(name.lower())
 
 
+def starter_limits(providers: ProvidersSettings, name: str) -> ProviderLimits:
+    """The limits of a provider whose models come from a starter's bean (GigaChat, a
+    registered chat model): ``external-starters.<name>``'s own, else the global defaults.
+
+    Its judges and embedding models take these, so they share one rate limit and concurrency.
+    """
+    starter = _starter(providers, name)
+    return resolve_limits(
+        providers,
+        name,
+        starter.rate_limit if starter else None,
+        max_concurrency=starter.max_concurrency if starter else None,
+        timeout=starter.timeout if starter else None,
+    )
+
+
 def _file_path(resource: str | None) -> str | None:
     """A Spring resource (``file:/path``) as a file path."""
     if resource is None:
@@ -424,13 +449,7 @@ def _gigachat_specs(settings: RagasSettings) -> list[tuple[JudgeSpec, str]]:
         model_id = options.model or chat.model or GIGACHAT_DEFAULT_MODEL
         models = [ChatModelSettings(id=model_id)]
         keys = [f"{_GIGACHAT}.chat.options.model"]
-    limits = resolve_limits(
-        providers,
-        GIGACHAT_PROVIDER_NAME,
-        starter.rate_limit if starter else None,
-        max_concurrency=starter.max_concurrency if starter else None,
-        timeout=starter.timeout if starter else None,
-    )
+    limits = starter_limits(providers, GIGACHAT_PROVIDER_NAME)
     arguments = gigachat_arguments(gigachat)
     langchain = LangChainModelSpec(
         class_path=GIGACHAT_CLASS, arguments=tuple(arguments.items()), extra="gigachat"
@@ -496,13 +515,7 @@ def registered_judges(
         starter = _starter(providers, name)
         if starter is not None and not starter.enabled:
             continue
-        limits = resolve_limits(
-            providers,
-            name,
-            starter.rate_limit if starter else None,
-            max_concurrency=starter.max_concurrency if starter else None,
-            timeout=starter.timeout if starter else None,
-        )
+        limits = starter_limits(providers, name)
         model_id = str(
             getattr(model, "model", None) or getattr(model, "model_name", None) or judge_id
         )

@@ -17,6 +17,7 @@ from ragas_boot.config.settings import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_PROMPT_TOKENS",
     "JudgeAnswer",
     "JudgeModel",
     "JudgeSpec",
@@ -30,6 +31,11 @@ __all__ = [
 
 OutputT = TypeVar("OutputT", bound=BaseModel)
 OutputT_co = TypeVar("OutputT_co", bound=BaseModel, covariant=True)
+
+#: The largest prompt sent to a judge whose context is not known (estimated tokens): room for
+#: every judge prompt of the built-in metrics on real conversations, and a bound on what one
+#: amplified sample can cost (about $0.08 at $2.50 per million prompt tokens).
+DEFAULT_MAX_PROMPT_TOKENS = 32_768
 
 
 class TokenUsage(BaseModel):
@@ -253,7 +259,7 @@ class JudgeSpec:
     transport: Transport = Transport.DIRECT
     price: PriceSettings | None = None
     tls: TlsFiles = field(default_factory=TlsFiles)
-    max_prompt_tokens: int = 32_768
+    max_prompt_tokens: int = DEFAULT_MAX_PROMPT_TOKENS
 
     def __post_init__(self) -> None:
         # Modes given by name ("direct", "JSON_SCHEMA"), as YAML gives them, become the enum

@@ -20,7 +20,6 @@ Retries belong to the executor (``spring.ai.retry``): a class with a ``max_retri
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import importlib
@@ -28,7 +27,6 @@ import importlib.util
 import json
 import time
 import warnings
-import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -36,6 +34,8 @@ from pydantic import BaseModel, SecretStr, ValidationError
 
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, TokenUsage
 from ragas_boot.chat.openai_calls import (
+    PerLoop,
+    await_translated,
     body_usage,
     retry_after_seconds,
     scrub_secret,
@@ -43,9 +43,9 @@ from ragas_boot.chat.openai_calls import (
     usage_of,
 )
 from ragas_boot.chat.structured import (
-    format_instructions,
     output_schema,
     parse_structured,
+    prompt_text,
     schema_name,
 )
 from ragas_boot.config.settings import StructuredOutputMode
@@ -81,7 +81,6 @@ _METHODS = {
     StructuredOutputMode.JSON_SCHEMA: "json_schema",
     StructuredOutputMode.JSON_OBJECT: "json_mode",
 }
-_SCHEMA_IN_PROMPT = frozenset({StructuredOutputMode.PROMPT, StructuredOutputMode.JSON_OBJECT})
 #: Option → the constructor arguments that take it, first match wins.
 _OPTION_ARGUMENTS = {
     "temperature": ("temperature",),
@@ -457,9 +456,7 @@ class LangChainJudge:
             raise ValueError(f"judge '{spec.id}' needs a chat model or spec.langchain")
         self._spec = spec
         self._model = model
-        self._models: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, BaseChatModel] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._models: PerLoop[BaseChatModel] = PerLoop(lambda: build_chat_model(spec))
 
     def __repr__(self) -> str:
         what = (
@@ -510,12 +507,7 @@ class LangChainJudge:
     def _current(self) -> BaseChatModel:
         if self._model is not None:
             return self._model
-        loop = asyncio.get_running_loop()
-        model = self._models.get(loop)
-        if model is None:
-            model = build_chat_model(self._spec)
-            self._models[loop] = model
-        return model
+        return self._models.get()
 
     def _runnable(
         self, model: BaseChatModel, output_model: type[BaseModel]
@@ -562,17 +554,12 @@ class LangChainJudge:
         from langchain_core.messages import HumanMessage
 
         runnable, wrapped, mode = self._runnable(self._current(), output_model)
-        text = prompt + format_instructions(output_model) if mode in _SCHEMA_IN_PROMPT else prompt
+        text = prompt_text(prompt, output_model, mode)
         started = time.perf_counter()
-        try:
-            result = await runnable.ainvoke([HumanMessage(content=text)])
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            translated = translate_client_error(error, spec=self._spec)
-            if translated is error:
-                raise
-            raise translated from error
+        result = await await_translated(
+            runnable.ainvoke([HumanMessage(content=text)]),
+            lambda error: translate_client_error(error, spec=self._spec),
+        )
         latency = time.perf_counter() - started
         message = result.get("raw") if wrapped and isinstance(result, dict) else result
         raw = self._raw(message, mode)
@@ -604,14 +591,6 @@ class LangChainJudge:
 
         The models stay usable: a given model is its owner's, and may be called again.
         """
-        current = asyncio.get_running_loop()
-        models = list(self._models.items())
-        self._models.clear()
         if self._model is not None:
             await _release_connections(self._model)
-        for loop, model in models:
-            if loop is current:
-                await _release_connections(model)
-            elif loop.is_running() and not loop.is_closed():
-                future = asyncio.run_coroutine_threadsafe(_release_connections(model), loop)
-                await asyncio.wrap_future(future)
+        await self._models.aclose(_release_connections)

@@ -5,7 +5,7 @@ langchain-openai's ``ChatOpenAI`` in :mod:`ragas_boot.chat.openai_judge`), the t
 LangChain judges and embedding models import these, so a failure reads the same whichever
 path made the call: the request keys of each structured-output mode, the TLS context, error
 translation (status, ``Retry-After``, redirect ``Location``), secret scrubbing, token usage,
-the bound on an answer's size, and closing clients bound to their event loops.
+the bound on an answer's size, and clients kept per event loop (:class:`PerLoop`).
 
 Redirects are never followed, on either transport: a judge call is a ``POST`` that carries the
 API key, and following a 301/302/303 turns it into a ``GET`` (a misleading 404/405 later),
@@ -22,8 +22,10 @@ import email.utils
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+import weakref
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, SecretStr
 
@@ -43,25 +45,29 @@ if TYPE_CHECKING:
     import ssl
 
     from langchain_core.messages import BaseMessage
+    from openai import DefaultAioHttpClient
 
 OutputT = TypeVar("OutputT", bound=BaseModel)
+ResultT = TypeVar("ResultT")
+MadeT = TypeVar("MadeT")
 
 __all__ = [
     "MAX_CACHED_OUTPUT_MODELS",
     "REDIRECT_STATUSES",
     "CallSpec",
+    "PerLoop",
     "answer_bound",
     "answer_size_hook",
     "answer_too_large",
+    "await_translated",
     "body_usage",
     "call_failure",
     "checked_answer",
-    "close_loop_clients",
-    "connection_limits",
     "cut_answer",
+    "header_values",
     "http_error",
     "malformed_answer",
-    "mask_client_logs",
+    "openai_http_client",
     "retry_after_seconds",
     "scrub_secret",
     "structured_request_keys",
@@ -285,13 +291,13 @@ class _MaskUrlCredentials(logging.Filter):
 
 
 @functools.cache
-def mask_client_logs() -> None:
+def _mask_client_logs() -> None:
     """Mask URL credentials in the request lines the openai client's httpx logs (once)."""
     for name in ("httpx", "httpx2"):
         logging.getLogger(name).addFilter(_MaskUrlCredentials())
 
 
-def connection_limits(max_concurrency: int) -> Any:
+def _connection_limits(max_concurrency: int) -> Any:
     """The openai client's connection limits for a provider's concurrency."""
     from openai import DEFAULT_CONNECTION_LIMITS
 
@@ -299,6 +305,37 @@ def connection_limits(max_concurrency: int) -> Any:
     limits_class = type(DEFAULT_CONNECTION_LIMITS)
     connections = max_concurrency + 8
     return limits_class(max_connections=connections, max_keepalive_connections=connections)
+
+
+def openai_http_client(
+    url: str, limits: ProviderLimits, tls: TlsFiles, **options: Any
+) -> DefaultAioHttpClient:
+    """openai's aiohttp transport for calls to ``url`` (judges on the ``langchain`` transport,
+    embedding models), bound to the running loop.
+
+    The provider's call timeout, connections for its concurrency, redirects reported and not
+    followed (see the module's docstring), :func:`tls_context` for https, and URL
+    credentials masked in the client's logs; ``options`` go to the client as they are.
+    """
+    from openai import DefaultAioHttpClient
+
+    _mask_client_logs()
+    if urlsplit(url).scheme == "https":
+        options["verify"] = tls_context(tls)
+    return DefaultAioHttpClient(
+        timeout=limits.call_timeout.total_seconds() or None,
+        limits=_connection_limits(limits.max_concurrency),
+        follow_redirects=False,
+        **options,
+    )
+
+
+def header_values(headers: Mapping[str, SecretStr | str]) -> dict[str, str]:
+    """A provider's extra headers as sent: secret values revealed (for the request only)."""
+    return {
+        name: value.get_secret_value() if isinstance(value, SecretStr) else str(value)
+        for name, value in headers.items()
+    }
 
 
 def _root_cause(error: BaseException) -> BaseException:
@@ -332,9 +369,7 @@ def scrub_secret(text: str, spec: CallSpec) -> str:
     secret = spec.api_key.get_secret_value()
     if secret and len(secret) >= 4:
         text = text.replace(secret, "**********")
-    headers: dict[str, SecretStr | str] = getattr(spec, "headers", None) or {}
-    for value in headers.values():
-        header = value.get_secret_value() if isinstance(value, SecretStr) else str(value)
+    for header in header_values(getattr(spec, "headers", None) or {}).values():
         if len(header) >= 4:
             text = text.replace(header, "**********")
     for credential in _url_credentials(spec.base_url):
@@ -428,6 +463,24 @@ def _from_aiohttp(error: BaseException) -> bool:
     )
 
 
+async def await_translated(
+    call: Awaitable[ResultT], translate: Callable[[Exception], BaseException]
+) -> ResultT:
+    """``call``'s result; a client error is raised as ``translate(error)`` stands for it
+    (chained to it), or as it is when ``translate`` gives it back unchanged.
+
+    Every client call of a judge, embedding model or agent turn goes through this, so the
+    attempt loop sees judge errors whichever library made the call.
+    """
+    try:
+        return await call
+    except Exception as error:
+        failure = translate(error)
+        if failure is error:
+            raise
+        raise failure from error
+
+
 def call_failure(error: Exception, *, spec: CallSpec) -> BaseException:
     """What a failed client call raises: the judge error it stands for (see
     :func:`translate_error`); an answer the client could not read (a 200 that is not a chat
@@ -448,17 +501,64 @@ def malformed_answer(error: BaseException, *, spec: CallSpec) -> JudgeOutputErro
     )
 
 
-async def close_loop_clients(clients: list[tuple[asyncio.AbstractEventLoop, Any]]) -> None:
-    """Close HTTP clients each bound to its loop: on the current loop, or on its own if running."""
-    current = asyncio.get_running_loop()
-    for loop, http in clients:
-        if loop is current:
-            await http.aclose()
-        elif loop.is_running() and not loop.is_closed():
-            future = asyncio.run_coroutine_threadsafe(http.aclose(), loop)
-            await asyncio.wrap_future(future)
-        # A client whose loop is already closed cannot be closed any more; its sockets went
-        # with that loop.
+class PerLoop(Generic[MadeT]):
+    """One object per event loop, made on first use in that loop and dropped with the loop.
+
+    An HTTP client bound to one loop must never be used from another (dependency-injector
+    issue #576), so judges, embedding models and the tool agent keep their clients in one of
+    these.
+
+    Args:
+        make: builds the running loop's object.
+    """
+
+    __slots__ = ("_last", "_made", "_make")
+
+    def __init__(self, make: Callable[[], MadeT]) -> None:
+        self._make = make
+        self._made: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, MadeT] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._last: tuple[Callable[[], object], MadeT | None] = (_no_loop, None)
+
+    def get(self) -> MadeT:
+        """The running loop's object (made now if this loop has none)."""
+        loop = asyncio.get_running_loop()
+        # Nearly every call comes from the loop of the call before: no weak reference made.
+        last_loop, last = self._last
+        if last_loop() is loop and last is not None:
+            return last
+        made = self._made.get(loop)
+        if made is None:
+            made = self._make()
+            self._made[loop] = made
+        self._last = (weakref.ref(loop), made)
+        return made
+
+    async def aclose(self, close: Callable[[MadeT], Awaitable[object]] | None = None) -> None:
+        """Forget every loop's object; with ``close``, close each on its own loop: now on the
+        current loop, through that loop if it still runs. An object whose loop is closed
+        cannot be closed any more; its sockets went with that loop."""
+        made = list(self._made.items())
+        self._made.clear()
+        self._last = (_no_loop, None)
+        if close is None:
+            return
+        current = asyncio.get_running_loop()
+        for loop, value in made:
+            if loop is current:
+                await close(value)
+            elif loop.is_running() and not loop.is_closed():
+                future = asyncio.run_coroutine_threadsafe(_closing(close, value), loop)
+                await asyncio.wrap_future(future)
+
+
+async def _closing(close: Callable[[MadeT], Awaitable[object]], value: MadeT) -> None:
+    await close(value)
+
+
+def _no_loop() -> None:
+    return None
 
 
 def structured_request_keys(spec: JudgeSpec, output_model: type[BaseModel]) -> dict[str, Any]:

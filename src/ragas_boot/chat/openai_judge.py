@@ -10,33 +10,31 @@ context and redirect rule, and raise the same judge errors
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import logging
 import time
-import weakref
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, SecretStr
+from pydantic import BaseModel
 
 from ragas_boot.chat.direct import DirectChat
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec
 from ragas_boot.chat.openai_calls import (
     MAX_CACHED_OUTPUT_MODELS,
+    PerLoop,
     answer_size_hook,
+    await_translated,
     call_failure,
     checked_answer,
-    close_loop_clients,
-    connection_limits,
-    mask_client_logs,
+    header_values,
+    openai_http_client,
     scrub_secret,
     structured_request_keys,
-    tls_context,
     usage_of,
 )
-from ragas_boot.chat.structured import format_instructions
+from ragas_boot.chat.structured import prompt_text
 from ragas_boot.config.settings import StructuredOutputMode, Transport
 from ragas_boot.config.urls import append_path, mask_url, split_query
 
@@ -54,8 +52,6 @@ log = logging.getLogger(__name__)
 OutputT = TypeVar("OutputT", bound=BaseModel)
 
 _CHAT_SUFFIX = "/chat/completions"
-#: Modes whose prompt carries the JSON schema.
-_SCHEMA_IN_PROMPT = frozenset({StructuredOutputMode.PROMPT, StructuredOutputMode.JSON_OBJECT})
 _logged_v1_bases: set[str] = set()
 
 
@@ -114,6 +110,9 @@ class _LoopClient:
         self.http = http
         self.bound: dict[type[BaseModel], Runnable[LanguageModelInput, BaseMessage]] = {}
 
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
 
 class LoopBoundChatModel:
     """A ``ChatOpenAI`` for one spec, made per event loop with its own HTTP client.
@@ -131,19 +130,17 @@ class LoopBoundChatModel:
     def __init__(self, *, spec: JudgeSpec, api_base: str) -> None:
         self._spec = spec
         self._api_base = api_base
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClient] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._clients = PerLoop(self._make)
 
     def get(self) -> ChatOpenAI:
         """The running loop's model (made on first use, importing langchain-openai once)."""
-        return self._client().llm
+        return self._clients.get().llm
 
     def bound(self, output_model: type[BaseModel]) -> Runnable[LanguageModelInput, BaseMessage]:
         """The running loop's model with the spec's structured-output request keys for
         ``output_model`` bound (see :func:`~ragas_boot.chat.openai_calls.structured_request_keys`),
         made once per loop and output model."""
-        client = self._client()
+        client = self._clients.get()
         runnable = client.bound.get(output_model)
         if runnable is None:
             keys = structured_request_keys(self._spec, output_model)
@@ -153,37 +150,20 @@ class LoopBoundChatModel:
             client.bound[output_model] = runnable
         return runnable
 
-    def _client(self) -> _LoopClient:
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = self._make()
-            self._clients[loop] = client
-        return client
-
     def _make(self) -> _LoopClient:
         # openai's aiohttp transport: some 2 ms less client CPU per call than an httpx client
         # in a 200-call fan-out (benchmarks/README.md), and that CPU bounds its wall time.
-        from openai import DefaultAioHttpClient
-
         from ragas_boot.chat._langchain import chat_openai_class
 
         spec = self._spec
         timeout = spec.limits.call_timeout.total_seconds() or None
-        mask_client_logs()
-        tls: dict[str, Any] = {}
-        if urlsplit(self._api_base).scheme == "https":
-            tls["verify"] = tls_context(spec.tls)
-        http = DefaultAioHttpClient(
-            timeout=timeout,
-            limits=connection_limits(spec.limits.max_concurrency),
+        http = openai_http_client(
+            self._api_base,
+            spec.limits,
+            spec.tls,
             event_hooks={"response": [answer_size_hook(spec)]},
-            # The same rule as the direct transport: a 3xx is reported with its Location
-            # (openai's default follows it, turning a POST into a GET on 301/302/303).
-            follow_redirects=False,
             # The embedded local judge's server is ours, on loopback: never through a proxy.
             trust_env=spec.local is None,
-            **tls,
         )
         # The openai client appends its paths to base_url's raw path, query and all, so the
         # query goes apart as default_query (sent with every request).
@@ -205,11 +185,7 @@ class LoopBoundChatModel:
             top_p=spec.top_p,
             max_retries=0,
             timeout=timeout,
-            default_headers={
-                name: value.get_secret_value() if isinstance(value, SecretStr) else str(value)
-                for name, value in spec.headers.items()
-            }
-            or None,
+            default_headers=header_values(spec.headers) or None,
             http_async_client=http,
             **options,
         )
@@ -217,9 +193,7 @@ class LoopBoundChatModel:
 
     async def aclose(self) -> None:
         """Close the clients of the current loop (and of loops still running)."""
-        clients = [(loop, client.http) for loop, client in self._clients.items()]
-        self._clients.clear()
-        await close_loop_clients(clients)
+        await self._clients.aclose(_LoopClient.aclose)
 
 
 class OpenAICompatibleJudge:
@@ -281,11 +255,6 @@ class OpenAICompatibleJudge:
         else:
             self._models.get()
 
-    def _message_text(self, prompt: str, output_model: type[BaseModel]) -> str:
-        if self._spec.structured_output in _SCHEMA_IN_PROMPT:
-            return prompt + format_instructions(output_model)
-        return prompt
-
     #: The modes ``config check --ping`` tries on this judge.
     output_modes: tuple[StructuredOutputMode, ...] = (
         StructuredOutputMode.PROMPT,
@@ -310,7 +279,7 @@ class OpenAICompatibleJudge:
             JudgeConnectionError: the server could not be reached or dropped the connection.
             JudgeOutputError: empty, unparseable or schema-invalid answer (raw text kept).
         """
-        text = self._message_text(prompt, output_model)
+        text = prompt_text(prompt, output_model, self._spec.structured_output)
         raw: str | None
         if self._direct is not None:
             started = time.perf_counter()
@@ -347,15 +316,10 @@ class OpenAICompatibleJudge:
     async def _send(self, runnable: Runnable[LanguageModelInput, BaseMessage], text: str) -> Any:
         from langchain_core.messages import HumanMessage
 
-        try:
-            return await runnable.ainvoke([HumanMessage(content=text)])
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            failure = call_failure(error, spec=self._spec)
-            if failure is error:
-                raise
-            raise failure from error
+        return await await_translated(
+            runnable.ainvoke([HumanMessage(content=text)]),
+            lambda error: call_failure(error, spec=self._spec),
+        )
 
     def _scrub(self, text: str) -> str:
         return scrub_secret(text, self._spec)

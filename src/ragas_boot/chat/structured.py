@@ -10,12 +10,15 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ragas_boot._loading import DATASET_LIMITS, LoadLimitError, check_json_depth
+from ragas_boot.config.settings import StructuredOutputMode
 from ragas_boot.errors import JudgeOutputError
 
 __all__ = [
+    "SCHEMA_IN_PROMPT",
     "format_instructions",
     "output_schema",
     "parse_structured",
+    "prompt_text",
     "schema_name",
 ]
 
@@ -52,6 +55,17 @@ def format_instructions(output_model: type[BaseModel]) -> str:
         "Here is the JSON Schema instance your output must adhere to:\n"
         f"```\n{_schema_text(output_model)}\n```\n"
     )
+
+
+#: The structured-output modes whose prompt carries the format block (the schema in it);
+#: the others send the schema beside the prompt (``response_format``, a tool).
+SCHEMA_IN_PROMPT = frozenset({StructuredOutputMode.PROMPT, StructuredOutputMode.JSON_OBJECT})
+
+
+def prompt_text(prompt: str, output_model: type[BaseModel], mode: StructuredOutputMode) -> str:
+    """The text a judge is sent for ``prompt`` in ``mode``: with :func:`format_instructions`
+    appended in the :data:`SCHEMA_IN_PROMPT` modes, else the prompt alone."""
+    return prompt + format_instructions(output_model) if mode in SCHEMA_IN_PROMPT else prompt
 
 
 def _strip_fences(text: str) -> str:

@@ -16,10 +16,8 @@ execution layer, which sits above this one: it registers how a turn is attempted
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
-import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -27,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragas_boot.chat.judge import JudgeSpec, TokenUsage
-from ragas_boot.chat.openai_calls import translate_error, usage_of
+from ragas_boot.chat.openai_calls import PerLoop, await_translated, translate_error, usage_of
 from ragas_boot.chat.openai_judge import LoopBoundChatModel, api_base_url
 from ragas_boot.config.settings import RetrySettings
 from ragas_boot.config.urls import mask_url
@@ -228,9 +226,7 @@ class OpenAIToolAgent:
         self._api_base = api_base_url(base_url or spec.base_url, spec.completions_path)
         self._models = LoopBoundChatModel(spec=spec, api_base=self._api_base)
         self._max_tool_calls = max_tool_calls
-        self._states: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._states = PerLoop(self._make_state)
 
     @classmethod
     def for_suite(
@@ -368,12 +364,7 @@ class OpenAIToolAgent:
     # -- HTTP ------------------------------------------------------------------------------
 
     def _state(self) -> _LoopState:
-        loop = asyncio.get_running_loop()
-        state = self._states.get(loop)
-        if state is None:
-            state = self._make_state()
-            self._states[loop] = state
-        return state
+        return self._states.get()
 
     def _make_state(self) -> _LoopState:
         llm = self._models.get()
@@ -387,13 +378,7 @@ class OpenAIToolAgent:
         """One model turn, with retries; returns the answer and seconds spent waiting."""
 
         async def turn() -> BaseMessage:
-            try:
-                return await state.runnable.ainvoke(chat)
-            except Exception as error:
-                translated = self._translated(error)
-                if translated is error:
-                    raise
-                raise translated from error
+            return await await_translated(state.runnable.ainvoke(chat), self._translated)
 
         answer, waited = await self._turns.attempt(
             turn,
@@ -412,7 +397,7 @@ class OpenAIToolAgent:
 
         The agent stays usable: a later call opens a new client.
         """
-        self._states.clear()
+        await self._states.aclose()  # bound runnables only: the clients are the models'
         await self._models.aclose()
 
 
