@@ -13,7 +13,6 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragas_boot.chat import sending
 from ragas_boot.chat.judge import ProviderLimits
 from ragas_boot.config.settings import RateLimitStrategy
 from ragas_boot.errors import (
@@ -36,7 +35,7 @@ __all__ = [
 ]
 
 
-#: How long a place is held at most when the attempt has no timeout (and never reports):
+#: How long a place is held at most when the attempt has no timeout:
 #: a place whose attempt still runs must count, but a process that died holding places in a
 #: shared file must not block the others for ever.
 LONGEST_HOLD_S = 600.0
@@ -48,18 +47,16 @@ class Ticket:
 
     Attributes:
         expires: when the place frees (clock of the limiter that gave it).
-        reported: whether the transport said when the request reached the wire.
         key: the shared limiter's row id (0 for a process-local ticket).
     """
 
     expires: float
-    reported: bool = False
     key: int = 0
 
 
 class _Window:
     """The window both limiters keep: ``floor(rps)`` places a second for ``rps`` ≥ 1, else one
-    place per ``1 / rps`` seconds; a place not yet reported held ``hold_s`` at most."""
+    place per ``1 / rps`` seconds; a place whose attempt runs held ``hold_s`` at most."""
 
     def __init__(self, rps: float, hold_s: float | None) -> None:
         if not rps > 0:
@@ -75,14 +72,13 @@ class SlidingWindowLimiter(_Window):
 
     For ``rps`` ≥ 1 the window is one second and the capacity ``floor(rps)``; for ``rps`` < 1,
     one request per ``1 / rps`` seconds. A place is taken just before the request is sent
-    (:meth:`acquire`) and is held until one window after the request reached the wire: the
-    moment the transport reports (:meth:`sent`), else the moment the answer came
-    (:meth:`finish`: it was sent by then). Until one is known the place counts (for at most
-    ``hold_s``, the attempt's timeout). So a first burst that waits for connections to open,
-    or for a busy CPU, cannot share a server-side second with the next burst, whatever the
-    load. The price, for transports that do not report: a place is held for the call's
-    latency plus one window. A request that was never sent gives its place back
-    (:meth:`cancel`). Waiters are admitted in arrival order. Use it from one event loop.
+    (:meth:`acquire`) and is held until one window after the answer came (:meth:`finish`:
+    the request reached the wire by then); while the attempt runs the place counts (for at
+    most ``hold_s``, the attempt's timeout). So a first burst that waits for connections to
+    open, or for a busy CPU, cannot share a server-side second with the next burst, whatever
+    the load. The price: a place is held for the call's latency plus one window. A request
+    that was never sent gives its place back (:meth:`cancel`). Waiters are admitted in
+    arrival order. Use it from one event loop.
 
     Args:
         rps: requests per second (> 0).
@@ -117,24 +113,17 @@ class SlidingWindowLimiter(_Window):
                 if ticket is not None:
                     return ticket
                 # Wake when the earliest place frees, or earlier when one is given back or
-                # its request turns out to have reached the wire sooner than assumed.
+                # its attempt ends sooner than assumed.
                 self._changed.clear()
                 delay = min(held.expires for held in self._tickets) - now
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(delay):
                         await self._changed.wait()
 
-    def sent(self, ticket: Ticket, at: float) -> None:
-        """The request reached the wire at ``at`` (``time.monotonic()``)."""
-        ticket.expires = at + self.window_s
-        ticket.reported = True
-        self._changed.set()
-
     def finish(self, ticket: Ticket) -> None:
         """The attempt is over: its request reached the wire by now at the latest."""
-        if not ticket.reported:
-            ticket.expires = min(ticket.expires, time.monotonic() + self.window_s)
-            self._changed.set()
+        ticket.expires = min(ticket.expires, time.monotonic() + self.window_s)
+        self._changed.set()
 
     def cancel(self, ticket: Ticket) -> None:
         """The request was never sent: give its place back."""
@@ -225,15 +214,9 @@ class SharedWindowLimiter(_Window):
         ticket.expires = expires
         self._db().execute("UPDATE places SET expires = ? WHERE id = ?", (expires, ticket.key))
 
-    def sent(self, ticket: Ticket, at: float) -> None:
-        """The request reached the wire at ``at`` (``time.monotonic()``)."""
-        ticket.reported = True
-        self._set(ticket, time.time() - (time.monotonic() - at) + self.window_s)
-
     def finish(self, ticket: Ticket) -> None:
         """The attempt is over: its request reached the wire by now at the latest."""
-        if not ticket.reported:
-            self._set(ticket, min(ticket.expires, time.time() + self.window_s))
+        self._set(ticket, min(ticket.expires, time.time() + self.window_s))
 
     def cancel(self, ticket: Ticket) -> None:
         """The request was never sent: give its place back."""
@@ -466,9 +449,8 @@ class ProviderGate:
     async def slot(self, judge_id: str) -> AsyncIterator[float]:
         """Hold a concurrency slot and a rate-limit place for one attempt.
 
-        The place is counted from the moment the transport reports the request on the wire
-        (:mod:`ragas_boot.chat.sending`), else until the attempt ends; an attempt that ends
-        with a "not sent" error (the spend cap) gives it back.
+        The place counts until one window after the attempt ends; an attempt that ends with a
+        "not sent" error (the spend cap) gives it back.
 
         Yields:
             Seconds spent waiting for admission (not part of the judge's latency).
@@ -490,15 +472,9 @@ class ProviderGate:
                     breaker.release_probe()
                 raise
             limiter = self._limiter
-            reported = (
-                sending.listening(lambda at: limiter.sent(ticket, at))
-                if limiter is not None and ticket is not None
-                else contextlib.nullcontext()
-            )
             sent = True
             try:
-                with reported:
-                    yield time.perf_counter() - started
+                yield time.perf_counter() - started
             except _NOT_SENT:
                 sent = False
                 if probe:
