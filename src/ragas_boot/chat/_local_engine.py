@@ -1,9 +1,9 @@
 """One GGUF model loaded with llama.cpp, answering one :class:`ChatPlan` at a time.
 
-Greedy answers under a JSON schema (every judge call) run in a decoding loop of our own, with
-llguidance (:class:`GuidedDecoder`, the default) or llama.cpp's grammar
-(:class:`GreedyGrammar`); other sampling goes through llama-cpp-python's
-``create_chat_completion``.
+Greedy answers under a JSON schema (every judge call) run in one decoding loop of our own
+(``LlamaEngine._decode``), with llguidance (:class:`GuidedDecoder`, the default) or llama.cpp's
+grammar (:class:`GreedyGrammar`) as its :class:`GreedyDecoder`; other sampling goes through
+llama-cpp-python's ``create_chat_completion``.
 
 ``llama_cpp`` and ``llguidance`` are imported here only, when a model is loaded: importing
 them loads native libraries, which ``ragas-boot --help`` and runs without a local judge never
@@ -23,7 +23,7 @@ import time
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from ragas_boot.chat._local_plan import ChatPlan, Generation
 from ragas_boot.chat.judge import LocalModelSpec
@@ -147,6 +147,33 @@ def token_data_scratch(n_vocab: int) -> Any:
     return scratch
 
 
+class GreedyDecoder(Protocol):
+    """What :meth:`LlamaEngine._decode`'s loop asks of a grammar: the text it forces next,
+    its choice among the model's logits, and to advance over the answer's tokens."""
+
+    @property
+    def steers(self) -> bool:
+        """Whether :meth:`choose` can steer an answer to close its JSON (``closing``)."""
+        ...
+
+    @property
+    def done(self) -> bool:
+        """Whether the answer is complete (nothing but the end may follow)."""
+        ...
+
+    def forced(self) -> list[int]:
+        """Tokens the grammar forces next (often none)."""
+        ...
+
+    def choose(self, scores: Any, *, closing: bool = False) -> int:
+        """The highest-logit token the grammar accepts next (``scores``: the logits)."""
+        ...
+
+    def accept(self, tokens: list[int]) -> None:
+        """Advance over ``tokens``."""
+        ...
+
+
 class GreedyGrammar:
     """Grammar-constrained greedy decoding that checks the model's own choice first.
 
@@ -170,6 +197,11 @@ class GreedyGrammar:
 
     #: How many of the best tokens are tested before the whole vocabulary is.
     FIRST: Final = 8
+    #: It cannot steer an answer to close its JSON (nor stop a looping one): see
+    #: :class:`GuidedDecoder`.
+    steers: Final = False
+    #: Nothing follows the answer's end but the end of generation (the model says when).
+    done: Final = False
 
     def __init__(self, *, vocab: Any, grammar: str, root: str, scratch: Any) -> None:
         import llama_cpp
@@ -193,13 +225,14 @@ class GreedyGrammar:
         self._seen = None
         return self
 
-    def choose(self, scores: Any) -> int:
-        """The highest-logit token the grammar accepts next (``scores``: the logits)."""
-        return self._choose(scores)
+    def forced(self) -> list[int]:
+        """None: every token of a grammar answer is generated (see :class:`GuidedDecoder`)."""
+        return []
 
-    def accept(self, token: int) -> None:
-        """Advance the grammar over ``token`` (the one :meth:`choose` returned)."""
-        self._lib.llama_sampler_accept(self._sampler, token)
+    def accept(self, tokens: list[int]) -> None:
+        """Advance the grammar over ``tokens`` (the ones :meth:`choose` returned)."""
+        for token in tokens:
+            self._lib.llama_sampler_accept(self._sampler, token)
 
     def _allowed(self, data: Any, size: int) -> None:
         array = self._lib.llama_token_data_array(
@@ -218,12 +251,14 @@ class GreedyGrammar:
             for token in input_ids[self._seen : seen]:
                 self._lib.llama_sampler_accept(self._sampler, int(token))
         self._seen = seen
-        chosen = self._choose(scores)
+        chosen = self.choose(scores)
         limited = np.full_like(scores, -np.inf)
         limited[chosen] = scores[chosen]
         return limited
 
-    def _choose(self, scores: Any) -> int:
+    def choose(self, scores: Any, *, closing: bool = False) -> int:
+        """The highest-logit token the grammar accepts next (``scores``: the logits;
+        ``closing`` is ignored: this decoder does not steer, see :attr:`steers`)."""
         import numpy as np
 
         first = min(self.FIRST, len(scores))
@@ -361,6 +396,10 @@ class GuidedDecoder:
         self._mask = np.zeros(((n_vocab + 31) // 32,), dtype=np.int32)
         self._closers = closers
 
+    #: Near the end of ``max_tokens``, or once an answer loops, :meth:`choose` steers it to
+    #: close its JSON.
+    steers: Final = True
+
     def begin(self) -> GuidedDecoder:
         """Start a new generation."""
         self._matcher.reset()
@@ -370,27 +409,25 @@ class GuidedDecoder:
         """Tokens the grammar forces next (often none)."""
         return list(self._matcher.compute_ff_tokens())
 
-    def choose(self, scores: Any) -> int:
-        """The highest-logit token the grammar accepts next."""
+    def choose(self, scores: Any, *, closing: bool = False) -> int:
+        """The highest-logit token the grammar accepts next (``scores``: the logits).
+
+        With ``closing``, the highest-logit one that closes a string, an array or an object
+        (``"``, ``]``, ``}``...), when one may come next: how an answer about to run out of
+        tokens, or looping, is still finished as valid JSON.
+        """
         import numpy as np
 
+        if closing:
+            allowed = self._allowed()[self._closers]
+            if allowed.any():
+                candidates = self._closers[allowed]
+                return int(candidates[np.argmax(scores[candidates])])
         token = int(np.argmax(scores))
         if self._matcher.validate_tokens([token]) == 1:
             return token
         allowed = self._allowed()
         return int(np.argmax(np.where(allowed, scores, -np.inf)))
-
-    def choose_closing(self, scores: Any) -> int:
-        """The highest-logit token the grammar accepts that closes a string, an array or an
-        object (``"``, ``]``, ``}``...), or :meth:`choose`'s token when none may come next:
-        how an answer about to run out of tokens is still finished as valid JSON."""
-        import numpy as np
-
-        allowed = self._allowed()[self._closers]
-        if not allowed.any():
-            return self.choose(scores)
-        candidates = self._closers[allowed]
-        return int(candidates[np.argmax(scores[candidates])])
 
     def _allowed(self) -> Any:
         import numpy as np
@@ -629,9 +666,12 @@ class LlamaEngine:
             if tokens is None:
                 tokens = self.prompt_tokens(plan)
             if tokens is not None:
-                if self.decoder == "llguidance":
-                    return self._guided_greedy(plan, plan.schema, tokens, abandoned)
-                return self._greedy_constrained(plan, plan.schema, tokens, abandoned)
+                decoder: GreedyDecoder = (
+                    self._guided_decoder(plan.schema)
+                    if self.decoder == "llguidance"
+                    else self._greedy_grammar(plan.schema)
+                )
+                return self._decode(plan, decoder, tokens, abandoned)
         return self._chat_completion(plan, greedy=greedy)
 
     def _read_prompt(self, tokens: list[int]) -> None:
@@ -652,41 +692,6 @@ class LlamaEngine:
         except Exception:
             self._llm.reset()  # a half-read prompt is no prefix to keep
             raise
-
-    def _greedy_constrained(
-        self,
-        plan: ChatPlan,
-        schema: dict[str, Any],
-        tokens: list[int],
-        abandoned: Callable[[], bool] | None,
-    ) -> tuple[str, str, int, int]:
-        """Greedy decoding under ``schema``'s grammar, token by token, in a loop of our own:
-        the same tokens ``create_chat_completion`` with :class:`GreedyGrammar` as its
-        logits processor makes, without its per-token sampler chain and logits copies."""
-        import llama_cpp
-
-        grammar = self._greedy_grammar(schema)
-        llm = self._llm
-        vocab = llm._model.vocab
-        limit = self._answer_limit(plan, tokens)
-        self._read_prompt(tokens)
-        out: list[int] = []
-        finish_reason = "length"
-        while len(out) < limit:
-            if abandoned is not None and len(out) % ABANDON_CHECK_EVERY == 0 and abandoned():
-                raise WireError(499, "the client closed the connection during generation")
-            token = grammar.choose(self._last_logits())
-            if llama_cpp.llama_vocab_is_eog(vocab, token):
-                finish_reason = "stop"
-                break
-            grammar.accept(token)
-            out.append(token)
-            if plan.stop and self._stop_in(out, tokens, plan.stop) is not None:
-                finish_reason = "stop"
-                break
-            if len(out) < limit:
-                llm.eval([token])
-        return self._answer(out, tokens, plan.stop, finish_reason)
 
     def _answer_limit(self, plan: ChatPlan, tokens: list[int]) -> int:
         """How many tokens the answer may have: ``max_tokens``, within the context left."""
@@ -761,24 +766,26 @@ class LlamaEngine:
             self._guided.popitem(last=False)
         return decoder.begin()
 
-    def _guided_greedy(
+    def _decode(
         self,
         plan: ChatPlan,
-        schema: dict[str, Any],
+        decoder: GreedyDecoder,
         tokens: list[int],
         abandoned: Callable[[], bool] | None,
     ) -> tuple[str, str, int, int]:
-        """Greedy decoding under ``schema`` with llguidance (:class:`GuidedDecoder`): forced
-        text read in batches; near the end of ``max_tokens``, or once the answer loops (with
-        ``stop-loops``), the open JSON is closed as soon as the grammar allows."""
+        """Greedy decoding under ``decoder``'s grammar, in a loop of our own: text it forces
+        is read in one batch; a decoder that :attr:`~GreedyDecoder.steers` closes the open
+        JSON as soon as it may near the end of ``max_tokens``, or once the answer loops (with
+        ``stop-loops``). With :class:`GreedyGrammar`, the tokens ``create_chat_completion``
+        makes with it as its logits processor, without the per-token sampler chain and
+        logits copies."""
         import llama_cpp
 
-        decoder = self._guided_decoder(schema)
         llm = self._llm
-        reserve = min(CLOSING_RESERVE, (plan.max_tokens or 0) // 4)
-        stop_loops = self._spec.stop_loops
-        closing = False
         vocab = llm._model.vocab
+        reserve = min(CLOSING_RESERVE, (plan.max_tokens or 0) // 4) if decoder.steers else 0
+        stop_loops = self._spec.stop_loops and decoder.steers
+        closing = False
         limit = self._answer_limit(plan, tokens)
         self._read_prompt(tokens)
         out: list[int] = []
@@ -789,49 +796,32 @@ class LlamaEngine:
                 checked = len(out) + ABANDON_CHECK_EVERY
                 if abandoned():
                     raise WireError(499, "the client closed the connection during generation")
-            forced = decoder.forced()[: limit - len(out)]
+            step = decoder.forced()[: limit - len(out)]
+            forced = bool(step)
+            if not forced:
+                near_end = limit - len(out) <= reserve
+                step = [decoder.choose(self._last_logits(), closing=closing or near_end)]
             end = next(
-                (i for i, t in enumerate(forced) if llama_cpp.llama_vocab_is_eog(vocab, t)), None
+                (i for i, token in enumerate(step) if llama_cpp.llama_vocab_is_eog(vocab, token)),
+                None,
             )
-            if end is not None:
-                forced = forced[:end]
-            if forced:
-                decoder.accept(forced)
-                out.extend(forced)
-                self.forced_tokens += len(forced)
-                if end is not None or decoder.done:
-                    finish_reason = "stop"
-                    break
-                if plan.stop and self._stop_in(out, tokens, plan.stop) is not None:
-                    finish_reason = "stop"
-                    break
-                if len(out) < limit:
-                    llm.eval(forced)
-                continue
-            if end is not None:
+            step = step[:end]  # the end of generation is no part of the answer
+            if step:
+                decoder.accept(step)
+                out.extend(step)
+                if forced:
+                    self.forced_tokens += len(step)
+            if end is not None or decoder.done:
                 finish_reason = "stop"
                 break
-            logits = self._last_logits()
-            if closing or limit - len(out) <= reserve:
-                token = decoder.choose_closing(logits)
-            else:
-                token = decoder.choose(logits)
-            if llama_cpp.llama_vocab_is_eog(vocab, token):
-                finish_reason = "stop"
-                break
-            decoder.accept([token])
-            out.append(token)
-            if decoder.done:
-                finish_reason = "stop"
-                break
-            if stop_loops and not closing and looping(out):
+            if stop_loops and not forced and not closing and looping(out):
                 closing = True  # from here on, close what is open as soon as it may be
                 self.loops_stopped += 1
             if plan.stop and self._stop_in(out, tokens, plan.stop) is not None:
                 finish_reason = "stop"
                 break
             if len(out) < limit:
-                llm.eval([token])
+                llm.eval(step)
         return self._answer(out, tokens, plan.stop, finish_reason)
 
     def _chat_completion(self, plan: ChatPlan, *, greedy: bool) -> tuple[str, str, int, int]:
