@@ -326,11 +326,13 @@ def _no_grammar(error: Exception) -> WireError:
     )
 
 
-def _common_prefix(held: Sequence[int], tokens: Sequence[int]) -> int:
-    """How many leading tokens ``held`` and ``tokens`` share."""
+def kept_chunks(llm: Any, tokens: Sequence[int]) -> int:
+    """How many of ``tokens`` ``llm``'s KV state already holds, in whole :data:`CHUNK` s and
+    leaving at least one token to read (its logits give the answer's first token)."""
     from llama_cpp import Llama
 
-    return int(Llama.longest_token_prefix(held, tokens))
+    common = int(Llama.longest_token_prefix(llm._input_ids.tolist(), tokens))
+    return (min(common, len(tokens) - 1) // CHUNK) * CHUNK
 
 
 def closed_objects(schema: Any) -> Any:
@@ -455,12 +457,9 @@ def _chunked_llama_class() -> type[Any]:
     class ChunkedLlama(Llama):
         def generate(self, tokens: Sequence[int], *args: Any, **kwargs: Any) -> Any:
             # llama-cpp-python keeps the longest common prefix, wherever it ends; cut it back
-            # to a chunk boundary so that the rest is read in the same chunks as from scratch.
-            common = Llama.longest_token_prefix(self._input_ids.tolist(), list(tokens))
-            keep = (min(common, len(tokens) - 1) // CHUNK) * CHUNK
-            if keep < self.n_tokens:
-                self._ctx.kv_cache_seq_rm(-1, keep, -1)
-                self.n_tokens = keep
+            # to a chunk boundary so that the rest is read in the same chunks as from scratch
+            # (generate() then drops the KV state past n_tokens, as eval() does).
+            self.n_tokens = min(kept_chunks(self, tokens), self.n_tokens)
             return super().generate(tokens, *args, **kwargs)
 
     return ChunkedLlama
@@ -599,9 +598,7 @@ class LlamaEngine:
     def kept_tokens(self, tokens: Sequence[int]) -> int:
         """How many of ``tokens`` the KV state already holds (whole :data:`CHUNK` s): the
         prompt tokens a generation of them would not read again."""
-        held = self._llm._input_ids.tolist()
-        common = _common_prefix(held, tokens)
-        return (min(common, len(tokens) - 1) // CHUNK) * CHUNK
+        return kept_chunks(self._llm, tokens)
 
     def generate(
         self,
