@@ -519,8 +519,6 @@ class LlamaEngine:
         self.loops_stopped = 0
         """Answers the llguidance decoder closed early because they repeated themselves."""
         self.decoder = spec.decoder
-        self._active = 0
-        self.peak_active = 0
         log.info("loaded %s in %.2fs (%d threads)", spec.model_path.name, self.load_s, threads)
 
     def _grammar_text(self, schema: dict[str, Any]) -> str:
@@ -626,15 +624,10 @@ class LlamaEngine:
                 raise WireError(503, "the local model server is stopping")
             if abandoned is not None and abandoned():
                 raise WireError(499, "the client closed the connection while queued")
-            self._active += 1
-            self.peak_active = max(self.peak_active, self._active)
             started = time.monotonic()
-            try:
-                text, finish_reason, prompt_tokens, completion_tokens = self._complete(
-                    plan, tokens, abandoned
-                )
-            finally:
-                self._active -= 1
+            text, finish_reason, prompt_tokens, completion_tokens = self._complete(
+                plan, tokens, abandoned
+            )
             finished = time.monotonic()
         return Generation(
             text=text,
