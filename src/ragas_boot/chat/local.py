@@ -290,7 +290,7 @@ class LocalModelServer:
         engine = LlamaEngine(spec=self._spec, stopping=self._stopping)
         # One worker: the model answers one call at a time, and the event loop never waits.
         self._worker = ModelWorker(
-            run=lambda plan, tokens, abandoned: self._generate(plan, abandoned, tokens),
+            run=self._generate,
             tokens=engine.prompt_tokens,
             kept=engine.kept_tokens,
             name=f"{_NAME}-worker",
@@ -388,10 +388,7 @@ class LocalModelServer:
             raise
 
     def _generate(
-        self,
-        plan: ChatPlan,
-        abandoned: Callable[[], bool] | None,
-        tokens: list[int] | None = None,
+        self, plan: ChatPlan, tokens: list[int] | None, abandoned: Callable[[], bool]
     ) -> Generation:
         engine = self._engine
         if engine is None:
