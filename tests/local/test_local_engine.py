@@ -86,10 +86,14 @@ def grammar_engine() -> Iterator[LlamaEngine]:
 def test_the_grammar_decoder_makes_the_tokens_llama_cpp_python_makes(grammar_engine, plan):
     engine = grammar_engine
     ours = engine.generate(plan)
+    # create_chat_completion with GreedyGrammar as its logits processor (the fallback path)...
     text, finish, prompt_tokens, completion_tokens = engine._chat_completion(plan, greedy=True)
+    # ...and with llama.cpp's own grammar sampler, every token tested at every step.
+    reference = engine._chat_completion(plan, greedy=False)
 
     assert (ours.text, ours.finish_reason) == (text, finish)
     assert (ours.prompt_tokens, ours.completion_tokens) == (prompt_tokens, completion_tokens)
+    assert (text, finish, prompt_tokens, completion_tokens) == reference
     assert ours.completion_tokens > 0
 
 
