@@ -23,7 +23,7 @@ import time
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from ragas_boot.chat._local_plan import ChatPlan, Generation
 from ragas_boot.chat.judge import LocalModelSpec
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 __all__ = ["GreedyGrammar", "LlamaEngine", "bound_schema", "default_threads"]
 
 log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 _GRAMMAR_CACHE_SIZE: Final = 64
 #: Prompt tokens read per llama.cpp batch, and the grain of the KV state kept between calls.
@@ -319,6 +321,27 @@ def chat_formatter(llm: Any) -> Callable[..., Any] | None:
     return named
 
 
+def _cached(
+    cache: OrderedDict[str, _T],
+    key: str,
+    make: Callable[[], _T],
+    *,
+    evicted: Callable[[_T], None] | None = None,
+) -> _T:
+    """``cache[key]``, made by ``make`` when missing; past :data:`_GRAMMAR_CACHE_SIZE`
+    entries the least recently used one goes (through ``evicted``, to free it)."""
+    value = cache.get(key)
+    if value is not None:
+        cache.move_to_end(key)
+        return value
+    value = cache[key] = make()
+    if len(cache) > _GRAMMAR_CACHE_SIZE:
+        dropped = cache.popitem(last=False)[1]
+        if evicted is not None:
+            evicted(dropped)
+    return value
+
+
 def _no_grammar(error: Exception) -> WireError:
     """The 400 for a schema the decoder cannot turn into a grammar."""
     return WireError(
@@ -530,45 +553,36 @@ class LlamaEngine:
         # Property order is kept: the grammar writes the keys in the schema's order.
         return json.dumps(schema, ensure_ascii=False)
 
-    def _grammar(self, schema: dict[str, Any]) -> LlamaGrammar:
+    def _grammar(self, text: str) -> LlamaGrammar:
+        """llama-cpp-python's grammar of the schema ``text`` (:meth:`_grammar_text`)."""
         from llama_cpp.llama_grammar import LlamaGrammar
 
-        text = self._grammar_text(schema)
-        grammar = self._grammars.get(text)
-        if grammar is not None:
-            self._grammars.move_to_end(text)
-            return grammar
-        try:
-            grammar = LlamaGrammar.from_json_schema(text, verbose=False)
-        except Exception as error:  # the converter raises plain errors on unsupported schemas
-            raise _no_grammar(error) from error
-        self._grammars[text] = grammar
-        if len(self._grammars) > _GRAMMAR_CACHE_SIZE:
-            self._grammars.popitem(last=False)
-        return grammar
+        def make() -> LlamaGrammar:
+            try:
+                return LlamaGrammar.from_json_schema(text, verbose=False)
+            except Exception as error:  # the converter raises plain errors on unsupported schemas
+                raise _no_grammar(error) from error
+
+        return _cached(self._grammars, text, make)
 
     def _greedy_grammar(self, schema: dict[str, Any]) -> GreedyGrammar:
         text = self._grammar_text(schema)
-        greedy = self._greedy.get(text)
-        if greedy is not None:
-            self._greedy.move_to_end(text)
-            return greedy.begin()
-        grammar = self._grammar(schema)
-        if self._scratch is None:
-            self._scratch = token_data_scratch(self._llm.n_vocab())
-        try:
-            greedy = GreedyGrammar(
-                vocab=self._llm._model.vocab,  # the loaded model's vocabulary
-                grammar=grammar._grammar,  # the GBNF text the converter made
-                root=grammar._root,
-                scratch=self._scratch,
-            )
-        except ValueError as error:
-            raise _no_grammar(error) from error
-        self._greedy[text] = greedy
-        if len(self._greedy) > _GRAMMAR_CACHE_SIZE:
-            self._greedy.popitem(last=False)[1].close()
-        return greedy.begin()
+
+        def make() -> GreedyGrammar:
+            grammar = self._grammar(text)
+            if self._scratch is None:
+                self._scratch = token_data_scratch(self._llm.n_vocab())
+            try:
+                return GreedyGrammar(
+                    vocab=self._llm._model.vocab,  # the loaded model's vocabulary
+                    grammar=grammar._grammar,  # the GBNF text the converter made
+                    root=grammar._root,
+                    scratch=self._scratch,
+                )
+            except ValueError as error:
+                raise _no_grammar(error) from error
+
+        return _cached(self._greedy, text, make, evicted=GreedyGrammar.close).begin()
 
     def prompt_tokens(self, plan: ChatPlan) -> list[int] | None:
         """The tokens ``plan``'s messages make with the model's chat template, or ``None``
@@ -717,10 +731,9 @@ class LlamaEngine:
 
     def _guided_decoder(self, schema: dict[str, Any]) -> GuidedDecoder:
         text = self._grammar_text(schema)
-        decoder = self._guided.get(text)
-        if decoder is not None:
-            self._guided.move_to_end(text)
-            return decoder.begin()
+        return _cached(self._guided, text, lambda: self._make_guided(text)).begin()
+
+    def _make_guided(self, text: str) -> GuidedDecoder:
         import llguidance
         import llguidance.llamacpp
 
@@ -743,7 +756,7 @@ class LlamaEngine:
             )
             if self._closers is None:
                 self._closers = closing_tokens(self._llm)
-            decoder = GuidedDecoder(
+            return GuidedDecoder(
                 tokenizer=self._lltokenizer,
                 grammar=grammar,
                 n_vocab=self._llm.n_vocab(),
@@ -751,10 +764,6 @@ class LlamaEngine:
             )
         except ValueError as error:
             raise _no_grammar(error) from error
-        self._guided[text] = decoder
-        if len(self._guided) > _GRAMMAR_CACHE_SIZE:
-            self._guided.popitem(last=False)
-        return decoder.begin()
 
     def _decode(
         self,
@@ -823,7 +832,7 @@ class LlamaEngine:
             if greedy:
                 processors = LogitsProcessorList([self._greedy_grammar(plan.schema)])
             else:
-                grammar = self._grammar(plan.schema)
+                grammar = self._grammar(self._grammar_text(plan.schema))
         try:
             result = self._llm.create_chat_completion(
                 messages=plan.messages,
