@@ -218,8 +218,6 @@ class GreedyGrammar:
         self._few: Any = (llama_cpp.llama_token_data * self.FIRST)()
         self._all = scratch
         self._all_logits = token_data_view(scratch)["logit"]
-        self.checked_all = 0
-        """Steps that had to test the whole vocabulary (none of the best tokens fitted)."""
 
     def begin(self) -> GreedyGrammar:
         """Start a new generation from the grammar's start rule."""
@@ -277,7 +275,6 @@ class GreedyGrammar:
             for index in range(len(best)):
                 if self._few[index].logit != -math.inf:
                     return int(self._few[index].id)
-        self.checked_all += 1
         self._all_logits[:] = scores
         self._allowed(self._all, len(scores))
         return int(np.argmax(self._all_logits))
