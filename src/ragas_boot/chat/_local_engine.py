@@ -244,12 +244,13 @@ class GreedyGrammar:
         self._lib.llama_sampler_apply(self._sampler, ctypes.byref(array))
 
     def __call__(self, input_ids: Any, scores: Any) -> Any:
+        # As create_chat_completion's logits processor: where the engine cannot format the
+        # prompt itself (a chat handler of llama-cpp-python's own), and in tests as reference.
         import numpy as np
 
         seen = len(input_ids)
         if self._seen is not None:
-            for token in input_ids[self._seen : seen]:
-                self._lib.llama_sampler_accept(self._sampler, int(token))
+            self.accept([int(token) for token in input_ids[self._seen : seen]])
         self._seen = seen
         chosen = self.choose(scores)
         limited = np.full_like(scores, -np.inf)
