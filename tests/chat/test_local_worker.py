@@ -179,6 +179,39 @@ def test_a_plan_that_cannot_be_tokenized_is_still_run_so_that_it_reports_its_err
     assert other.future.result(5).text == "answer to other"
 
 
+def test_a_caller_can_submit_while_the_worker_reads_the_waiting_prompts(model):
+    reading = threading.Event()
+    release = threading.Event()
+    released: list[bool] = []
+
+    def tokens(plan: ChatPlan) -> list[int] | None:
+        if plan.messages[0]["content"] == "long template":
+            reading.set()
+            released.append(release.wait(5))  # False: no caller could submit meanwhile
+        return Model.tokens(plan)
+
+    worker = ModelWorker(
+        run=model.run, tokens=tokens, kept=model.kept, name="ragas-boot-local-test-worker"
+    )
+    try:
+        _blocked_first(model, worker, "first")
+        jobs = [worker.submit(plan("long template")), worker.submit(plan("other"))]
+        model.hold.set()  # "first" ends; the worker reads the two waiting prompts
+        assert reading.wait(5)
+        jobs.append(worker.submit(plan("late")))  # while the worker is still reading
+        release.set()
+        assert [job.future.result(5).text for job in jobs] == [
+            "answer to long template",
+            "answer to other",
+            "answer to late",
+        ]
+        assert released == [True]
+    finally:
+        model.hold.set()
+        release.set()
+        worker.shutdown()
+
+
 def test_shutdown_refuses_waiting_and_new_requests_with_503(model, worker):
     _blocked_first(model, worker, "running")
     waiting = worker.submit(plan("waiting"))

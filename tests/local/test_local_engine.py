@@ -6,10 +6,12 @@ a 135M model "should" say."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections.abc import Iterator
 from typing import Literal
 
+import numpy as np
 import pytest
 from pydantic import BaseModel
 
@@ -84,10 +86,14 @@ def grammar_engine() -> Iterator[LlamaEngine]:
 def test_the_grammar_decoder_makes_the_tokens_llama_cpp_python_makes(grammar_engine, plan):
     engine = grammar_engine
     ours = engine.generate(plan)
+    # create_chat_completion with GreedyGrammar as its logits processor (the fallback path)...
     text, finish, prompt_tokens, completion_tokens = engine._chat_completion(plan, greedy=True)
+    # ...and with llama.cpp's own grammar sampler, every token tested at every step.
+    reference = engine._chat_completion(plan, greedy=False)
 
     assert (ours.text, ours.finish_reason) == (text, finish)
     assert (ours.prompt_tokens, ours.completion_tokens) == (prompt_tokens, completion_tokens)
+    assert (text, finish, prompt_tokens, completion_tokens) == reference
     assert ours.completion_tokens > 0
 
 
@@ -130,6 +136,36 @@ def test_the_prompt_shared_with_the_last_call_is_not_read_again(engine):
     other = engine.prompt_tokens(TOPICS)
     assert other is not None
     assert engine.kept_tokens(other) < kept  # shares only the chat template's head
+
+
+def _first_logits(engine: LlamaEngine, plan: ChatPlan) -> np.ndarray:
+    """The logits of the answer's first token, once ``plan``'s prompt has been read."""
+    tokens = engine.prompt_tokens(plan)
+    assert tokens is not None
+    engine._read_prompt(tokens)
+    return engine._last_logits().copy()
+
+
+def test_a_prompt_reads_to_the_same_logits_whatever_the_model_read_before(engine):
+    # Compared bit for bit: a text can hide a difference (the best token rarely moves).
+    follow_up = dataclasses.replace(
+        TOPICS,
+        messages=[{"role": "user", "content": TOPICS.messages[0]["content"] + "User: Thanks!"}],
+    )
+    engine._llm.reset()
+    fresh = _first_logits(engine, TOPICS)
+    engine._llm.reset()
+    fresh_follow_up = _first_logits(engine, follow_up)
+
+    engine.generate(VERDICT)
+    engine.generate(_plan("Describe the booking as JSON.", Booking))
+    # Only the chat template's head is shared, less than a chunk: nothing is kept (keeping
+    # it would read the rest in other batches, and the logits would differ).
+    assert np.array_equal(_first_logits(engine, TOPICS), fresh)
+    tokens = engine.prompt_tokens(follow_up)
+    assert tokens is not None
+    assert engine.kept_tokens(tokens) >= 2 * 32  # all of TOPICS' whole chunks are kept
+    assert np.array_equal(_first_logits(engine, follow_up), fresh_follow_up)
 
 
 def _wait_until_generating(server: LocalModelServer) -> None:

@@ -1,9 +1,9 @@
 """One GGUF model loaded with llama.cpp, answering one :class:`ChatPlan` at a time.
 
-Greedy answers under a JSON schema (every judge call) run in a decoding loop of our own, with
-llguidance (:class:`GuidedDecoder`, the default) or llama.cpp's grammar
-(:class:`GreedyGrammar`); other sampling goes through llama-cpp-python's
-``create_chat_completion``.
+Greedy answers under a JSON schema (every judge call) run in one decoding loop of our own
+(``LlamaEngine._decode``), with llguidance (:class:`GuidedDecoder`, the default) or llama.cpp's
+grammar (:class:`GreedyGrammar`) as its :class:`GreedyDecoder`; other sampling goes through
+llama-cpp-python's ``create_chat_completion``.
 
 ``llama_cpp`` and ``llguidance`` are imported here only, when a model is loaded: importing
 them loads native libraries, which ``ragas-boot --help`` and runs without a local judge never
@@ -23,7 +23,7 @@ import time
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from ragas_boot.chat._local_plan import ChatPlan, Generation
 from ragas_boot.chat.judge import LocalModelSpec
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 __all__ = ["GreedyGrammar", "LlamaEngine", "bound_schema", "default_threads"]
 
 log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 _GRAMMAR_CACHE_SIZE: Final = 64
 #: Prompt tokens read per llama.cpp batch, and the grain of the KV state kept between calls.
@@ -147,6 +149,33 @@ def token_data_scratch(n_vocab: int) -> Any:
     return scratch
 
 
+class GreedyDecoder(Protocol):
+    """What :meth:`LlamaEngine._decode`'s loop asks of a grammar: the text it forces next,
+    its choice among the model's logits, and to advance over the answer's tokens."""
+
+    @property
+    def steers(self) -> bool:
+        """Whether :meth:`choose` can steer an answer to close its JSON (``closing``)."""
+        ...
+
+    @property
+    def done(self) -> bool:
+        """Whether the answer is complete (nothing but the end may follow)."""
+        ...
+
+    def forced(self) -> list[int]:
+        """Tokens the grammar forces next (often none)."""
+        ...
+
+    def choose(self, scores: Any, *, closing: bool = False) -> int:
+        """The highest-logit token the grammar accepts next (``scores``: the logits)."""
+        ...
+
+    def accept(self, tokens: list[int]) -> None:
+        """Advance over ``tokens``."""
+        ...
+
+
 class GreedyGrammar:
     """Grammar-constrained greedy decoding that checks the model's own choice first.
 
@@ -170,6 +199,11 @@ class GreedyGrammar:
 
     #: How many of the best tokens are tested before the whole vocabulary is.
     FIRST: Final = 8
+    #: It cannot steer an answer to close its JSON (nor stop a looping one): see
+    #: :class:`GuidedDecoder`.
+    steers: Final = False
+    #: Nothing follows the answer's end but the end of generation (the model says when).
+    done: Final = False
 
     def __init__(self, *, vocab: Any, grammar: str, root: str, scratch: Any) -> None:
         import llama_cpp
@@ -184,8 +218,6 @@ class GreedyGrammar:
         self._few: Any = (llama_cpp.llama_token_data * self.FIRST)()
         self._all = scratch
         self._all_logits = token_data_view(scratch)["logit"]
-        self.checked_all = 0
-        """Steps that had to test the whole vocabulary (none of the best tokens fitted)."""
 
     def begin(self) -> GreedyGrammar:
         """Start a new generation from the grammar's start rule."""
@@ -193,13 +225,14 @@ class GreedyGrammar:
         self._seen = None
         return self
 
-    def choose(self, scores: Any) -> int:
-        """The highest-logit token the grammar accepts next (``scores``: the logits)."""
-        return self._choose(scores)
+    def forced(self) -> list[int]:
+        """None: every token of a grammar answer is generated (see :class:`GuidedDecoder`)."""
+        return []
 
-    def accept(self, token: int) -> None:
-        """Advance the grammar over ``token`` (the one :meth:`choose` returned)."""
-        self._lib.llama_sampler_accept(self._sampler, token)
+    def accept(self, tokens: list[int]) -> None:
+        """Advance the grammar over ``tokens`` (the ones :meth:`choose` returned)."""
+        for token in tokens:
+            self._lib.llama_sampler_accept(self._sampler, token)
 
     def _allowed(self, data: Any, size: int) -> None:
         array = self._lib.llama_token_data_array(
@@ -211,19 +244,22 @@ class GreedyGrammar:
         self._lib.llama_sampler_apply(self._sampler, ctypes.byref(array))
 
     def __call__(self, input_ids: Any, scores: Any) -> Any:
+        # As create_chat_completion's logits processor: where the engine cannot format the
+        # prompt itself (a chat handler of llama-cpp-python's own), and in tests as reference.
         import numpy as np
 
         seen = len(input_ids)
         if self._seen is not None:
-            for token in input_ids[self._seen : seen]:
-                self._lib.llama_sampler_accept(self._sampler, int(token))
+            self.accept([int(token) for token in input_ids[self._seen : seen]])
         self._seen = seen
-        chosen = self._choose(scores)
+        chosen = self.choose(scores)
         limited = np.full_like(scores, -np.inf)
         limited[chosen] = scores[chosen]
         return limited
 
-    def _choose(self, scores: Any) -> int:
+    def choose(self, scores: Any, *, closing: bool = False) -> int:
+        """The highest-logit token the grammar accepts next (``scores``: the logits;
+        ``closing`` is ignored: this decoder does not steer, see :attr:`steers`)."""
         import numpy as np
 
         first = min(self.FIRST, len(scores))
@@ -240,7 +276,6 @@ class GreedyGrammar:
             for index in range(len(best)):
                 if self._few[index].logit != -math.inf:
                     return int(self._few[index].id)
-        self.checked_all += 1
         self._all_logits[:] = scores
         self._allowed(self._all, len(scores))
         return int(np.argmax(self._all_logits))
@@ -284,6 +319,27 @@ def chat_formatter(llm: Any) -> Callable[..., Any] | None:
     return named
 
 
+def _cached(
+    cache: OrderedDict[str, _T],
+    key: str,
+    make: Callable[[], _T],
+    *,
+    evicted: Callable[[_T], None] | None = None,
+) -> _T:
+    """``cache[key]``, made by ``make`` when missing; past :data:`_GRAMMAR_CACHE_SIZE`
+    entries the least recently used one goes (through ``evicted``, to free it)."""
+    value = cache.get(key)
+    if value is not None:
+        cache.move_to_end(key)
+        return value
+    value = cache[key] = make()
+    if len(cache) > _GRAMMAR_CACHE_SIZE:
+        dropped = cache.popitem(last=False)[1]
+        if evicted is not None:
+            evicted(dropped)
+    return value
+
+
 def _no_grammar(error: Exception) -> WireError:
     """The 400 for a schema the decoder cannot turn into a grammar."""
     return WireError(
@@ -291,11 +347,13 @@ def _no_grammar(error: Exception) -> WireError:
     )
 
 
-def _common_prefix(held: Sequence[int], tokens: Sequence[int]) -> int:
-    """How many leading tokens ``held`` and ``tokens`` share."""
+def kept_chunks(llm: Any, tokens: Sequence[int]) -> int:
+    """How many of ``tokens`` ``llm``'s KV state already holds, in whole :data:`CHUNK` s and
+    leaving at least one token to read (its logits give the answer's first token)."""
     from llama_cpp import Llama
 
-    return int(Llama.longest_token_prefix(held, tokens))
+    common = int(Llama.longest_token_prefix(llm._input_ids.tolist(), tokens))
+    return (min(common, len(tokens) - 1) // CHUNK) * CHUNK
 
 
 def closed_objects(schema: Any) -> Any:
@@ -361,6 +419,10 @@ class GuidedDecoder:
         self._mask = np.zeros(((n_vocab + 31) // 32,), dtype=np.int32)
         self._closers = closers
 
+    #: Near the end of ``max_tokens``, or once an answer loops, :meth:`choose` steers it to
+    #: close its JSON.
+    steers: Final = True
+
     def begin(self) -> GuidedDecoder:
         """Start a new generation."""
         self._matcher.reset()
@@ -370,27 +432,25 @@ class GuidedDecoder:
         """Tokens the grammar forces next (often none)."""
         return list(self._matcher.compute_ff_tokens())
 
-    def choose(self, scores: Any) -> int:
-        """The highest-logit token the grammar accepts next."""
+    def choose(self, scores: Any, *, closing: bool = False) -> int:
+        """The highest-logit token the grammar accepts next (``scores``: the logits).
+
+        With ``closing``, the highest-logit one that closes a string, an array or an object
+        (``"``, ``]``, ``}``...), when one may come next: how an answer about to run out of
+        tokens, or looping, is still finished as valid JSON.
+        """
         import numpy as np
 
+        if closing:
+            allowed = self._allowed()[self._closers]
+            if allowed.any():
+                candidates = self._closers[allowed]
+                return int(candidates[np.argmax(scores[candidates])])
         token = int(np.argmax(scores))
         if self._matcher.validate_tokens([token]) == 1:
             return token
         allowed = self._allowed()
         return int(np.argmax(np.where(allowed, scores, -np.inf)))
-
-    def choose_closing(self, scores: Any) -> int:
-        """The highest-logit token the grammar accepts that closes a string, an array or an
-        object (``"``, ``]``, ``}``...), or :meth:`choose`'s token when none may come next:
-        how an answer about to run out of tokens is still finished as valid JSON."""
-        import numpy as np
-
-        allowed = self._allowed()[self._closers]
-        if not allowed.any():
-            return self.choose(scores)
-        candidates = self._closers[allowed]
-        return int(candidates[np.argmax(scores[candidates])])
 
     def _allowed(self) -> Any:
         import numpy as np
@@ -418,12 +478,9 @@ def _chunked_llama_class() -> type[Any]:
     class ChunkedLlama(Llama):
         def generate(self, tokens: Sequence[int], *args: Any, **kwargs: Any) -> Any:
             # llama-cpp-python keeps the longest common prefix, wherever it ends; cut it back
-            # to a chunk boundary so that the rest is read in the same chunks as from scratch.
-            common = Llama.longest_token_prefix(self._input_ids.tolist(), list(tokens))
-            keep = (min(common, len(tokens) - 1) // CHUNK) * CHUNK
-            if keep < self.n_tokens:
-                self._ctx.kv_cache_seq_rm(-1, keep, -1)
-                self.n_tokens = keep
+            # to a chunk boundary so that the rest is read in the same chunks as from scratch
+            # (generate() then drops the KV state past n_tokens, as eval() does).
+            self.n_tokens = min(kept_chunks(self, tokens), self.n_tokens)
             return super().generate(tokens, *args, **kwargs)
 
     return ChunkedLlama
@@ -483,8 +540,6 @@ class LlamaEngine:
         self.loops_stopped = 0
         """Answers the llguidance decoder closed early because they repeated themselves."""
         self.decoder = spec.decoder
-        self._active = 0
-        self.peak_active = 0
         log.info("loaded %s in %.2fs (%d threads)", spec.model_path.name, self.load_s, threads)
 
     def _grammar_text(self, schema: dict[str, Any]) -> str:
@@ -496,45 +551,36 @@ class LlamaEngine:
         # Property order is kept: the grammar writes the keys in the schema's order.
         return json.dumps(schema, ensure_ascii=False)
 
-    def _grammar(self, schema: dict[str, Any]) -> LlamaGrammar:
+    def _grammar(self, text: str) -> LlamaGrammar:
+        """llama-cpp-python's grammar of the schema ``text`` (:meth:`_grammar_text`)."""
         from llama_cpp.llama_grammar import LlamaGrammar
 
-        text = self._grammar_text(schema)
-        grammar = self._grammars.get(text)
-        if grammar is not None:
-            self._grammars.move_to_end(text)
-            return grammar
-        try:
-            grammar = LlamaGrammar.from_json_schema(text, verbose=False)
-        except Exception as error:  # the converter raises plain errors on unsupported schemas
-            raise _no_grammar(error) from error
-        self._grammars[text] = grammar
-        if len(self._grammars) > _GRAMMAR_CACHE_SIZE:
-            self._grammars.popitem(last=False)
-        return grammar
+        def make() -> LlamaGrammar:
+            try:
+                return LlamaGrammar.from_json_schema(text, verbose=False)
+            except Exception as error:  # the converter raises plain errors on unsupported schemas
+                raise _no_grammar(error) from error
+
+        return _cached(self._grammars, text, make)
 
     def _greedy_grammar(self, schema: dict[str, Any]) -> GreedyGrammar:
         text = self._grammar_text(schema)
-        greedy = self._greedy.get(text)
-        if greedy is not None:
-            self._greedy.move_to_end(text)
-            return greedy.begin()
-        grammar = self._grammar(schema)
-        if self._scratch is None:
-            self._scratch = token_data_scratch(self._llm.n_vocab())
-        try:
-            greedy = GreedyGrammar(
-                vocab=self._llm._model.vocab,  # the loaded model's vocabulary
-                grammar=grammar._grammar,  # the GBNF text the converter made
-                root=grammar._root,
-                scratch=self._scratch,
-            )
-        except ValueError as error:
-            raise _no_grammar(error) from error
-        self._greedy[text] = greedy
-        if len(self._greedy) > _GRAMMAR_CACHE_SIZE:
-            self._greedy.popitem(last=False)[1].close()
-        return greedy.begin()
+
+        def make() -> GreedyGrammar:
+            grammar = self._grammar(text)
+            if self._scratch is None:
+                self._scratch = token_data_scratch(self._llm.n_vocab())
+            try:
+                return GreedyGrammar(
+                    vocab=self._llm._model.vocab,  # the loaded model's vocabulary
+                    grammar=grammar._grammar,  # the GBNF text the converter made
+                    root=grammar._root,
+                    scratch=self._scratch,
+                )
+            except ValueError as error:
+                raise _no_grammar(error) from error
+
+        return _cached(self._greedy, text, make, evicted=GreedyGrammar.close).begin()
 
     def prompt_tokens(self, plan: ChatPlan) -> list[int] | None:
         """The tokens ``plan``'s messages make with the model's chat template, or ``None``
@@ -562,9 +608,7 @@ class LlamaEngine:
     def kept_tokens(self, tokens: Sequence[int]) -> int:
         """How many of ``tokens`` the KV state already holds (whole :data:`CHUNK` s): the
         prompt tokens a generation of them would not read again."""
-        held = self._llm._input_ids.tolist()
-        common = _common_prefix(held, tokens)
-        return (min(common, len(tokens) - 1) // CHUNK) * CHUNK
+        return kept_chunks(self._llm, tokens)
 
     def generate(
         self,
@@ -592,15 +636,10 @@ class LlamaEngine:
                 raise WireError(503, "the local model server is stopping")
             if abandoned is not None and abandoned():
                 raise WireError(499, "the client closed the connection while queued")
-            self._active += 1
-            self.peak_active = max(self.peak_active, self._active)
             started = time.monotonic()
-            try:
-                text, finish_reason, prompt_tokens, completion_tokens = self._complete(
-                    plan, tokens, abandoned
-                )
-            finally:
-                self._active -= 1
+            text, finish_reason, prompt_tokens, completion_tokens = self._complete(
+                plan, tokens, abandoned
+            )
             finished = time.monotonic()
         return Generation(
             text=text,
@@ -629,9 +668,12 @@ class LlamaEngine:
             if tokens is None:
                 tokens = self.prompt_tokens(plan)
             if tokens is not None:
-                if self.decoder == "llguidance":
-                    return self._guided_greedy(plan, plan.schema, tokens, abandoned)
-                return self._greedy_constrained(plan, plan.schema, tokens, abandoned)
+                decoder: GreedyDecoder = (
+                    self._guided_decoder(plan.schema)
+                    if self.decoder == "llguidance"
+                    else self._greedy_grammar(plan.schema)
+                )
+                return self._decode(plan, decoder, tokens, abandoned)
         return self._chat_completion(plan, greedy=greedy)
 
     def _read_prompt(self, tokens: list[int]) -> None:
@@ -652,41 +694,6 @@ class LlamaEngine:
         except Exception:
             self._llm.reset()  # a half-read prompt is no prefix to keep
             raise
-
-    def _greedy_constrained(
-        self,
-        plan: ChatPlan,
-        schema: dict[str, Any],
-        tokens: list[int],
-        abandoned: Callable[[], bool] | None,
-    ) -> tuple[str, str, int, int]:
-        """Greedy decoding under ``schema``'s grammar, token by token, in a loop of our own:
-        the same tokens ``create_chat_completion`` with :class:`GreedyGrammar` as its
-        logits processor makes, without its per-token sampler chain and logits copies."""
-        import llama_cpp
-
-        grammar = self._greedy_grammar(schema)
-        llm = self._llm
-        vocab = llm._model.vocab
-        limit = self._answer_limit(plan, tokens)
-        self._read_prompt(tokens)
-        out: list[int] = []
-        finish_reason = "length"
-        while len(out) < limit:
-            if abandoned is not None and len(out) % ABANDON_CHECK_EVERY == 0 and abandoned():
-                raise WireError(499, "the client closed the connection during generation")
-            token = grammar.choose(self._last_logits())
-            if llama_cpp.llama_vocab_is_eog(vocab, token):
-                finish_reason = "stop"
-                break
-            grammar.accept(token)
-            out.append(token)
-            if plan.stop and self._stop_in(out, tokens, plan.stop) is not None:
-                finish_reason = "stop"
-                break
-            if len(out) < limit:
-                llm.eval([token])
-        return self._answer(out, tokens, plan.stop, finish_reason)
 
     def _answer_limit(self, plan: ChatPlan, tokens: list[int]) -> int:
         """How many tokens the answer may have: ``max_tokens``, within the context left."""
@@ -722,10 +729,9 @@ class LlamaEngine:
 
     def _guided_decoder(self, schema: dict[str, Any]) -> GuidedDecoder:
         text = self._grammar_text(schema)
-        decoder = self._guided.get(text)
-        if decoder is not None:
-            self._guided.move_to_end(text)
-            return decoder.begin()
+        return _cached(self._guided, text, lambda: self._make_guided(text)).begin()
+
+    def _make_guided(self, text: str) -> GuidedDecoder:
         import llguidance
         import llguidance.llamacpp
 
@@ -748,7 +754,7 @@ class LlamaEngine:
             )
             if self._closers is None:
                 self._closers = closing_tokens(self._llm)
-            decoder = GuidedDecoder(
+            return GuidedDecoder(
                 tokenizer=self._lltokenizer,
                 grammar=grammar,
                 n_vocab=self._llm.n_vocab(),
@@ -756,29 +762,27 @@ class LlamaEngine:
             )
         except ValueError as error:
             raise _no_grammar(error) from error
-        self._guided[text] = decoder
-        if len(self._guided) > _GRAMMAR_CACHE_SIZE:
-            self._guided.popitem(last=False)
-        return decoder.begin()
 
-    def _guided_greedy(
+    def _decode(
         self,
         plan: ChatPlan,
-        schema: dict[str, Any],
+        decoder: GreedyDecoder,
         tokens: list[int],
         abandoned: Callable[[], bool] | None,
     ) -> tuple[str, str, int, int]:
-        """Greedy decoding under ``schema`` with llguidance (:class:`GuidedDecoder`): forced
-        text read in batches; near the end of ``max_tokens``, or once the answer loops (with
-        ``stop-loops``), the open JSON is closed as soon as the grammar allows."""
+        """Greedy decoding under ``decoder``'s grammar, in a loop of our own: text it forces
+        is read in one batch; a decoder that :attr:`~GreedyDecoder.steers` closes the open
+        JSON as soon as it may near the end of ``max_tokens``, or once the answer loops (with
+        ``stop-loops``). With :class:`GreedyGrammar`, the tokens ``create_chat_completion``
+        makes with it as its logits processor, without the per-token sampler chain and
+        logits copies."""
         import llama_cpp
 
-        decoder = self._guided_decoder(schema)
         llm = self._llm
-        reserve = min(CLOSING_RESERVE, (plan.max_tokens or 0) // 4)
-        stop_loops = self._spec.stop_loops
-        closing = False
         vocab = llm._model.vocab
+        reserve = min(CLOSING_RESERVE, (plan.max_tokens or 0) // 4) if decoder.steers else 0
+        stop_loops = self._spec.stop_loops and decoder.steers
+        closing = False
         limit = self._answer_limit(plan, tokens)
         self._read_prompt(tokens)
         out: list[int] = []
@@ -789,49 +793,32 @@ class LlamaEngine:
                 checked = len(out) + ABANDON_CHECK_EVERY
                 if abandoned():
                     raise WireError(499, "the client closed the connection during generation")
-            forced = decoder.forced()[: limit - len(out)]
+            step = decoder.forced()[: limit - len(out)]
+            forced = bool(step)
+            if not forced:
+                near_end = limit - len(out) <= reserve
+                step = [decoder.choose(self._last_logits(), closing=closing or near_end)]
             end = next(
-                (i for i, t in enumerate(forced) if llama_cpp.llama_vocab_is_eog(vocab, t)), None
+                (i for i, token in enumerate(step) if llama_cpp.llama_vocab_is_eog(vocab, token)),
+                None,
             )
-            if end is not None:
-                forced = forced[:end]
-            if forced:
-                decoder.accept(forced)
-                out.extend(forced)
-                self.forced_tokens += len(forced)
-                if end is not None or decoder.done:
-                    finish_reason = "stop"
-                    break
-                if plan.stop and self._stop_in(out, tokens, plan.stop) is not None:
-                    finish_reason = "stop"
-                    break
-                if len(out) < limit:
-                    llm.eval(forced)
-                continue
-            if end is not None:
+            step = step[:end]  # the end of generation is no part of the answer
+            if step:
+                decoder.accept(step)
+                out.extend(step)
+                if forced:
+                    self.forced_tokens += len(step)
+            if end is not None or decoder.done:
                 finish_reason = "stop"
                 break
-            logits = self._last_logits()
-            if closing or limit - len(out) <= reserve:
-                token = decoder.choose_closing(logits)
-            else:
-                token = decoder.choose(logits)
-            if llama_cpp.llama_vocab_is_eog(vocab, token):
-                finish_reason = "stop"
-                break
-            decoder.accept([token])
-            out.append(token)
-            if decoder.done:
-                finish_reason = "stop"
-                break
-            if stop_loops and not closing and looping(out):
+            if stop_loops and not forced and not closing and looping(out):
                 closing = True  # from here on, close what is open as soon as it may be
                 self.loops_stopped += 1
             if plan.stop and self._stop_in(out, tokens, plan.stop) is not None:
                 finish_reason = "stop"
                 break
             if len(out) < limit:
-                llm.eval([token])
+                llm.eval(step)
         return self._answer(out, tokens, plan.stop, finish_reason)
 
     def _chat_completion(self, plan: ChatPlan, *, greedy: bool) -> tuple[str, str, int, int]:
@@ -843,7 +830,7 @@ class LlamaEngine:
             if greedy:
                 processors = LogitsProcessorList([self._greedy_grammar(plan.schema)])
             else:
-                grammar = self._grammar(plan.schema)
+                grammar = self._grammar(self._grammar_text(plan.schema))
         try:
             result = self._llm.create_chat_completion(
                 messages=plan.messages,

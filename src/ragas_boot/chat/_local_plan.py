@@ -22,15 +22,18 @@ from typing import Any
 from pydantic import BaseModel
 
 from ragas_boot.chat.judge import JudgeSpec
-from ragas_boot.chat.structured import format_instructions, output_schema
+from ragas_boot.chat.openai_calls import structured_request_keys
+from ragas_boot.chat.structured import format_instructions
 from ragas_boot.chat.wire.openai import (
     ANY_OBJECT,
     ChatCompletionRequest,
     ToolCall,
     WireError,
     completion_body,
+    parse_chat_request,
     unsupported,
 )
+from ragas_boot.config.settings import StructuredOutputMode
 
 __all__ = ["ChatPlan", "Generation", "completion_for", "judge_plan", "plan_chat"]
 
@@ -178,31 +181,24 @@ def completion_for(plan: ChatPlan, generation: Generation) -> dict[str, Any]:
 
 
 def judge_plan(spec: JudgeSpec, prompt: str, output_model: type[BaseModel]) -> ChatPlan:
-    """What a judge call asks the local model, in process: the plan the local server would
-    make of the request an OpenAI-compatible judge sends for it (same text, same schema), so
-    a judge gets the same answer in process as over HTTP.
+    """What a judge call asks the local model, in process: the plan :func:`plan_chat` makes
+    of the request an OpenAI-compatible judge sends for it (the same message, the same
+    :func:`~ragas_boot.chat.openai_calls.structured_request_keys`), so a judge gets the same
+    answer in process as over HTTP.
 
     ``prompt`` and ``json_object`` modes put the schema in the prompt (``json_object`` with
     ``json-object-schema`` also constrains to it); ``json_schema`` and ``function_calling``
     constrain to it (the answer of a forced function is its arguments' text).
     """
-    from ragas_boot.config.settings import StructuredOutputMode
-
-    mode = spec.structured_output
     text = prompt
-    if mode in (StructuredOutputMode.PROMPT, StructuredOutputMode.JSON_OBJECT):
+    if spec.structured_output in (StructuredOutputMode.PROMPT, StructuredOutputMode.JSON_OBJECT):
         text = prompt + format_instructions(output_model)
-    schema: dict[str, Any] | None = None
-    if mode is StructuredOutputMode.JSON_OBJECT:
-        schema = output_schema(output_model) if spec.json_object_schema else dict(ANY_OBJECT)
-    elif mode in (StructuredOutputMode.JSON_SCHEMA, StructuredOutputMode.FUNCTION_CALLING):
-        schema = output_schema(output_model)
-    return ChatPlan(
-        model=spec.model,
-        messages=[{"role": "user", "content": text.strip()}],
-        temperature=spec.temperature,
-        top_p=spec.top_p,
-        max_tokens=spec.max_tokens,
-        schema=schema,
-        json_only=schema is not None,
-    )
+    request = {
+        "model": spec.model,
+        "messages": [{"role": "user", "content": text}],
+        "temperature": spec.temperature,
+        "top_p": spec.top_p,
+        "max_completion_tokens": spec.max_tokens,
+        **structured_request_keys(spec, output_model),
+    }
+    return plan_chat(parse_chat_request(request), models=(spec.model,))

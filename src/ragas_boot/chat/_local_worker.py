@@ -128,7 +128,15 @@ class ModelWorker:
                     self._changed.wait()
                 if self._stopping:
                     return
-                job = self._take()
+                waiting = self._waiting
+                fresh = [job for job in waiting if not job.tokenized] if len(waiting) > 1 else []
+                if not fresh:
+                    job = self._take()
+            if fresh:
+                # Outside the lock: submit() (on an event loop) never waits for a chat template.
+                for waiting_job in fresh:
+                    self._tokenize(waiting_job)
+                continue  # jobs may have come (or the worker been stopped) meanwhile
             if not job.future.set_running_or_notify_cancel():
                 continue  # cancelled while it waited
             try:
@@ -157,11 +165,12 @@ class ModelWorker:
                 job.passed += 1
         return chosen
 
+    def _tokenize(self, job: ModelJob) -> None:
+        try:
+            job.tokens = self._tokens(job.plan)
+        except WireError:
+            job.tokens = None  # the run says why, with the request's own error
+        job.tokenized = True
+
     def _shared(self, job: ModelJob) -> int:
-        if not job.tokenized:
-            job.tokenized = True
-            try:
-                job.tokens = self._tokens(job.plan)
-            except WireError:
-                job.tokens = None  # the run says why, with the request's own error
         return self._kept(job.tokens) if job.tokens else 0

@@ -192,9 +192,12 @@ class LocalModelServer:
         self._stats_lock = threading.Lock()
         self._in_flight = 0
         self._closed = False
-        self._past_peak_generating = 0
+        self._generating = 0
         self.peak_in_flight = 0
         """Most chat requests being handled at once (waiting ones included)."""
+        self.peak_generating = 0
+        """Most generations handed to the model at once (1: the worker ran them one at a
+        time)."""
         self.start_s: float | None = None
         """Seconds the last :meth:`start` took, model load included."""
         self.load_s: float | None = None
@@ -262,13 +265,6 @@ class LocalModelServer:
             return list(self._records)
 
     @property
-    def peak_generating(self) -> int:
-        """Most generations that ever ran at once (1 when requests were serialised)."""
-        engine = self._engine
-        current = engine.peak_active if engine is not None else 0
-        return max(current, self._past_peak_generating)
-
-    @property
     def loaded(self) -> bool:
         """Whether the model is loaded (judges call it in process; HTTP may be off)."""
         return self._engine is not None
@@ -294,7 +290,7 @@ class LocalModelServer:
         engine = LlamaEngine(spec=self._spec, stopping=self._stopping)
         # One worker: the model answers one call at a time, and the event loop never waits.
         self._worker = ModelWorker(
-            run=lambda plan, tokens, abandoned: self._generate(plan, abandoned, tokens),
+            run=self._generate,
             tokens=engine.prompt_tokens,
             kept=engine.kept_tokens,
             name=f"{_NAME}-worker",
@@ -358,8 +354,6 @@ class LocalModelServer:
     def _shutdown(self) -> None:
         shell, engine, worker = self._shell, self._engine, self._worker
         self._shell = self._engine = self._worker = None
-        if engine is not None:
-            self._past_peak_generating = max(self._past_peak_generating, engine.peak_active)
         self._stopping.set()  # waiting requests get 503 while the running one finishes
         if shell is not None:
             shell.stop()  # lets running requests finish, joins the server thread
@@ -394,15 +388,21 @@ class LocalModelServer:
             raise
 
     def _generate(
-        self,
-        plan: ChatPlan,
-        abandoned: Callable[[], bool] | None,
-        tokens: list[int] | None = None,
+        self, plan: ChatPlan, tokens: list[int] | None, abandoned: Callable[[], bool]
     ) -> Generation:
         engine = self._engine
         if engine is None:
             raise WireError(503, "the local model server is stopping")
-        generation = engine.generate(plan, abandoned=abandoned, tokens=tokens)
+        # Counted outside the engine's lock: what the worker hands over, so that two at once
+        # would show (the lock would only make them wait).
+        with self._stats_lock:
+            self._generating += 1
+            self.peak_generating = max(self.peak_generating, self._generating)
+        try:
+            generation = engine.generate(plan, abandoned=abandoned, tokens=tokens)
+        finally:
+            with self._stats_lock:
+                self._generating -= 1
         with self._stats_lock:
             self._records.append(
                 GenerationRecord(
