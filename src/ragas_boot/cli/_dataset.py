@@ -70,8 +70,8 @@ class RunPlan:
     metrics: list[str]  # bean names
     reports: list[tuple[Path, str]]  # each --out with its kind, checked writable
     baseline: StoredRun | None
-    # What the run found that its summary must show (an unusable response cache), one line
-    # each; filled by run_plan, printed by report_run.
+    # What the run found that its summary must show (an unusable response cache, corrupt
+    # entries in it), one line each; filled by run_plan, printed by report_run.
     warnings: list[str] = field(default_factory=list)
 
 
@@ -172,9 +172,7 @@ def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
                 max_cost=plan.limits.max_cost,
                 spool_after=plan.limits.spool_after,
             )
-        if cache is not None and cache.problem is not None:
-            # judges were asked directly: say why the cache did nothing
-            plan.warnings.append(f"cache unusable: {cache.problem}")
+        plan.warnings.extend(_cache_warnings(cache))
         return run
 
 
@@ -299,12 +297,25 @@ def _dry_run(plan: RunPlan) -> int:
             configs=plan.options.metric_overrides(list(beans)),
             cached=cache.would_answer if cache is not None else None,
         )
-        problem = cache.problem if cache is not None else None
+        warnings = _cache_warnings(cache)
     for part in estimate_renderables(estimate):
         stdout().print(part)
-    if problem is not None:  # the estimate counted no hit: say why
-        _warn(f"cache unusable: {problem}")
+    for warning in warnings:  # why the estimate counted fewer hits than it might
+        _warn(warning)
     return EXIT_OK
+
+
+def _cache_warnings(cache: ResponseCache | None) -> list[str]:
+    """What the response cache met that the run's summary must show: files it could not use
+    (the judges were asked directly), entries it would not read (see execution/cache.py)."""
+    if cache is None:
+        return []
+    warnings = []
+    if cache.problem is not None:
+        warnings.append(f"cache unusable: {cache.problem}")
+    if cache.corruption is not None:
+        warnings.append(f"cache entries ignored: {cache.corruption}")
+    return warnings
 
 
 @contextlib.contextmanager
