@@ -34,6 +34,7 @@ from ragas_boot.chat.structured import output_schema, parse_structured, schema_n
 from ragas_boot.config.settings import StructuredOutputMode
 from ragas_boot.config.urls import URL_MASK, mask_url, url_secrets
 from ragas_boot.errors import (
+    ConfigError,
     JudgeConnectionError,
     JudgeError,
     JudgeHTTPError,
@@ -62,6 +63,7 @@ __all__ = [
     "await_translated",
     "body_usage",
     "call_failure",
+    "check_tls_files",
     "checked_answer",
     "cut_answer",
     "header_values",
@@ -277,6 +279,43 @@ def tls_context(tls: TlsFiles) -> ssl.SSLContext:
     if tls.client_cert:
         context.load_cert_chain(tls.client_cert, tls.client_key)
     return context
+
+
+def check_tls_files(tls: TlsFiles, *, owner: str, ca_key: str, cert_key: str) -> None:
+    """Load ``tls`` now, so that a file that cannot be loaded fails at start-up (whatever the
+    base URL's scheme), not at the first call.
+
+    Args:
+        tls: the CA bundle and client certificate (and key) to load.
+        owner: what the files belong to, for the message (``provider 'corp'``).
+        ca_key: the YAML key of the CA bundle; ``cert_key``: that of the certificate.
+
+    Raises:
+        ConfigError: a file is missing or is not PEM, naming its key and the file.
+    """
+    if tls == TlsFiles():
+        return
+    try:
+        tls_context(tls)
+    except (OSError, ValueError):  # ssl.SSLError is an OSError
+        # Only now, to name the key at fault: the CA bundle alone, then the certificate.
+        parts = (
+            (ca_key, TlsFiles(ca_bundle=tls.ca_bundle)),
+            (cert_key, TlsFiles(client_cert=tls.client_cert, client_key=tls.client_key)),
+        )
+        for key, part in parts:
+            if part == TlsFiles():
+                continue
+            try:
+                tls_context(part)
+            except (OSError, ValueError) as error:
+                files = ", ".join(
+                    f for f in (part.ca_bundle, part.client_cert, part.client_key) if f
+                )
+                raise ConfigError(
+                    f"{owner}: cannot load the TLS files ({files}): {error}", key=key
+                ) from None
+        raise  # each loads alone but not together: not seen, reported as it is
 
 
 class _MaskUrlCredentials(logging.Filter):
