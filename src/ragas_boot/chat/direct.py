@@ -45,6 +45,7 @@ from ragas_boot.chat.openai_calls import (
     header_values,
     http_error,
     malformed_answer,
+    request_authorization,
     scrub_secret,
     structured_request_keys,
     tls_context,
@@ -106,6 +107,8 @@ class DirectChat:
 
     def __init__(self, *, spec: JudgeSpec, api_base: str) -> None:
         self._spec = spec
+        # Credentials in the base URL travel as the Authorization header, never in the URL.
+        api_base, self._authorization = request_authorization(api_base, spec.api_key)
         self._endpoint = append_path(api_base, _CHAT_PATH)
         self._sessions = PerLoop(self._make_session)
         self._head = (
@@ -141,10 +144,7 @@ class DirectChat:
         # session's default headers: aiohttp copies those into the proxy's headers too, and
         # turns an Authorization among them into Proxy-Authorization, so a proxy in the
         # environment would be sent the API key (tests/chat/test_transport_network.py).
-        request_headers = {
-            "Authorization": f"Bearer {spec.api_key.get_secret_value()}",
-            **header_values(spec.headers),
-        }
+        request_headers = {"Authorization": self._authorization, **header_values(spec.headers)}
         headers = {
             "Content-Type": "application/json",
             "Accept": "application/json",

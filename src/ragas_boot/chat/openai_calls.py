@@ -32,7 +32,13 @@ from pydantic import BaseModel, SecretStr
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, ProviderLimits, TlsFiles, TokenUsage
 from ragas_boot.chat.structured import output_schema, parse_structured, schema_name
 from ragas_boot.config.settings import StructuredOutputMode
-from ragas_boot.config.urls import URL_MASK, mask_url, url_secrets
+from ragas_boot.config.urls import (
+    URL_MASK,
+    mask_url,
+    split_credentials,
+    split_query,
+    url_secrets,
+)
 from ragas_boot.errors import (
     ConfigError,
     JudgeConnectionError,
@@ -69,7 +75,9 @@ __all__ = [
     "header_values",
     "http_error",
     "malformed_answer",
+    "openai_client_target",
     "openai_http_client",
+    "request_authorization",
     "retry_after_seconds",
     "scrub_secret",
     "structured_request_keys",
@@ -367,6 +375,41 @@ def openai_http_client(
         follow_redirects=False,
         **options,
     )
+
+
+def request_authorization(url: str, api_key: SecretStr) -> tuple[str, str]:
+    """``url`` as it is sent (its user-info removed) and the ``Authorization`` value to send:
+    ``Basic`` from the URL's credentials when it has some, else ``Bearer <api-key>``.
+
+    Both transports, the tool agent and embedding models send the same: HTTP clients refuse
+    credentials in a URL beside an ``Authorization`` header, and one header holds one scheme.
+    The URL's credentials win over the api-key (as in httpx and requests, which send a URL's
+    user-info as Basic auth in place of an ``Authorization`` header); a provider ``headers``
+    entry named ``Authorization`` wins over both, being sent after.
+    """
+    bare, basic = split_credentials(url)
+    return bare, basic or f"Bearer {api_key.get_secret_value()}"
+
+
+def openai_client_target(
+    api_base: str, api_key: SecretStr, headers: Mapping[str, SecretStr | str]
+) -> tuple[str, dict[str, str], dict[str, str], SecretStr]:
+    """What the openai client (``ChatOpenAI``, ``OpenAIEmbeddings``) takes to reach
+    ``api_base``: its base URL (no query, no user-info), the query (its ``default_query``: the
+    client appends paths to the raw base URL, query and all), its default headers (the
+    provider's, after the Basic auth of URL credentials, which they override) and an API key.
+
+    With URL credentials the key is not sent (the ``Authorization`` default header replaces
+    the client's Bearer), but the client refuses to be built without one.
+    """
+    bare, authorization = request_authorization(api_base, api_key)
+    base_url, query = split_query(bare)
+    sent = header_values(headers)
+    if bare != api_base:
+        sent = {"Authorization": authorization, **sent}
+        if not api_key.get_secret_value():
+            api_key = SecretStr("url-credentials")
+    return base_url, query, sent, api_key
 
 
 def header_values(headers: Mapping[str, SecretStr | str]) -> dict[str, str]:

@@ -4,11 +4,12 @@ A judge call is looked up before anything is sent, by a key hashed from everythi
 changes the answer: the provider's endpoint (or, for the embedded local judge, the model file
 and its sampling settings; for a LangChain class, the class and its non-secret arguments), the
 model id, temperature, max tokens, top-p, the structured-output mode, the prompt and the
-output schema (with the format block a schema-in-prompt mode appends). API keys and header
-values are left out; only a SHA-256 of the rest is stored. Only answers that were parsed and
-validated are stored, and a stored answer is validated again when read, so a hit is exactly
-what a fresh valid call would have returned. The key sits above the transport: any judge
-whose :class:`~ragas_boot.chat.judge.JudgeSpec` describes it is cached, however it sends.
+output schema (with the format block a schema-in-prompt mode appends). API keys, header
+values and credentials in the base URL are left out; only a SHA-256 of the rest is stored.
+Only answers that were parsed and validated are stored, and a stored answer is validated
+again when read, so a hit is exactly what a fresh valid call would have returned. The key
+sits above the transport: any judge whose :class:`~ragas_boot.chat.judge.JudgeSpec`
+describes it is cached, however it sends.
 
 Storage is diskcache (SQLite: safe with several processes and threads at once), imported only
 when the cache is first used, so a run with the cache off never imports it.
@@ -50,6 +51,7 @@ from ragas_boot._home import HOME_ENV, ragas_boot_home
 from ragas_boot.chat.judge import JudgeAnswer, JudgeModel, JudgeSpec, TokenUsage
 from ragas_boot.chat.structured import format_instructions, output_schema, schema_name
 from ragas_boot.config.settings import CacheSettings
+from ragas_boot.config.urls import mask_url
 from ragas_boot.errors import CacheError, JudgeOutputError
 
 if TYPE_CHECKING:
@@ -234,8 +236,13 @@ def _target(spec: JudgeSpec) -> dict[str, Any]:
             for name, value in spec.langchain.arguments
             if not isinstance(value, SecretStr)
         }
-        return {"class": spec.langchain.class_path, "arguments": arguments, "url": spec.base_url}
-    return {"url": spec.base_url.rstrip("/"), "path": spec.completions_path}
+        return {
+            "class": spec.langchain.class_path,
+            "arguments": arguments,
+            "url": mask_url(spec.base_url),
+        }
+    # Credentials in the URL (user-info, ?key=) are secrets like the API key: not hashed in.
+    return {"url": mask_url(spec.base_url).rstrip("/"), "path": spec.completions_path}
 
 
 def request_key(spec: JudgeSpec, prompt: str, output_model: type[BaseModel]) -> str:
