@@ -50,6 +50,7 @@ from ragas_boot.chat.openai_calls import (
     PerLoop,
     await_translated,
     call_failure,
+    idle_sync_client,
     openai_client_target,
     openai_http_client,
 )
@@ -297,6 +298,7 @@ class OpenAICompatibleEmbeddingModel(_SpecModel):
             request_timeout=timeout,
             default_headers=headers or None,
             http_async_client=http,
+            http_client=idle_sync_client(),
             check_embedding_ctx_length=False,
             model_kwargs={"encoding_format": "float"},
         )

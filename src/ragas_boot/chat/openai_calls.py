@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, SecretStr
 
+from ragas_boot.chat._proxies import environment_proxy
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, ProviderLimits, TlsFiles, TokenUsage
 from ragas_boot.chat.structured import output_schema, parse_structured, schema_name
 from ragas_boot.config.settings import StructuredOutputMode
@@ -74,6 +75,7 @@ __all__ = [
     "cut_answer",
     "header_values",
     "http_error",
+    "idle_sync_client",
     "malformed_answer",
     "openai_client_target",
     "openai_http_client",
@@ -355,21 +357,32 @@ def _connection_limits(max_concurrency: int) -> Any:
 
 
 def openai_http_client(
-    url: str, limits: ProviderLimits, tls: TlsFiles, **options: Any
+    url: str, limits: ProviderLimits, tls: TlsFiles, *, proxied: bool = True, **options: Any
 ) -> DefaultAioHttpClient:
     """openai's aiohttp transport for calls to ``url`` (judges on the ``langchain`` transport,
     embedding models), bound to the running loop.
 
     The provider's call timeout, connections for its concurrency, redirects reported and not
-    followed (see the module's docstring), :func:`tls_context` for https, and URL
-    credentials masked in the client's logs; ``options`` go to the client as they are.
+    followed (see the module's docstring), :func:`tls_context` for https, URL credentials
+    masked in the client's logs, and the proxy the environment sets for ``url`` as the
+    ``direct`` transport reads it (:mod:`ragas_boot.chat._proxies`; none when ``proxied`` is
+    false), not httpx's own reading; ``options`` go to the client as they are.
     """
     from openai import DefaultAioHttpClient
 
     _mask_client_logs()
     if urlsplit(url).scheme == "https":
         options["verify"] = tls_context(tls)
+    found = environment_proxy(url) if proxied else None
+    if found is not None:
+        import httpx2
+
+        # The credentials as a header that aiohttp moves to Proxy-Authorization (as in
+        # chat/direct.py): httpx's auth= would reach aiohttp as its deprecated proxy_auth.
+        headers = {"Authorization": found.authorization} if found.authorization else None
+        options["proxy"] = httpx2.Proxy(found.url, headers=headers)
     return DefaultAioHttpClient(
+        trust_env=False,
         timeout=limits.call_timeout.total_seconds() or None,
         limits=_connection_limits(limits.max_concurrency),
         follow_redirects=False,
@@ -410,6 +423,17 @@ def openai_client_target(
         if not api_key.get_secret_value():
             api_key = SecretStr("url-credentials")
     return base_url, query, sent, api_key
+
+
+@functools.cache
+def idle_sync_client() -> Any:
+    """A sync client for langchain-openai's models to hold and never use (every call here is
+    async), shared: without one, each builds its own, which reads the proxy variables itself
+    (and fails on a ``socks5://`` one without socksio) where the async client is told the
+    proxy :mod:`ragas_boot.chat._proxies` found. It opens no connection until used."""
+    from openai import DefaultHttpxClient
+
+    return DefaultHttpxClient(trust_env=False)
 
 
 def header_values(headers: Mapping[str, SecretStr | str]) -> dict[str, str]:

@@ -28,6 +28,7 @@ from ragas_boot.chat.openai_calls import (
     await_translated,
     call_failure,
     checked_answer,
+    idle_sync_client,
     openai_client_target,
     openai_http_client,
     scrub_secret,
@@ -163,7 +164,7 @@ class LoopBoundChatModel:
             spec.tls,
             event_hooks={"response": [answer_size_hook(spec)]},
             # The embedded local judge's server is ours, on loopback: never through a proxy.
-            trust_env=spec.local is None,
+            proxied=spec.local is None,
         )
         # The query goes as default_query, URL credentials as the Authorization header.
         base_url, query, headers, api_key = openai_client_target(
@@ -188,6 +189,7 @@ class LoopBoundChatModel:
             timeout=timeout,
             default_headers=headers or None,
             http_async_client=http,
+            http_client=idle_sync_client(),
             **options,
         )
         return _LoopClient(llm, http)
