@@ -3,9 +3,10 @@
 Both transports of OpenAI-compatible judges (:mod:`ragas_boot.chat.direct` on aiohttp, and
 langchain-openai's ``ChatOpenAI`` in :mod:`ragas_boot.chat.openai_judge`), the tool-suite agent,
 LangChain judges and embedding models import these, so a failure reads the same whichever
-path made the call: the request keys of each structured-output mode, the TLS context, error
-translation (status, ``Retry-After``, redirect ``Location``), secret scrubbing, token usage,
-the bound on an answer's size, and clients kept per event loop (:class:`PerLoop`).
+path made the call: the request keys of each structured-output mode, the TLS context (its
+files checked at start-up), the ``Authorization`` header (Basic from a base URL's
+credentials), error translation (status, ``Retry-After``, redirect ``Location``), secret
+scrubbing, token usage, the bound on an answer's size, and clients kept per event loop.
 
 Redirects are never followed, on either transport: a judge call is a ``POST`` that carries the
 API key, and following a 301/302/303 turns it into a ``GET`` (a misleading 404/405 later),
