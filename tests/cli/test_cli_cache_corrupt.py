@@ -8,6 +8,8 @@ import os
 
 import pytest
 
+from support.cache_attack import MODE_PICKLE, payload, tamper
+
 METRICS = ("--metric", "agent_goal_accuracy")
 
 
@@ -100,40 +102,17 @@ def test_a_dry_run_on_a_corrupt_cache_says_why_nothing_was_cached(
     assert result.out.count("warning: cache unusable: response cache at") == 1
 
 
-class _Payload:
-    """An attacker's cache entry: unpickling it creates the marker file."""
-
-    def __init__(self, marker):
-        self.marker = marker
-
-    def __reduce__(self):
-        import pathlib
-
-        return pathlib.Path.touch, (pathlib.Path(self.marker),)
-
-
-def _tamper(folder, statement, *parameters):
-    import sqlite3
-
-    with sqlite3.connect(folder / "cache.db") as connection:
-        changed = connection.execute(statement, parameters).rowcount
-    connection.close()
-    return changed
-
-
 def test_entries_replaced_by_pickles_run_nothing_and_the_judges_are_asked_again(
     run_cli, judges, config_file, dataset_file, tmp_path
 ):
     pytest.importorskip("diskcache")
-    import pickle
-
     folder, marker = tmp_path / "shared-cache", tmp_path / "pwned"
     args = ("evaluate", dataset_file, *METRICS, "--config", config_file, "--no-history")
     first = run_cli(*args, "--cache-dir", folder)
     assert first.code == 0, first.err
     # As someone who can write the folder (another branch's CI job) would: every entry a
     # pickle that runs code when loaded.
-    assert _tamper(folder, "UPDATE Cache SET mode = 4, value = ?", pickle.dumps(_Payload(marker)))
+    assert tamper(folder, "UPDATE Cache SET mode = ?, value = ?", MODE_PICKLE, payload(marker))
 
     result = run_cli(*args, "--cache-dir", folder)
     assert result.code == 0, result.err
@@ -153,14 +132,12 @@ def test_cache_stats_reports_pickled_entries_and_keys_as_corrupt_without_loading
     run_cli, judges, config_file, dataset_file, tmp_path
 ):
     pytest.importorskip("diskcache")
-    import pickle
-
     folder, marker = tmp_path / "shared-cache", tmp_path / "pwned"
     args = ("evaluate", dataset_file, *METRICS, "--config", config_file, "--no-history")
     assert run_cli(*args, "--cache-dir", folder).code == 0
-    bomb = pickle.dumps(_Payload(marker))
-    _tamper(folder, "UPDATE Cache SET mode = 4, value = ? WHERE rowid % 2 = 0", bomb)
-    _tamper(folder, "UPDATE Cache SET key = ?, raw = 0 WHERE rowid = 1", bomb)
+    bomb = payload(marker)
+    tamper(folder, "UPDATE Cache SET mode = ?, value = ? WHERE rowid % 2 = 0", MODE_PICKLE, bomb)
+    tamper(folder, "UPDATE Cache SET key = ?, raw = 0 WHERE rowid = 1", bomb)
 
     result = run_cli("cache", "stats", "--cache-dir", folder)
     assert result.code == 0, result.err

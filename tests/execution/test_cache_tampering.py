@@ -10,7 +10,6 @@ and each payload, if unpickled, creates a marker file.
 from __future__ import annotations
 
 import logging
-import pathlib
 import pickle
 import sqlite3
 from pathlib import Path
@@ -21,29 +20,13 @@ from pydantic import BaseModel, SecretStr
 from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge
 from ragas_boot.execution import MultiModelExecutor
 from ragas_boot.execution.cache import ResponseCache
+from support.cache_attack import MODE_BINARY, MODE_PICKLE, MODE_RAW, MODE_TEXT, payload, tamper
 
 pytest.importorskip("diskcache")
-
-#: diskcache's value modes (diskcache.core): what a row says its value is.
-MODE_RAW, MODE_BINARY, MODE_TEXT, MODE_PICKLE = 1, 2, 3, 4
 
 
 class Verdict(BaseModel):
     verdict: int
-
-
-class Payload:
-    """What an attacker stores: unpickling it calls ``Path.touch`` on the marker."""
-
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
-        return pathlib.Path.touch, (pathlib.Path(self.marker),)
-
-
-def payload(marker: Path) -> bytes:
-    return pickle.dumps(Payload(marker), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def judge(server, model: str = "judge-a") -> OpenAICompatibleJudge:
@@ -81,14 +64,6 @@ def step(folder):
     for executor, cache in opened:
         executor.close()
         cache.close()
-
-
-def tamper(folder: Path, statement: str, *parameters: object) -> int:
-    """Rewrite the cache's SQLite file directly; the rows changed."""
-    with sqlite3.connect(folder / "cache.db") as connection:
-        changed = connection.execute(statement, parameters).rowcount
-    connection.close()
-    return changed
 
 
 def test_a_pickled_value_in_the_database_is_a_miss_never_run(
