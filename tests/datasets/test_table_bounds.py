@@ -151,18 +151,27 @@ def test_a_footer_over_the_bound_is_refused_before_a_page_is_read(tmp_path: Path
     )
 
 
-def test_prefix_encoded_strings_are_counted_as_they_decode(tmp_path: Path):
-    """DELTA_BYTE_ARRAY (Spark's fallback for text) cannot be read as a dictionary."""
+@pytest.mark.parametrize(
+    ("encoding", "refusal"),
+    [
+        # Prefix-shared: small pages, so the count of the decoded batches refuses it.
+        ("DELTA_BYTE_ARRAY", "refused before decoding: its first 2,048 rows decode to"),
+        # The bytes as they are: its footer already shows them.
+        ("DELTA_LENGTH_BYTE_ARRAY", "refused before reading: its footer gives 3,000 rows"),
+    ],
+)
+def test_delta_encoded_strings_are_read_and_bounded(tmp_path: Path, encoding: str, refusal: str):
+    """The DELTA encodings (Spark's fallbacks for text) cannot be read as a dictionary."""
     path = tmp_path / "delta.parquet"
     texts = [f"{'shared prefix ' * 50}{index}" for index in range(3_000)]
     pq.write_table(
         pa.table({"user_input": texts}),
         path,
         use_dictionary=False,
-        column_encoding={"user_input": "DELTA_BYTE_ARRAY"},
+        column_encoding={"user_input": encoding},
     )
     assert [sample.user_input for sample in load_parquet(path).samples] == texts
-    with pytest.raises(DatasetError, match="its first 2,048 rows decode to"):
+    with pytest.raises(DatasetError, match=refusal):
         load_parquet(path, limits=TableLimits(max_decoded_bytes=1_000_000))
 
 

@@ -16,8 +16,8 @@ so the decoded size is bounded before anything is decoded:
   refused at the first batch that takes the count over the bound, before any value is
   decoded; only then are the rows made.
 
-Columns written with ``DELTA_BYTE_ARRAY`` (prefix-shared strings, which pyarrow cannot read
-into a dictionary) are decoded batch by batch of rows and counted the same way.
+Text written with the ``DELTA_*`` encodings (which pyarrow cannot read into a dictionary) is
+decoded batch by batch of rows and counted the same way.
 """
 
 from __future__ import annotations
@@ -34,10 +34,13 @@ __all__ = ["read_parquet"]
 _BATCH_ROWS = 1024
 #: A value takes at least a pointer once it is a Python object in a row.
 _VALUE_BYTES = 8
-#: Parquet logical types of BYTE_ARRAY leaves that hold text or bytes (a decimal may be a
-#: BYTE_ARRAY too, and is read as it is).
-_TEXT_TYPES = frozenset({"STRING", "NONE", "JSON", "ENUM", "BSON"})
-_DELTA = "DELTA_BYTE_ARRAY"
+#: Parquet logical (and legacy converted) types of BYTE_ARRAY leaves that hold text or bytes
+#: (a decimal may be a BYTE_ARRAY too, and is read as it is).
+_TEXT_TYPES = frozenset({"STRING", "UTF8", "NONE", "JSON", "ENUM", "BSON"})
+#: Encodings pyarrow can read into a dictionary; the DELTA_* encodings of text it cannot.
+_DICTIONARY_READABLE = frozenset(
+    {"PLAIN", "PLAIN_DICTIONARY", "RLE_DICTIONARY", "RLE", "BIT_PACKED"}
+)
 
 
 def read_parquet(
@@ -120,19 +123,19 @@ def _check_footer(metadata: Any, source: str, bound: int) -> None:
 
 def _dictionary_leaves(metadata: Any) -> list[str]:
     """The paths of the text and binary leaf columns that can be read dictionary-encoded."""
-    delta = set()
+    readable = set(range(metadata.num_columns))
     for group in range(metadata.num_row_groups):
         row_group = metadata.row_group(group)
         for index in range(row_group.num_columns):
-            if _DELTA in row_group.column(index).encodings:
-                delta.add(index)
+            if not set(row_group.column(index).encodings) <= _DICTIONARY_READABLE:
+                readable.discard(index)
     leaves = []
-    for index in range(metadata.num_columns):
+    for index in sorted(readable):
         column = metadata.schema.column(index)
         if (
             column.physical_type == "BYTE_ARRAY"
             and column.logical_type.type in _TEXT_TYPES
-            and index not in delta
+            and column.converted_type in _TEXT_TYPES
         ):
             leaves.append(column.path)
     return leaves
