@@ -27,6 +27,11 @@ the chat-completions API, plus the other sample fields (``reference``, ``referen
         reference: The customer is refunded for the lost order
         reference_tool_calls: [{name: get_order, arguments: {order_id: "12345"}}]
 
+ragas's ``EvaluationDataset.to_jsonl`` output loads as it is (and so do its rows in a YAML or
+JSON list): a ``user_input`` list of messages is the conversation, and ragas's fields that no
+metric reads (``multi_responses``, ...) are kept in ``metadata``
+(:func:`~ragas_boot.datasets.sample_from_fields`).
+
 A sample without ``id`` gets one from its position (``sample-001``); ids must be unique.
 Reading is bounded (:data:`ragas_boot._loading.DATASET_LIMITS`): file size, nesting depth (100
 levels) and YAML aliases (an alias bomb is refused, not expanded). Every loading problem is
