@@ -553,10 +553,11 @@ def chat_problems(
                 if kind == "union_tag_invalid"
                 else f"required but missing (one of {_ROLE_LIST})"
             )
-        elif kind in _NOT_OBJECT and loc and isinstance(loc[-1], int):
-            message = (
-                f"expected an OpenAI chat message: an object with a 'role', got {_shown(given)}"
+        elif kind in _NOT_OBJECT:  # pydantic words these apart in JSON and in Python
+            what = (
+                "an OpenAI chat message (an object with a 'role')" if _at_item(loc) else "an object"
             )
+            message = f"expected {what}, got {_shown(given)}"
         elif kind in typed and isinstance(given, Mapping):
             loc = (*loc, "type")
             message = typed[kind].format(type=short_repr(given.get("type")))
@@ -564,6 +565,10 @@ def chat_problems(
             message = f"{message}, got {_shown(given)}"
         problems.append(dataclasses.replace(problem, loc=loc, message=message))
     return problems
+
+
+def _at_item(loc: tuple[int | str, ...]) -> bool:
+    return not loc or isinstance(loc[-1], int)
 
 
 def _shown(value: Any) -> str:
