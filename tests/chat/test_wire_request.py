@@ -245,13 +245,15 @@ def test_malformed_requests_name_the_field(body, param):
     assert error.value.message.startswith(f"{param}: ")
 
 
+@pytest.mark.parametrize("read", [parse_json_body, parse_chat_request])
 @pytest.mark.parametrize("raw", [b"{not json", b"\xff\xfe\xfa", b""])
-def test_a_body_that_is_not_json_is_a_400_that_says_so(raw):
+def test_a_body_that_is_not_json_is_a_400_that_says_so(read, raw):
     with pytest.raises(WireError) as error:
-        parse_json_body(raw)
+        read(raw)
 
     assert error.value.status == 400
     assert "not valid JSON" in error.value.message
+    assert error.value.param is None
 
 
 def test_a_body_that_is_not_an_object_is_a_400():
@@ -259,16 +261,6 @@ def test_a_body_that_is_not_an_object_is_a_400():
         parse_chat_request(["model"])  # type: ignore[arg-type]
     with pytest.raises(WireError, match="must be a JSON object"):
         parse_chat_request(b'["model"]')
-
-
-@pytest.mark.parametrize("raw", [b"{not json", b"\xff\xfe\xfa", b""])
-def test_bytes_that_are_not_json_are_a_400_that_says_so(raw):
-    with pytest.raises(WireError) as error:
-        parse_chat_request(raw)
-
-    assert error.value.status == 400
-    assert "not valid JSON" in error.value.message
-    assert error.value.param is None
 
 
 def test_a_completion_with_tool_calls_finishes_with_them_unless_cut():

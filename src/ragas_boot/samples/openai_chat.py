@@ -8,7 +8,8 @@ below and report a problem with :func:`chat_problem`, so a shape reads the same,
 with the same words at the same place, in all four. Nothing here does I/O.
 
 What each shape is (the JSON shapes of OpenAI's API reference), and what it reads as in a
-:class:`~ragas_boot.samples.Sample` (:func:`sample_messages`):
+:class:`~ragas_boot.samples.Sample` (:func:`~ragas_boot.samples.importers.sample_messages`;
+docs/data.md tables it):
 
 - a message is picked by its ``role``: ``system`` and ``developer`` (skipped in a sample),
   ``user`` (a ``HumanMessage``), ``assistant`` (an ``AIMessage``), ``tool`` and the legacy
@@ -576,8 +577,8 @@ def _shown(value: Any) -> str:
 
 
 def _without_tags(loc: tuple[int | str, ...], tags: Collection[str]) -> tuple[int | str, ...]:
-    # Tagged unions put the tag after the position of the value they picked: a role after a
-    # message's index, a class name after a part's or a call's, text/parts after 'content'.
+    # Tagged unions put the tag after the place of the value they picked: a role after a
+    # message's index (or first, for one message), a class name after any other union.
     kept: list[int | str] = []
     for position, part in enumerate(loc):
         if isinstance(part, str):
