@@ -55,7 +55,7 @@ from ragas_boot._loading import DATASET_LIMITS, LoadLimitError, load_json
 from ragas_boot._validation import FieldProblem, field_problems, join_path, short_repr
 from ragas_boot.errors import SampleValidationError
 from ragas_boot.samples._base import prefixed
-from ragas_boot.samples.messages import AIMessage, HumanMessage, Message, ToolCall
+from ragas_boot.samples.messages import ToolCall
 
 __all__ = [
     "ROLES",
@@ -78,7 +78,6 @@ __all__ = [
     "TextPart",
     "ToolResultMessage",
     "UserMessage",
-    "chat_messages",
     "chat_problem",
     "chat_problems",
     "parse_arguments",
@@ -623,47 +622,7 @@ def _path(prefix: str, problem: FieldProblem) -> str:
     return join_path(path, problem.detail) if problem.detail else path
 
 
-# -- writing ------------------------------------------------------------------------------
-
-
-def chat_messages(messages: Sequence[Message]) -> list[ChatMessage]:
-    """A sample's conversation in OpenAI chat format, to send to a model.
-
-    Calls without an id get one (``call_h{message}_{position}``); a tool message without a
-    ``tool_call_id`` answers the first call not yet answered that has its name, else the
-    first not yet answered.
-    """
-    converted: list[ChatMessage] = []
-    pending: list[tuple[str, str]] = []  # (call id, tool name) not yet answered
-    for index, message in enumerate(messages):
-        if isinstance(message, HumanMessage):
-            converted.append(UserMessage(role="user", content=message.content))
-        elif isinstance(message, AIMessage):
-            calls: list[FunctionToolCall | CustomToolCall] = []
-            for position, call in enumerate(message.tool_calls):
-                call_id = call.id or f"call_h{index}_{position}"
-                pending.append((call_id, call.name))
-                arguments = json.dumps(call.arguments)
-                calls.append(
-                    FunctionToolCall(
-                        id=call_id, function=FunctionCall(name=call.name, arguments=arguments)
-                    )
-                )
-            converted.append(
-                AssistantMessage(
-                    role="assistant", content=message.content or None, tool_calls=calls or None
-                )
-            )
-        else:
-            answered = message.tool_call_id
-            if answered is None and pending:
-                named = [item for item in pending if item[1] == message.name]
-                answered = (named or pending)[0][0]
-            pending = [item for item in pending if item[0] != answered]
-            converted.append(
-                ToolResultMessage(role="tool", tool_call_id=answered or "", content=message.content)
-            )
-    return converted
+# -- arguments ----------------------------------------------------------------------------
 
 
 def parse_arguments(raw: Any, path: str) -> Any:
