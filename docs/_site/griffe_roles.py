@@ -56,8 +56,8 @@ def _describe_fields(cls: griffe.Object) -> None:
         return
     if not (isinstance(model, type) and issubclass(model, BaseModel)):
         return
-    if isinstance(config := cls.members.get("model_config"), griffe.Attribute):
-        config.public = False
+    if isinstance(cls.members.get("model_config"), griffe.Attribute):
+        cls.del_member("model_config")
     for name, info in model.model_fields.items():
         member = cls.members.get(name)
         if info.description and isinstance(member, griffe.Attribute) and member.docstring is None:

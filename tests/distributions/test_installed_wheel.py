@@ -12,7 +12,7 @@ the wheel's dependencies and pytest, from pip's cache). By hand::
 
     python -m build --outdir dist && python3 -m venv /tmp/wheel-venv
     /tmp/wheel-venv/bin/pip install dist/*.whl pytest
-    RAGAS_BOOT_WHEEL_VENV=/tmp/wheel-venv .venv/bin/pytest tests/packaging
+    RAGAS_BOOT_WHEEL_VENV=/tmp/wheel-venv .venv/bin/pytest tests/distributions
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import runpy
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -36,16 +37,9 @@ EDITABLE = Path(sys.executable).parent
 #: the output that differs from run to run.
 _DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s)\b")
 
-CONFIG = """\
-spring.ai.retry.backoff: { initial-interval: 10ms, max-interval: 20ms }
-spring.ai.ragas.providers.openai-compatible:
-  - name: fake
-    base-url: ${JUDGE_URL}
-    api-key: test
-    chat-models: [{ id: judge-a }, { id: judge-b }]
-# The wheel is installed without extras: the run history's [history] is not there.
-spring.ai.ragas.history.enabled: false
-"""
+#: The user's gate run through the plugin, and its configuration, which the CLI runs share.
+GATE = Path(__file__).parent / "wheel_project" / "gate.py"
+CONFIG: str = runpy.run_path(str(GATE))["CONFIG"]
 METRICS = ("agent_goal_accuracy", "topic_adherence", "tool_call_accuracy")
 
 
@@ -204,11 +198,7 @@ def test_a_dataset_run_against_the_test_server_prints_and_scores_the_same(
 def test_a_pytest_gate_with_the_plugin_prints_the_same(
     wheel_bin: Path, tmp_path: Path, args: list[str]
 ):
-    files = {
-        "test_gate.py": (Path(__file__).parent / "wheel_project" / "gate.py").read_text(
-            encoding="utf-8"
-        )
-    }
+    files = {"test_gate.py": GATE.read_text(encoding="utf-8")}
     command = [*args, "-q", "-p", "no:cacheprovider", "test_gate.py"]
     # Autoloading off: no other plugin of either environment (the editable one has the dev
     # extra's) takes part, so both print the same.

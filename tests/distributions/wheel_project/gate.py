@@ -1,4 +1,4 @@
-"""A user's quality gate, run by tests/packaging/test_installed_wheel.py from an installed
+"""A user's quality gate, run by tests/distributions/test_installed_wheel.py from an installed
 ragas-boot (copied next to nothing but itself as ``test_gate.py``)."""
 
 import pytest
@@ -13,6 +13,7 @@ spring.ai.ragas.providers.openai-compatible:
     base-url: ${JUDGE_URL}
     api-key: test
     chat-models: [{ id: judge-a }, { id: judge-b }]
+# The wheel is installed without extras: the run history's [history] is not there.
 spring.ai.ragas.history.enabled: false
 """
 
