@@ -228,6 +228,13 @@ class Metric(ABC, Generic[ConfigT]):
         a named criterion's bean, else :attr:`name`."""
         return f"{self.name}:{self._criterion}" if self._criterion else self.name
 
+    @property
+    def _run_name(self) -> str:
+        """The name a dataset run gives this bean's evaluations: the bean name, with
+        ``:criterion`` for a named criterion's bean (``aspect_critic:no-profanity``, as
+        ``--metric`` spells it)."""
+        return f"{self.bean_name}:{self._criterion}" if self._criterion else self.bean_name
+
     @classmethod
     def from_settings(
         cls,
@@ -512,6 +519,8 @@ class Metric(ABC, Generic[ConfigT]):
             config,
             listeners=self._listeners,
             metric=self.label,
+            bean_name=self._run_name,
+            min_judges=self.quorum_policy(config)[0],
             judge_ids=lambda: [judge.id for judge in self._select(config)],
         )
 
@@ -553,6 +562,7 @@ class Metric(ABC, Generic[ConfigT]):
                 notify_failed(
                     self._listeners,
                     metric=label,
+                    bean_name=self._run_name,
                     sample=sample,
                     config=config,
                     judge_ids=judge_ids,
@@ -562,6 +572,7 @@ class Metric(ABC, Generic[ConfigT]):
                     model_scores=outcome.model_scores if outcome else None,
                     duration_s=time.perf_counter() - started,
                     repeat=current_repeat() if config.repeat > 1 else None,
+                    min_judges=self.quorum_policy(config)[0],
                 )
             raise
         result = build_result(
@@ -586,9 +597,11 @@ class Metric(ABC, Generic[ConfigT]):
             notify_finished(
                 self._listeners,
                 metric=label,
+                bean_name=self._run_name,
                 sample=sample,
                 config=config,
                 result=result,
                 repeat=current_repeat() if config.repeat > 1 else None,
+                min_judges=self.quorum_policy(config)[0],
             )
         return result

@@ -49,16 +49,20 @@ def notify_finished(
     listeners: ListenerRegistry,
     *,
     metric: str,
+    bean_name: str,
     sample: Sample,
     config: MetricConfig,
     result: MetricResult,
     repeat: int | None,
+    min_judges: int | None,
 ) -> None:
     """After an evaluation that produced ``result`` (``repeat``: the index of one repeat of
     ``repeat: N``; None for an ordinary evaluation or for the repeats together)."""
     listeners.notify_after(
         EvaluationFinished(
             metric=metric,
+            bean_name=bean_name,
+            min_judges=min_judges,
             sample=sample,
             config=config,
             judge_ids=result.judge_ids,
@@ -78,6 +82,7 @@ def notify_failed(
     listeners: ListenerRegistry,
     *,
     metric: str,
+    bean_name: str,
     sample: Sample,
     config: MetricConfig,
     judge_ids: list[str],
@@ -87,12 +92,16 @@ def notify_failed(
     model_scores: dict[str, float] | None = None,
     duration_s: float,
     repeat: int | None = None,
+    min_judges: int | None,
 ) -> None:
     """After an evaluation (or every repeat of one) that raised ``error``: what was run
     before the failure still reaches listeners (reports show it)."""
     listeners.notify_after(
         EvaluationFinished(
             metric=metric,
+            bean_name=bean_name,
+            failure=error,
+            min_judges=min_judges,
             sample=sample,
             config=config,
             judge_ids=judge_ids,

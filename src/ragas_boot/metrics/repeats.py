@@ -37,6 +37,8 @@ async def evaluate_repeats(
     *,
     listeners: ListenerRegistry,
     metric: str,
+    bean_name: str,
+    min_judges: int | None,
     judge_ids: Callable[[], list[str]],
 ) -> MetricResult:
     """``config.repeat`` evaluations of ``sample`` by ``evaluate``, combined.
@@ -45,6 +47,8 @@ async def evaluate_repeats(
         evaluate: one evaluation (it tells listeners of each repeat itself).
         listeners: told of the repeats together once they are done.
         metric: the metric's label in events.
+        bean_name: its name in a run, in events.
+        min_judges: the quorum asked for, in events.
         judge_ids: the judges asked, for the event of repeats that all failed.
 
     Raises:
@@ -66,6 +70,7 @@ async def evaluate_repeats(
             notify_failed(
                 listeners,
                 metric=metric,
+                bean_name=bean_name,
                 sample=sample,
                 config=config,
                 judge_ids=judge_ids(),
@@ -73,11 +78,19 @@ async def evaluate_repeats(
                 steps=[step for error in errors for step in steps_of(error)],
                 exclusions=[item for error in errors for item in exclusions_of(error)],
                 duration_s=time.perf_counter() - started,
+                min_judges=min_judges,
             )
         raise errors[0]
     combined = combine_repeats(results, config.threshold)
     if listeners:
         notify_finished(
-            listeners, metric=metric, sample=sample, config=config, result=combined, repeat=None
+            listeners,
+            metric=metric,
+            bean_name=bean_name,
+            sample=sample,
+            config=config,
+            result=combined,
+            repeat=None,
+            min_judges=min_judges,
         )
     return combined
