@@ -19,7 +19,6 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -29,7 +28,14 @@ from ragas_boot.chat.openai_calls import PerLoop, await_translated, translate_er
 from ragas_boot.chat.openai_judge import LoopBoundChatModel, api_base_url
 from ragas_boot.config.settings import RetrySettings
 from ragas_boot.config.urls import mask_url
-from ragas_boot.samples import AIMessage, HumanMessage, Message, ToolCall, ToolMessage
+from ragas_boot.samples import (
+    AIMessage,
+    HumanMessage,
+    Message,
+    StopReason,
+    ToolCall,
+    ToolMessage,
+)
 
 if TYPE_CHECKING:
     from langchain_core.language_models import LanguageModelInput
@@ -55,17 +61,6 @@ DEFAULT_MAX_TOOL_CALLS = 5
 
 ToolFunction = Callable[..., Any]
 """A tool's implementation: called with the call's arguments as keywords, sync or async."""
-
-
-class StopReason(StrEnum):
-    """Why the agent's run ended."""
-
-    ANSWERED = "answered"
-    """The agent gave its final answer."""
-    TOOL_BUDGET = "tool_budget"
-    """The built-in runner stopped the model after it exceeded the tool-call budget."""
-    ERROR = "error"
-    """The agent failed."""
 
 
 class AgentReply(BaseModel):
