@@ -162,3 +162,23 @@ def test_it_runs_from_a_dataset_run_like_any_metric(make_container: Any) -> None
     assert [sample.passed for sample in run.samples] == [True, False]
     assert run.metric_summary("case_expectations").mean == 0.5
     assert container.case_expectations().defaults.threshold == 1.0
+
+
+def test_tool_call_accuracy_leaves_a_case_without_expected_calls_undefined() -> None:
+    from ragas_boot.metrics import ToolCallAccuracyMetric
+
+    metric = ToolCallAccuracyMetric()
+    case = _case(response_contains=["Hanoi"])
+
+    result = metric.evaluate(case)
+
+    assert (result.score, result.undefined_reason) == (
+        None,
+        "the case expects nothing of its tool calls (no reference_tool_calls)",
+    )
+    with pytest.raises(UndefinedScoreError):
+        metric.multi_turn_score(case)
+    plain = case.model_copy(update={"expectations": None})
+    with pytest.raises(SampleValidationError) as caught:
+        metric.evaluate(plain)  # not a case: the reference is missing, as before
+    assert caught.value.field == "reference_tool_calls"

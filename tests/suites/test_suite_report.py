@@ -116,3 +116,26 @@ def test_case_explanation(run: RunResult) -> None:
     assert "  - over_calling: Called tools when none should be called" in text
     assert "  calls: get_weather(" in text
     assert case_explanation(run.samples[0]).startswith("case T001_ok passed")
+
+
+def test_a_run_of_many_failed_samples_stays_readable() -> None:
+    # 30 cases the agent answers wrongly: the console lists 20, each group 10 ids.
+    cases = [
+        AgentTestCase(id=f"c{index:02}", user_message="q", expected_output_contains=["yes"])
+        for index in range(30)
+    ]
+    suite = AgentTestSuite(name="many", cases=cases)
+    run = evaluate_cases(
+        suite, [case_sample(case, AgentReply(response="no"), latency_ms=1) for case in cases]
+    )
+
+    text = render_console(run, width=200)
+
+    assert "  c19  missing_keywords: The answer lacks 'yes'" in text
+    assert "c20  missing_keywords" not in text
+    assert "… and 10 more failed samples (see the JSON or HTML)" in text
+    assert (
+        "Missing keywords: 30 samples (c00, c01, c02, c03, c04, c05, c06, c07, c08, c09, +20 more)"
+        in text
+    )
+    assert len(json.loads(render_json(run))["analysis"]["samples"]) == 30

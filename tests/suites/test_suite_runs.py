@@ -217,3 +217,17 @@ def test_a_suite_file_is_found_by_its_cases_or_named_with_from(
     ) == (EXIT_BAD_INPUT)
     assert "a suite runs every case" in capsys.readouterr().err
     assert main(["suite", "run", str(DATA.parent / "conftest.py")]) == EXIT_BAD_INPUT
+
+
+def test_the_agent_phase_shows_its_progress_on_a_terminal(
+    suite_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich takes stderr for a terminal
+
+    assert main(["suite", "run", "weather_suite.yaml", "--no-history"]) == EXIT_OK
+
+    err = capsys.readouterr().err
+    assert "Running the agent" in err
+    assert "5/5" in err and "0 agent errors" in err
+    assert main(["suite", "run", "weather_suite.yaml", "--no-history", "--no-progress"]) == 0
+    assert "Running the agent" not in capsys.readouterr().err

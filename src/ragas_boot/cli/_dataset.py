@@ -24,7 +24,7 @@ import contextlib
 import dataclasses
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -260,14 +260,17 @@ def _run_agent(
         agent_model=options.agent_model,
         container=container if plan.agent_model is not None else None,
     )
-    samples = run_agent(
-        suite,
-        agent,
-        concurrency=options.agent_concurrency,
-        cases=options.cases or None,
-        portal=container.portal(),
-        control=control,
-    )
+    enabled = options.progress and stderr().is_terminal
+    with _agent_progress(enabled, len(plan.dataset)) as callback:
+        samples = run_agent(
+            suite,
+            agent,
+            concurrency=options.agent_concurrency,
+            cases=options.cases or None,
+            portal=container.portal(),
+            on_sample=callback,
+            control=control,
+        )
     merged = suite_configs(suite, configs)
     return suite_dataset(suite, samples), {k: v for k, v in merged.items() if k in beans}
 
@@ -467,6 +470,33 @@ def _progress(enabled: bool, total: int) -> Iterator[ProgressCallback | None]:
                 f"{state.failed_evaluations} failed evaluations · ETA {eta}"
             )
             bar.update(task, completed=state.samples_done, detail=detail)
+
+        yield update
+
+
+@contextlib.contextmanager
+def _agent_progress(enabled: bool, total: int) -> Iterator[Callable[[Any], None] | None]:
+    """A progress bar of a suite's agent phase (cases run, agent errors)."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
+
+    columns = (
+        SpinnerColumn(),
+        TextColumn("Running the agent"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("cases · {task.fields[errors]} agent errors"),
+    )
+    errors = 0
+    with Progress(*columns, console=stderr(), transient=True) as bar:
+        task = bar.add_task("agent", total=total, errors=0)
+
+        def update(sample: Any) -> None:
+            nonlocal errors
+            errors += sample.agent_run is not None and sample.agent_run.error is not None
+            bar.update(task, advance=1, errors=errors)
 
         yield update
 

@@ -22,7 +22,10 @@ from ragas_boot.runs.analysis import FailureAnalysis, Finding, sample_findings
 from ragas_boot.runs.results import RunResult, SampleRun
 
 __all__ = [
+    "FINDINGS_IN_HTML",
     "FINDINGS_SHOWN",
+    "IDS_SHOWN",
+    "SAMPLES_SHOWN",
     "analysis_headline",
     "analysis_html",
     "analysis_renderables",
@@ -32,6 +35,15 @@ __all__ = [
 
 FINDINGS_SHOWN = 2
 """Findings shown per failed sample in the console (the seed's ``issues[:2]``)."""
+
+SAMPLES_SHOWN = 20
+"""Failed samples whose findings the console shows (the JSON and HTML reports have all)."""
+
+IDS_SHOWN = 10
+"""Sample ids a group lists in the console."""
+
+FINDINGS_IN_HTML = 500
+"""Findings the HTML page lists (a run of many failed samples keeps its page readable)."""
 
 
 def analysis_headline(run: RunResult, analysis: FailureAnalysis) -> str:
@@ -58,7 +70,7 @@ def analysis_renderables(run: RunResult, analysis: FailureAnalysis) -> list[Rend
     issues = Table.grid(padding=(0, 2))
     issues.add_column(no_wrap=True)
     issues.add_column(overflow="fold")
-    for sample in analysis.samples:
+    for sample in analysis.samples[:SAMPLES_SHOWN]:
         shown = sample.findings[:FINDINGS_SHOWN]
         for position, finding in enumerate(shown):
             issues.add_row(
@@ -69,16 +81,17 @@ def analysis_renderables(run: RunResult, analysis: FailureAnalysis) -> list[Rend
         if hidden:
             issues.add_row(Text(""), Text(f"… and {hidden} more"))
     parts += [fmt.plain("Failure analysis", style="bold"), issues]
+    unlisted = len(analysis.samples) - SAMPLES_SHOWN
+    if unlisted > 0:
+        parts.append(fmt.plain(f"  … and {unlisted} more failed samples (see the JSON or HTML)"))
     groups = Table.grid()
     groups.add_column(overflow="fold")
     for group in analysis.groups:
         count = len(group.sample_ids)
-        groups.add_row(
-            fmt.plain(
-                f"  {group.title}: {count} sample{'s' * (count != 1)} "
-                f"({', '.join(group.sample_ids)})"
-            )
-        )
+        ids = ", ".join(group.sample_ids[:IDS_SHOWN])
+        if count > IDS_SHOWN:
+            ids += f", +{count - IDS_SHOWN} more"
+        groups.add_row(fmt.plain(f"  {group.title}: {count} sample{'s' * (count != 1)} ({ids})"))
     advice = Table.grid(padding=(0, 1))
     advice.add_column(width=3, justify="right")
     advice.add_column(overflow="fold")
@@ -108,15 +121,21 @@ def analysis_html(run: RunResult, analysis: FailureAnalysis) -> str:
         for group in analysis.groups
     ]
     groups = table(("Failure", "Samples", "Sample ids", "Recommendation"), rows, numeric=(1,))
+    listed = [(sample.sample_id, f) for sample in analysis.samples for f in sample.findings]
     found = [
-        f'<tr><td><a href="#{_e(sample_anchor(sample.sample_id))}">{_e(sample.sample_id)}</a></td>'
+        f'<tr><td><a href="#{_e(sample_anchor(sample_id))}">{_e(sample_id)}</a></td>'
         f"<td><code>{_e(finding.kind.value)}</code></td><td>{_e(finding.metric)}</td>"
         f"<td>{_e(finding.message)}</td></tr>"
-        for sample in analysis.samples
-        for finding in sample.findings
+        for sample_id, finding in listed[:FINDINGS_IN_HTML]
     ]
     findings = table(("Sample", "Kind", "Metric", "Finding"), found)
-    return f"{head}{groups}<h3>Findings</h3>{findings}</section>"
+    more = len(listed) - FINDINGS_IN_HTML
+    note = (
+        f'<p class="muted">… and {more} more findings (see the JSON report).</p>'
+        if more > 0
+        else ""
+    )
+    return f"{head}{groups}<h3>Findings</h3>{findings}{note}</section>"
 
 
 def case_explanation(run: SampleRun) -> str:

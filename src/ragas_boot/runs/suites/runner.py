@@ -351,13 +351,22 @@ def run_agent(
     concurrency: int | None = None,
     cases: Sequence[str] | None = None,
     portal: LoopPortal | None = None,
+    on_sample: Callable[[Sample], None] | None = None,
     control: RunControl | None = None,
 ) -> list[Sample]:
     """Sync twin of :func:`arun_agent`, on ``portal``'s loop (a private one if omitted); a
-    built-in :class:`OpenAIToolAgent`'s HTTP clients on that loop are closed afterwards."""
+    built-in :class:`OpenAIToolAgent`'s HTTP clients on that loop are closed afterwards.
+    ``on_sample`` is then called from that loop's thread."""
     return run_blocking(
         _released(
-            arun_agent(suite, agent, concurrency=concurrency, cases=cases, control=control),
+            arun_agent(
+                suite,
+                agent,
+                concurrency=concurrency,
+                cases=cases,
+                on_sample=on_sample,
+                control=control,
+            ),
             agent,
         ),
         portal=portal,
