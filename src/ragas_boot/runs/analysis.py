@@ -279,104 +279,82 @@ def _tool_findings(sample: Sample, evaluation: Evaluation) -> list[Finding]:
     reference = alternatives[chosen if isinstance(chosen, int) else 0]
     comparison = evaluation.result.config.get("value_comparison", ValueComparison.EXACT)
     findings: list[Finding] = []
+
+    def add(kind: FailureKind, message: str, **facts: Any) -> None:
+        findings.append(Finding(kind=kind, metric=evaluation.metric, message=message, **facts))
+
+    def wrong_arguments(made: ToolCall, expected: ToolCall, head: str, extra: list[str]) -> None:
+        problems = argument_problems(made, expected, comparison=comparison)
+        problems.update(
+            {name: "not expected (STRICT mode)" for name in extra if name not in problems}
+        )
+        listed = "; ".join(f"{name}: {problem}" for name, problem in problems.items())
+        add(
+            FailureKind.PARAMETER_ERRORS,
+            head + (f": {listed}" if listed else ""),
+            tool=made.name,
+            params=problems,
+            expected=_call_data(expected),
+            actual=_call_data(made),
+        )
+
     for item in metadata.get("incorrect", []):
         made, expected = actual[item["actual_index"]], reference[item["reference_index"]]
-        problems = argument_problems(made, expected, comparison=comparison)
-        extra = [name for name in item.get("extra_keys", []) if name not in problems]
-        problems.update({name: "not expected (STRICT mode)" for name in extra})
-        if not problems:
-            findings.append(
-                Finding(
-                    kind=FailureKind.WRONG_ORDER,
-                    metric=evaluation.metric,
-                    message=f"Call out of the expected order: {_call_text(made)}",
-                    tool=made.name,
-                    expected=_call_data(expected),
-                    actual=_call_data(made),
-                )
-            )
-            continue
-        listed = "; ".join(f"{name}: {problem}" for name, problem in problems.items())
-        findings.append(
-            Finding(
-                kind=FailureKind.PARAMETER_ERRORS,
-                metric=evaluation.metric,
-                message=f"Wrong arguments in {made.name}: {listed}",
+        extra = list(item.get("extra_keys", []))
+        if not argument_problems(made, expected, comparison=comparison) and not extra:
+            add(
+                FailureKind.WRONG_ORDER,
+                f"Call out of the expected order: {_call_text(made)}",
                 tool=made.name,
-                params=problems,
                 expected=_call_data(expected),
                 actual=_call_data(made),
             )
-        )
+        else:
+            wrong_arguments(made, expected, f"Wrong arguments in {made.name}", extra)
     for item in metadata.get("missed", []):
         expected = reference[item["position"]]
         arguments = f" {_json(expected.arguments)}" if expected.arguments else ""
-        findings.append(
-            Finding(
-                kind=FailureKind.TOOL_NOT_CALLED,
-                metric=evaluation.metric,
-                message=f"Missing expected tool call: {expected.name}{arguments}",
-                tool=expected.name,
-                expected=_call_data(expected),
-            )
+        add(
+            FailureKind.TOOL_NOT_CALLED,
+            f"Missing expected tool call: {expected.name}{arguments}",
+            tool=expected.name,
+            expected=_call_data(expected),
         )
     extra_calls = [actual[item["position"]] for item in metadata.get("extra", [])]
     expected_counts = Counter(call.name for call in reference)
     if extra_calls and not reference and sample.reference_tool_calls == []:
         listed = ", ".join(_call_text(call) for call in extra_calls)
-        findings.append(
-            Finding(
-                kind=FailureKind.OVER_CALLING,
-                metric=evaluation.metric,
-                message=f"Called tools when none should be called: {listed}",
-                expected=[],
-                actual=[_call_data(call) for call in extra_calls],
-            )
+        add(
+            FailureKind.OVER_CALLING,
+            f"Called tools when none should be called: {listed}",
+            expected=[],
+            actual=[_call_data(call) for call in extra_calls],
         )
         return findings
     made_counts = Counter(call.name for call in actual)
     for call in extra_calls:
-        if call.name not in expected_counts:
-            findings.append(
-                Finding(
-                    kind=FailureKind.WRONG_TOOL,
-                    metric=evaluation.metric,
-                    message=f"Unexpected tool call: {_call_text(call)}",
-                    tool=call.name,
-                    expected=sorted(expected_counts),
-                    actual=_call_data(call),
-                )
+        times = expected_counts[call.name]
+        if not times:
+            add(
+                FailureKind.WRONG_TOOL,
+                f"Unexpected tool call: {_call_text(call)}",
+                tool=call.name,
+                expected=sorted(expected_counts),
+                actual=_call_data(call),
             )
-        elif made_counts[call.name] <= expected_counts[call.name]:
+        elif made_counts[call.name] <= times:
             # Not one call too many: its arguments meet no expected call of its tool that is
             # left (an optional one, whose wrong arguments make it an extra call).
             expected = next(item for item in reference if item.name == call.name)
-            problems = argument_problems(call, expected, comparison=comparison)
-            listed = "; ".join(f"{name}: {problem}" for name, problem in problems.items())
-            findings.append(
-                Finding(
-                    kind=FailureKind.PARAMETER_ERRORS,
-                    metric=evaluation.metric,
-                    message=f"Call of {call.name} meets no expected call"
-                    + (f": {listed}" if listed else ""),
-                    tool=call.name,
-                    params=problems,
-                    expected=_call_data(expected),
-                    actual=_call_data(call),
-                )
-            )
+            wrong_arguments(call, expected, f"Call of {call.name} meets no expected call", [])
         else:
-            times = expected_counts[call.name]
-            findings.append(
-                Finding(
-                    kind=FailureKind.OVER_CALLING,
-                    metric=evaluation.metric,
-                    message=f"Extra call of {call.name}: expected {times} "
-                    f"call{'s' * (times != 1)}, got {made_counts[call.name]}",
-                    tool=call.name,
-                    expected=times,
-                    actual=_call_data(call),
-                )
+            add(
+                FailureKind.OVER_CALLING,
+                f"Extra call of {call.name}: expected {times} call{'s' * (times != 1)}, "
+                f"got {made_counts[call.name]}",
+                tool=call.name,
+                expected=times,
+                actual=_call_data(call),
             )
     return findings
 

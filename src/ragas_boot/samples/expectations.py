@@ -24,7 +24,19 @@ from pydantic import Field, field_validator
 
 from ragas_boot.samples._base import SampleModel
 
-__all__ = ["AgentRun", "CaseExpectations", "StopReason"]
+__all__ = ["AgentRun", "CaseExpectations", "StopReason", "checked_keywords"]
+
+
+def checked_keywords(keywords: list[str]) -> list[str]:
+    """``keywords``, refused when one is blank (every answer contains it: a typo's check).
+
+    Raises:
+        ValueError: for a validator to report.
+    """
+    for keyword in keywords:
+        if not keyword.strip():
+            raise ValueError("a keyword is blank; every answer contains it")
+    return keywords
 
 
 class StopReason(StrEnum):
@@ -68,10 +80,7 @@ class CaseExpectations(SampleModel):
     @field_validator("response_contains")
     @classmethod
     def _no_blank_keyword(cls, keywords: list[str]) -> list[str]:
-        for keyword in keywords:
-            if not keyword.strip():
-                raise ValueError("a keyword is blank; every answer contains it")
-        return keywords
+        return checked_keywords(keywords)
 
     @property
     def checks(self) -> list[str]:

@@ -54,6 +54,7 @@ from ragas_boot.samples import (
     ToolCallAlternatives,
     from_openai_messages,
 )
+from ragas_boot.samples.expectations import checked_keywords
 
 __all__ = [
     "DEFAULT_MAX_LATENCY_MS",
@@ -271,10 +272,7 @@ class AgentTestCase(SuiteModel):
     @field_validator("expected_output_contains")
     @classmethod
     def _no_blank_keyword(cls, keywords: list[str]) -> list[str]:
-        for keyword in keywords:
-            if not keyword.strip():
-                raise ValueError("a keyword is blank; every answer contains it")
-        return keywords
+        return checked_keywords(keywords)  # refused on loading, as the sample would be
 
     @model_validator(mode="after")
     def _consistent(self) -> AgentTestCase:

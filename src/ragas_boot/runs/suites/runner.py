@@ -357,21 +357,10 @@ def run_agent(
     """Sync twin of :func:`arun_agent`, on ``portal``'s loop (a private one if omitted); a
     built-in :class:`OpenAIToolAgent`'s HTTP clients on that loop are closed afterwards.
     ``on_sample`` is then called from that loop's thread."""
-    return run_blocking(
-        _released(
-            arun_agent(
-                suite,
-                agent,
-                concurrency=concurrency,
-                cases=cases,
-                on_sample=on_sample,
-                control=control,
-            ),
-            agent,
-        ),
-        portal=portal,
-        name="ragas-boot-suite",
+    work = arun_agent(
+        suite, agent, concurrency=concurrency, cases=cases, on_sample=on_sample, control=control
     )
+    return _blocking(work, agent, None, portal)
 
 
 def suite_dataset(suite: AgentTestSuite, samples: Sequence[Sample]) -> Dataset:
@@ -543,25 +532,30 @@ def run_suite(
     """Sync twin of :func:`arun_suite`: runs on the container's I/O loop (``portal``, else a
     private one). A built-in :class:`OpenAIToolAgent`'s HTTP clients on that loop are closed
     afterwards (the agent stays usable). Do not call it from inside that loop."""
+    work = arun_suite(
+        suite,
+        agent,
+        metrics=metrics,
+        configs=configs,
+        container=container,
+        concurrency=concurrency,
+        evaluation_concurrency=evaluation_concurrency,
+        cases=cases,
+    )
+    return _blocking(work, agent, container, portal)
+
+
+def _blocking(
+    work: Coroutine[Any, Any, T],
+    agent: Agent | None,
+    container: RagasContainer | None,
+    portal: LoopPortal | None,
+) -> T:
+    """``work`` from sync code on ``portal`` (else the container's, else a private loop),
+    the built-in agent's clients on that loop closed afterwards."""
     if portal is None and container is not None:
         portal = container.portal()
-    return run_blocking(
-        _released(
-            arun_suite(
-                suite,
-                agent,
-                metrics=metrics,
-                configs=configs,
-                container=container,
-                concurrency=concurrency,
-                evaluation_concurrency=evaluation_concurrency,
-                cases=cases,
-            ),
-            agent,
-        ),
-        portal=portal,
-        name="ragas-boot-suite",
-    )
+    return run_blocking(_released(work, agent), portal=portal, name="ragas-boot-suite")
 
 
 async def _released(work: Coroutine[Any, Any, T], agent: Agent | None) -> T:
@@ -610,10 +604,5 @@ def run_case(
     portal: LoopPortal | None = None,
 ) -> SampleRun:
     """Sync twin of :func:`arun_case` (same loop rules as :func:`run_suite`)."""
-    if portal is None and container is not None:
-        portal = container.portal()
-    return run_blocking(
-        _released(arun_case(case, agent, suite=suite, metrics=metrics, container=container), agent),
-        portal=portal,
-        name="ragas-boot-suite",
-    )
+    work = arun_case(case, agent, suite=suite, metrics=metrics, container=container)
+    return _blocking(work, agent, container, portal)
