@@ -2,8 +2,9 @@
 
 By default the history is a SQLite file, ``history.db``, in ``$RAGAS_BOOT_HOME`` or else in
 ``.ragas-boot/`` of the working directory; ``spring.ai.ragas.history.url`` names any other
-SQLAlchemy database (PostgreSQL through pg8000 for a team-shared history). SQLAlchemy is the
-``[history]`` extra and is imported only when a history is opened.
+SQLAlchemy database (PostgreSQL through pg8000 for a team-shared history). SQLAlchemy is a
+dependency of every install (recording is on by default) and is imported only when a history
+is opened.
 
 Three tables, created on first use:
 
@@ -148,7 +149,7 @@ class StoredRun(BaseModel):
 def _sqlalchemy() -> Any:
     try:
         import sqlalchemy
-    except ImportError:
+    except ImportError:  # a dependency of every install: only a broken environment lacks it
         raise MissingExtraError("the run history", "history", "sqlalchemy") from None
     return sqlalchemy
 
@@ -232,7 +233,7 @@ class RunHistory:
             holds locked, with exponential backoff (reading does not retry).
 
     Raises:
-        MissingExtraError: SQLAlchemy (the ``[history]`` extra) is not installed.
+        MissingExtraError: SQLAlchemy is missing (a broken install).
         HistoryError: the database cannot be opened.
     """
 
@@ -543,7 +544,7 @@ def open_history(settings: HistorySettings | RagasSettings | None = None) -> Run
     """The history the settings name (``spring.ai.ragas.history.url``), else the default file.
 
     Raises:
-        MissingExtraError: SQLAlchemy (the ``[history]`` extra) is not installed.
+        MissingExtraError: SQLAlchemy is missing (a broken install).
         HistoryError: the database cannot be opened.
     """
     section = getattr(settings, "history", settings)
