@@ -23,7 +23,13 @@ def load_baseline(settings: RagasSettings, run_id: str) -> StoredRun:
         return history.load(run_id)
 
 
-def store(section: HistorySettings | None, snapshot: StoredRun, *, enabled: bool = True) -> bool:
+def store(
+    section: HistorySettings | None,
+    snapshot: StoredRun,
+    *,
+    enabled: bool = True,
+    replace: bool = False,
+) -> bool:
     """Record ``snapshot`` unless ``enabled`` is false (``--no-history``) or
     ``history.enabled: false``; False when that failed.
 
@@ -31,7 +37,8 @@ def store(section: HistorySettings | None, snapshot: StoredRun, *, enabled: bool
     another process holding it (one CI job's lock) must not fail a neighbour's gate. A locked
     history is retried for ``history.lock-timeout`` first (:class:`RunHistory`). SQLAlchemy is
     a dependency of every install, so its absence (a broken environment) is such a warning
-    too, naming what to install.
+    too, naming what to install. ``replace``: a run of the same id recorded before (a
+    resumed run's earlier stop) is replaced.
     """
     from ragas_boot.errors import HistoryError, MissingExtraError
     from ragas_boot.runs.history import open_history
@@ -40,7 +47,7 @@ def store(section: HistorySettings | None, snapshot: StoredRun, *, enabled: bool
         return True
     try:
         with open_history(section) as history:  # its password is masked by load_settings
-            history.record(snapshot)
+            history.record(snapshot, replace=replace)
             message(f"Run recorded: {snapshot.id} ({history.label})", "dim")
     except (HistoryError, MissingExtraError) as error:
         message(f"warning: run not recorded: {error}", "yellow")

@@ -663,6 +663,16 @@ class EmbeddingDefaultOptions(_Section):
     )
 
 
+def _limits_per_machine() -> Any:
+    """The ``limits-per-machine`` key of a provider section (one description for all)."""
+    return Field(
+        default=None,
+        description="Run as a shard (--shard I/N), keep this provider's rate-limit and "
+        "max-concurrency whole on each machine (its limit is per machine or per key) instead "
+        "of 1/N of them; unset = providers.limits-per-machine.",
+    )
+
+
 class RateLimitSettings(_Section):
     """A provider's rate limit; unset fields fall back to ``providers.rate-limit.default-*``."""
 
@@ -768,6 +778,7 @@ class OpenAICompatibleProviderSettings(_Section):
         ge=1,
         description="Calls in flight at once; default providers.max-concurrency.",
     )
+    limits_per_machine: bool | None = _limits_per_machine()
     timeout: Duration | None = Field(
         default=None, description="Per-call timeout; default providers.timeout."
     )
@@ -865,6 +876,7 @@ class ExternalStarterSettings(_Section):
         ge=1,
         description="Calls in flight at once; default providers.max-concurrency.",
     )
+    limits_per_machine: bool | None = _limits_per_machine()
     timeout: Duration | None = Field(
         default=None, description="Per-call timeout; default providers.timeout."
     )
@@ -905,6 +917,7 @@ class LangChainProviderSettings(_Section):
         ge=1,
         description="Calls in flight at once; default providers.max-concurrency.",
     )
+    limits_per_machine: bool | None = _limits_per_machine()
     timeout: Duration | None = Field(
         default=None, description="Per-call timeout; default providers.timeout."
     )
@@ -928,6 +941,7 @@ class DefaultProviderSettings(_Section):
         default_factory=list, description="Models of the default provider."
     )
     rate_limit: RateLimitSettings | None = Field(default=None, description="Rate limit.")
+    limits_per_machine: bool | None = _limits_per_machine()
 
 
 class LocalChatModelSettings(ChatModelSettings):
@@ -1071,6 +1085,11 @@ class ProvidersSettings(_Section):
     )
     max_concurrency: int = Field(
         default=16, ge=1, description="Default calls in flight at once per provider."
+    )
+    limits_per_machine: bool = Field(
+        default=False,
+        description="Shards (--shard I/N) keep every provider's rate-limit and max-concurrency "
+        "whole instead of taking 1/N each (a provider's own limits-per-machine wins).",
     )
     structured_output: StructuredOutputMode = Field(
         default=StructuredOutputMode.PROMPT, description="Default way to ask for JSON."

@@ -56,6 +56,7 @@ __all__ = [
     "JournalStore",
     "RunJournal",
     "RunStatus",
+    "check_resumable",
     "config_fingerprint",
     "dataset_fingerprint",
 ]
@@ -248,6 +249,11 @@ class JournalStore:
         """The history's URL, its password masked."""
         return self._history.label
 
+    @property
+    def history(self) -> RunHistory:
+        """The history the tables are in."""
+        return self._history
+
     # ----------------------------------------------------------------- runs
 
     def begin(self, run: JournalRun) -> None:
@@ -391,6 +397,41 @@ def read_evaluation(entry: Entry) -> tuple[str, str, Evaluation]:
 def read_sample(entry: Entry) -> Sample:
     """The sample of a ``sample`` entry."""
     return Sample.model_validate_json(entry.data)
+
+
+def check_resumable(
+    run: JournalRun,
+    *,
+    kind: str,
+    config_fingerprint: str,
+    dataset_fingerprint: str,
+    samples: int,
+) -> None:
+    """Refuse to resume ``run`` with a run of another kind, configuration, dataset or share
+    of it, or one that finished.
+
+    Raises:
+        RunJournalError: why, naming the run (and the two values that differ).
+    """
+    name = f"run {run.run_id}"
+    if run.status == "finished":
+        raise RunJournalError(f"{name} finished: there is nothing to resume")
+    mismatches = [
+        (what, theirs, ours)
+        for what, theirs, ours in (
+            ("kind", run.kind, kind),
+            ("configuration", run.config_fingerprint, config_fingerprint),
+            ("dataset", run.dataset_fingerprint, dataset_fingerprint),
+            ("samples", str(run.samples), str(samples)),
+        )
+        if theirs != ours
+    ]
+    if mismatches:
+        what, theirs, ours = mismatches[0]
+        raise RunJournalError(
+            f"cannot resume {name}: its {what} differs from this run's ({theirs} there, "
+            f"{ours} here); resume it with the same dataset, configuration and flags"
+        )
 
 
 @dataclass(slots=True)
@@ -601,25 +642,13 @@ class RunJournal:
         """
         store = JournalStore(history)
         run = store.resolve(reference)
-        name = f"run {run.run_id}"
-        if run.status == "finished":
-            raise RunJournalError(f"{name} finished: there is nothing to resume")
-        mismatches = [
-            (what, theirs, ours)
-            for what, theirs, ours in (
-                ("kind", run.kind, kind),
-                ("configuration", run.config_fingerprint, config_fingerprint),
-                ("dataset", run.dataset_fingerprint, dataset_fingerprint),
-                ("samples", str(run.samples), str(samples)),
-            )
-            if theirs != ours
-        ]
-        if mismatches:
-            what, theirs, ours = mismatches[0]
-            raise RunJournalError(
-                f"cannot resume {name}: its {what} differs from this run's ({theirs} there, "
-                f"{ours} here); resume it with the same dataset, configuration and flags"
-            )
+        check_resumable(
+            run,
+            kind=kind,
+            config_fingerprint=config_fingerprint,
+            dataset_fingerprint=dataset_fingerprint,
+            samples=samples,
+        )
         store.reopen(run.run_id)
         run = run.model_copy(update={"status": "running"})
         written = store.keys(run.run_id, "sample")
@@ -629,6 +658,11 @@ class RunJournal:
     def run_id(self) -> str:
         """The run's id."""
         return self.run.run_id
+
+    @property
+    def history(self) -> RunHistory:
+        """The history the journal writes to."""
+        return self._store.history
 
     @property
     def problem(self) -> str | None:
@@ -685,7 +719,9 @@ class RunJournal:
     def close(self, result: RunResult | None, *, keep: bool | None = None) -> None:
         """Write what is queued, end the writer, and mark the run ended with ``result``'s
         summary (``stopped`` or ``finished``); ``None`` (the run raised) leaves it
-        ``running``, resumable. Idempotent.
+        ``running``, resumable. Idempotent. After the writer stopped part-way
+        (:attr:`problem`), the run is still marked ended: a resume then scores again what was
+        not written.
 
         Args:
             result: the run's result.
@@ -698,11 +734,12 @@ class RunJournal:
             return
         self._closed = True
         self._writer.stop()
-        if result is None or self._writer.problem is not None:
+        if result is None:
             return
         status: RunStatus = "finished" if result.stopped is None else "stopped"
         if keep is None:
             keep = status != "finished" or self.run.shard_index is not None
+        keep = keep or self._writer.problem is not None  # the entries may be what broke
         summary = result.model_dump(mode="json", include=_SUMMARY_FIELDS)
         self._store.end(self.run_id, status, summary, keep=keep)
         self.run = self.run.model_copy(update={"status": status, "summary": summary})
