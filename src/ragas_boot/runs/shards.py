@@ -141,7 +141,7 @@ def shard_limits(settings: RagasSettings, count: int) -> tuple[RagasSettings, li
         update["max_concurrency"] = _divided_concurrency(default_concurrency, count)
         if providers.default_provider.models:
             update["default_provider"] = limited(providers.default_provider, "default-provider")
-        if default_rps and providers.local.enabled:
+        if default_rps:
             own = providers.local.rate_limit or RateLimitSettings()
             if own.rps is None:
                 update["local"] = providers.local.model_copy(
