@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     from ragas_boot.runs.regressions import diff_runs
 
     if args.runs_command == "merge":
-        from ragas_boot.cli._shards import merge_group
+        from ragas_boot.cli._merge import merge_group
 
         return merge_group(args)
     settings = settings_if_configured(args)
