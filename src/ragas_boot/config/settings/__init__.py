@@ -27,8 +27,6 @@ Every class is exported here; import them from ``ragas_boot.config.settings`` (o
 from ragas_boot.config.settings._base import REVEAL_URLS as REVEAL_URLS
 from ragas_boot.config.settings._base import URL_FIELDS as URL_FIELDS
 from ragas_boot.config.settings._base import Duration, parse_duration
-from ragas_boot.config.settings._base import _kebab as _kebab
-from ragas_boot.config.settings._base import _snake_key as _snake_key
 from ragas_boot.config.settings.limits import (
     CircuitBreakerSettings,
     GlobalRateLimitSettings,
@@ -42,14 +40,6 @@ from ragas_boot.config.settings.local import (
     LocalProviderSettings,
 )
 from ragas_boot.config.settings.metrics import MetricsLoggingSettings, MetricsSettings
-from ragas_boot.config.settings.metrics import metric_sections as metric_sections
-from ragas_boot.config.settings.metrics import (
-    metric_sections_changed as metric_sections_changed,
-)
-from ragas_boot.config.settings.metrics import (
-    on_metric_sections_changed as on_metric_sections_changed,
-)
-from ragas_boot.config.settings.metrics import set_metric_sections as set_metric_sections
 from ragas_boot.config.settings.models import ChatModelEntry as ChatModelEntry
 from ragas_boot.config.settings.models import (
     ChatModelSettings,

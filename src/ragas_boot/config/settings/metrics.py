@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
 from ragas_boot.config.settings._base import _Section, _snake_key
 from ragas_boot.config.settings.modes import (
@@ -16,14 +16,7 @@ from ragas_boot.config.settings.modes import (
     _lower_language,
 )
 
-__all__ = [
-    "MetricsLoggingSettings",
-    "MetricsSettings",
-    "metric_sections",
-    "metric_sections_changed",
-    "on_metric_sections_changed",
-    "set_metric_sections",
-]
+__all__ = ["MetricsLoggingSettings", "MetricsSettings"]
 
 
 class MetricsLoggingSettings(_Section):
@@ -33,44 +26,6 @@ class MetricsLoggingSettings(_Section):
     level: LoggingLevel = Field(default=LoggingLevel.VERBOSE, description="Detail of the box.")
     chart_width: int = Field(default=100, ge=60, le=400, description="Width of the box.")
     chart_height: int = Field(default=0, ge=0, description="Java only; unused.")
-
-
-#: Source of the per-metric section models (``bean name → config model``). The metric
-#: registry (a higher layer) installs it with :func:`set_metric_sections`; the config layer only
-
-
-#: Source of the per-metric section models (``bean name → config model``). The metric
-#: registry (a higher layer) installs it with :func:`set_metric_sections`; the config layer only
-#: asks it, so a metric declared in a user's package gets a typed YAML section too.
-_metric_section_source: Callable[[], Mapping[str, type[BaseModel]]] | None = None
-_metric_section_listeners: list[Callable[[], None]] = []
-
-
-def set_metric_sections(source: Callable[[], Mapping[str, type[BaseModel]]]) -> None:
-    """Install the function that lists each metric's section model by bean name.
-
-    Called by :mod:`ragas_boot.metrics.registry`; calling it again (a metric registered at run
-    time) refreshes whatever the config layer derived from the previous listing.
-    """
-    global _metric_section_source
-    _metric_section_source = source
-    metric_sections_changed()
-
-
-def metric_sections_changed() -> None:
-    """Tell the config layer that the listing of metric sections changed."""
-    for listener in _metric_section_listeners:
-        listener()
-
-
-def on_metric_sections_changed(listener: Callable[[], None]) -> None:
-    """Call ``listener`` whenever the listing of metric sections changes (cache resets)."""
-    _metric_section_listeners.append(listener)
-
-
-def metric_sections() -> Mapping[str, type[BaseModel]]:
-    """Bean name (snake_case) → config model of ``spring.ai.ragas.metrics.<bean-name>``."""
-    return _metric_section_source() if _metric_section_source is not None else {}
 
 
 class MetricsSettings(_Section):
