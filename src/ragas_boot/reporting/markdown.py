@@ -4,17 +4,18 @@ a merge-request comment, a ``summary.md`` artifact.
 The gate's verdict, a table per metric (mean, pass rate, counts), one per judge (calls,
 failures, latency, tokens, cost) and the evaluations that did not pass, each with its judges'
 scores (at most ``max_failures`` of them; the count of the rest is given). Text from the
-dataset is escaped for a table cell: ``|`` and line breaks, and HTML (GitHub renders it).
+dataset, the configuration or a judge is data: :func:`~ragas_boot._text.markdown_text` escapes
+every link, image, HTML tag, emphasis and pipe in it, so GitHub renders it as written.
 """
 
 from __future__ import annotations
 
-import html
 import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
 
+from ragas_boot._text import markdown_text, printable
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting.gates import run_gate_lines
 from ragas_boot.runs.results import Evaluation, RunGate, RunResult
@@ -32,8 +33,7 @@ STEP_SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"
 
 
 def _cell(value: object) -> str:
-    text = html.escape(fmt.short(str(value), 200), quote=False)
-    return text.replace("|", "\\|")
+    return markdown_text(fmt.short(printable(value), 200))
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -71,7 +71,7 @@ def render_markdown(run: RunResult, *, gate: RunGate | None = None, max_failures
     lines += ["", "### Metrics", ""]
     rows = [
         [
-            f"`{_cell(summary.metric)}`",
+            _cell(summary.metric),
             fmt.score(summary.mean),
             fmt.percent(summary.pass_rate),
             f"{summary.threshold:g}" + (" (max)" if summary.lower_is_better else ""),
@@ -91,7 +91,7 @@ def render_markdown(run: RunResult, *, gate: RunGate | None = None, max_failures
             ["judge", "calls", "failed", "p50", "p95", "tokens", "cost"],
             [
                 [
-                    f"`{_cell(summary.judge_id)}`",
+                    _cell(summary.judge_id),
                     str(summary.calls),
                     str(summary.failed_calls),
                     fmt.seconds(summary.latency_p50_s),
@@ -127,8 +127,8 @@ def render_markdown(run: RunResult, *, gate: RunGate | None = None, max_failures
             reason = evaluation_reason(evaluation)
             rows.append(
                 [
-                    f"`{_cell(sample_id)}`",
-                    f"`{_cell(evaluation.metric)}`",
+                    _cell(sample_id),
+                    _cell(evaluation.metric),
                     _cell(fmt.evaluation_label(evaluation)),
                     scores or fmt.MISSING,
                     _cell(reason) if reason else "",
