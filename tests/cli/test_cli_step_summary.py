@@ -19,21 +19,10 @@ from ragas_boot.reporting.markdown import append_step_summary
 
 SCRIPT = Path(sys.executable).with_name("ragas-boot")
 
-DATASET = """\
-name: summary-test
-samples:
-  - id: weather
-    user_input_messages:
-      - {type: human, content: "Weather in Oslo?"}
-      - type: ai
-        content: ""
-        tool_calls: [{name: get_weather, arguments: {city: Oslo}}]
-    reference_tool_calls: [{name: get_weather, arguments: {city: Oslo}}]
-"""
 
-
-def _run(tmp_path: Path, summary: Path) -> tuple[subprocess.CompletedProcess[str], list[Path]]:
-    (tmp_path / "dataset.yaml").write_text(DATASET, encoding="utf-8")
+def _run(
+    tmp_path: Path, dataset: Path, summary: Path
+) -> tuple[subprocess.CompletedProcess[str], list[Path]]:
     (tmp_path / "application.yaml").write_text(
         "spring.ai.ragas.metrics.logging.enabled: false\n", encoding="utf-8"
     )
@@ -42,7 +31,7 @@ def _run(tmp_path: Path, summary: Path) -> tuple[subprocess.CompletedProcess[str
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SPRING_", "RAGAS_CONFIG"))}
     env.update(COLUMNS="200", GITHUB_STEP_SUMMARY=str(summary))
     completed = subprocess.run(
-        [str(SCRIPT), "evaluate", "dataset.yaml", "--metric", "tool_call_accuracy",
+        [str(SCRIPT), "evaluate", str(dataset), "--metric", "tool_call_accuracy",
          "--no-history", *(arg for out in outs for arg in ("--out", str(out)))],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
@@ -70,10 +59,12 @@ def _directory(tmp_path: Path) -> Path:
         (lambda _: Path(os.devnull), "a character device"),
     ],
 )
-def test_a_summary_that_is_not_a_regular_file_is_refused_with_a_warning(tmp_path, make, kind):
+def test_a_summary_that_is_not_a_regular_file_is_refused_with_a_warning(
+    tmp_path, dataset_file, make, kind
+):
     summary = make(tmp_path)
     try:
-        completed, outs = _run(tmp_path, summary)
+        completed, outs = _run(tmp_path, dataset_file, summary)
     except subprocess.TimeoutExpired:  # pragma: no cover - the bug this guards against
         pytest.fail(f"the run hung on $GITHUB_STEP_SUMMARY={summary}")
     assert completed.returncode == 0, completed.stderr  # the gate passed
@@ -90,12 +81,17 @@ def test_a_summary_that_is_not_a_regular_file_is_refused_with_a_warning(tmp_path
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
-def test_append_step_summary_refuses_a_fifo_and_a_directory_without_opening_them(tmp_path):
-    # (a FIFO opened for writing with no reader would block: the refusal must come first)
+def test_append_step_summary_refuses_a_fifo_and_a_directory(tmp_path):
     fifo, directory = _fifo(tmp_path), _directory(tmp_path)
-    for target, kind in ((fifo, "a FIFO"), (directory, "a directory")):
-        with pytest.raises(OSError, match=f"is {kind}, not a regular file"):
-            append_step_summary("## x\n", environ={"GITHUB_STEP_SUMMARY": str(target)})
+    # A reader holds the FIFO open, so that a regression fails here instead of hanging.
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        for target, kind in ((fifo, "a FIFO"), (directory, "a directory")):
+            with pytest.raises(OSError, match=f"is {kind}, not a regular file"):
+                append_step_summary("## x\n", environ={"GITHUB_STEP_SUMMARY": str(target)})
+        assert os.read(reader, 100) == b""  # nothing was written into the FIFO
+    finally:
+        os.close(reader)
     assert list(directory.iterdir()) == []
 
 
