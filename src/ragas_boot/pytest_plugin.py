@@ -77,7 +77,7 @@ from ragas_boot._pytest.injection import add_inject_fixture, unwire_module, wire
 from ragas_boot._pytest.live import LIVE_MARKER, LIVE_MARKER_HELP, live_skip_reason
 from ragas_boot._pytest.options import add_options
 from ragas_boot._pytest.recording import recording
-from ragas_boot._pytest.report import score_rows, write_report
+from ragas_boot._pytest.report import write_report
 from ragas_boot._pytest.state import RagasPluginState, plugin_state
 from ragas_boot._pytest.terminal import cache_line, header_lines, report_line
 from ragas_boot._pytest.workers import is_worker, receive, send, used_config
@@ -246,7 +246,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if path is None:
         return
     files, profiles = used_config(state)
-    write_report(path, score_rows(state.recorder.records), config_files=files, profiles=profiles)
+    write_report(
+        path,
+        state.recorder.records,
+        config_files=files,
+        profiles=profiles,
+        secrets=state.secrets(),
+    )
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -258,12 +264,13 @@ def pytest_testnodedown(node: Any, error: object) -> None:
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     """The score table: one row per scored test x metric; nothing when nothing was scored."""
     state = plugin_state(config)
-    rows = score_rows(state.recorder.records)
-    if rows:
+    records = state.recorder.records
+    if records:
         from ragas_boot.reporting.pytest_table import summary_lines  # rich and co. only now
+        from ragas_boot.runs.pytest_session import PytestReport
 
         terminalreporter.write_sep("=", "ragas-boot scores")
-        for line in summary_lines(rows):
+        for line in summary_lines(PytestReport.of(records).rows):
             terminalreporter.write_line(line)
     cache = cache_line(state.recorder.records)
     if cache is not None:

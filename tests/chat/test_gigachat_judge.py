@@ -247,18 +247,31 @@ def test_which_gigachat_judges_exist_follows_the_java_rules(tmp_path, gigachat, 
         assert specs[1].temperature == 0.3 and specs[0].temperature == 0.0
 
 
+def _gigachat_pki(folder):
+    """A CA file and a client certificate with its key, as GigaChat's mTLS keys name them."""
+    import trustme
+
+    ca = trustme.CA()
+    client = ca.issue_cert("client@example.test")
+    ca.cert_pem.write_to_path(str(folder / "russian-trusted-ca.pem"))
+    client.cert_chain_pems[0].write_to_path(str(folder / "client.crt"))
+    client.private_key_pem.write_to_path(str(folder / "client.key"))
+    return folder / "russian-trusted-ca.pem", folder / "client.crt", folder / "client.key"
+
+
 def test_tls_and_legacy_keys_reach_the_client(tmp_path):
+    ca, cert, key = _gigachat_pki(tmp_path)
     path = tmp_path / "application.yaml"
     path.write_text(
-        """
+        f"""
 spring.ai.gigachat:
   client-id: legacy-id
   client-secret: legacy-secret-1234
   unsafe-ssl: true
   auth:
-    ca-certs: file:/etc/ssl/russian-trusted-ca.pem
-    certs: { client-certificate: /tls/client.crt, client-key: /tls/client.key }
-  chat: { model: GigaChat-Pro, profanity-check: false }
+    ca-certs: file:{ca}
+    certs: {{ client-certificate: {cert}, client-key: {key} }}
+  chat: {{ model: GigaChat-Pro, profanity-check: false }}
 """,
         encoding="utf-8",
     )
@@ -268,11 +281,44 @@ spring.ai.gigachat:
     arguments = dict(spec.langchain.arguments)
     assert spec.model == "GigaChat-Pro"
     assert arguments["verify_ssl_certs"] is False
-    assert arguments["ca_bundle_file"] == "/etc/ssl/russian-trusted-ca.pem"
-    assert (arguments["cert_file"], arguments["key_file"]) == ("/tls/client.crt", "/tls/client.key")
+    assert arguments["ca_bundle_file"] == str(ca)
+    assert (arguments["cert_file"], arguments["key_file"]) == (str(cert), str(key))
     assert arguments["profanity_check"] is False
     assert arguments["base_url"] == "https://gigachat.devices.sberbank.ru/api/v1"
     assert "legacy-secret-1234" not in repr(spec)
+
+
+@pytest.mark.parametrize(
+    ("broken", "key"),
+    [
+        ("russian-trusted-ca.pem", "spring.ai.gigachat.auth.ca-certs"),
+        ("client.crt", "spring.ai.gigachat.auth.certs.client-certificate"),
+        ("client.key", "spring.ai.gigachat.auth.certs.client-certificate"),
+    ],
+)
+def test_a_gigachat_tls_file_that_does_not_load_is_named_at_start_up(tmp_path, broken, key):
+    ca, cert, client_key = _gigachat_pki(tmp_path)
+    (tmp_path / broken).write_text("not PEM", encoding="utf-8")
+    path = tmp_path / "application.yaml"
+    path.write_text(
+        f"""
+spring.ai.gigachat:
+  auth:
+    bearer.api-key: key-1234
+    ca-certs: file:{ca}
+    certs: {{ client-certificate: {cert}, client-key: {client_key} }}
+  embedding.options.model: Embeddings
+""",
+        encoding="utf-8",
+    )
+    settings = load_settings(path, environ={})
+    from ragas_boot.chat.embeddings import embedding_specs
+
+    for specs in (judge_specs, embedding_specs):  # the judges' and the embedding model's
+        with pytest.raises(ConfigError) as caught:
+            specs(settings)
+        assert caught.value.key == key
+        assert broken in str(caught.value)
 
 
 def test_a_gigachat_section_without_credentials_names_the_key(tmp_path):

@@ -14,6 +14,7 @@ import base64
 import contextlib
 import dataclasses
 import gzip
+import logging
 import os
 import signal
 import ssl
@@ -238,11 +239,6 @@ async def test_no_proxy_bypasses_the_proxy(
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("where", ["url", "netrc"])
-# openai's vendored httpx-aiohttp transport builds an aiohttp.BasicAuth per request for a proxy
-# URL with credentials and passes it as proxy_auth, both of which aiohttp 3.14 deprecates: their
-# warnings, not errors of ours.
-@pytest.mark.filterwarnings("ignore:BasicAuth is deprecated:DeprecationWarning")
-@pytest.mark.filterwarnings("ignore:The .proxy_auth. parameter is deprecated:DeprecationWarning")
 async def test_proxy_credentials_come_from_its_url_or_netrc(
     openai_server: FakeOpenAIServer,
     forward_proxy,
@@ -262,9 +258,90 @@ async def test_proxy_credentials_come_from_its_url_or_netrc(
     judges.append(make_judge(openai_server.base_url, judge_transport))
     assert await ask(judges[0]) == Verdict(verdict=9)
     basic = "Basic " + base64.b64encode(b"proxy-user:proxy-pass").decode()
-    # httpx (under openai's client) reads no .netrc: put the credentials in the proxy's URL.
-    expected = None if (where, judge_transport) == ("netrc", "langchain") else basic
-    assert forward_proxy.credentials == [expected]
+    # Both transports read the proxy (and its .netrc entry) the same way (chat/_proxies.py).
+    assert forward_proxy.credentials == [basic]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("variable", ["ALL_PROXY", "all_proxy"])
+async def test_all_proxy_carries_the_call_when_no_proxy_names_the_scheme(
+    openai_server: FakeOpenAIServer,
+    forward_proxy,
+    judges,
+    clean_proxy_env,
+    judge_transport,
+    variable,
+    caplog,
+):
+    openai_server.script("judge-a", {"verdict": 4}, {"verdict": 5}, {"verdict": 6})
+    clean_proxy_env.setenv(variable, f"http://127.0.0.1:{forward_proxy.port}")
+    judges.append(make_judge(openai_server.base_url, judge_transport))
+    assert await ask(judges[0]) == Verdict(verdict=4)
+    assert forward_proxy.seen == [f"POST {openai_server.base_url}/v1/chat/completions"]
+    # A proxy for the scheme wins (curl's rule): here one nobody listens on would fail.
+    clean_proxy_env.setenv("HTTP_PROXY", f"http://127.0.0.1:{forward_proxy.port}")
+    clean_proxy_env.setenv(variable, "http://127.0.0.1:9")
+    judges.append(make_judge(openai_server.base_url, judge_transport))
+    assert await ask(judges[1]) == Verdict(verdict=5)
+    # NO_PROXY holds for ALL_PROXY too.
+    clean_proxy_env.delenv("HTTP_PROXY")
+    clean_proxy_env.setenv("NO_PROXY", "127.0.0.1")
+    judges.append(make_judge(openai_server.base_url, judge_transport))
+    assert await ask(judges[2]) == Verdict(verdict=6)
+    assert len(forward_proxy.seen) == 2
+    assert "proxy" not in caplog.text.lower()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("variable", "scheme"),
+    [("ALL_PROXY", "socks5"), ("all_proxy", "socks5h"), ("ALL_PROXY", "socks4"),
+     ("HTTP_PROXY", "socks5"), ("HTTP_PROXY", "https")],
+)  # fmt: skip
+async def test_a_proxy_that_is_not_http_is_not_used_and_said_once(
+    openai_server: FakeOpenAIServer, judges, clean_proxy_env, judge_transport, variable, scheme,
+    caplog,
+):  # fmt: skip
+    import uuid
+
+    openai_server.script("judge-a", {"verdict": 7}, {"verdict": 8})
+    # A host of its own per test: the warning is once per process and variable value.
+    proxy = f"{scheme}://user:proxy-secret-77@proxy-{uuid.uuid4().hex[:10]}.invalid:1080"
+    clean_proxy_env.setenv(variable, proxy)
+    caplog.set_level(logging.WARNING)
+    judges.append(make_judge(openai_server.base_url, judge_transport))
+    judges.append(make_judge(openai_server.base_url, judge_transport))
+    assert await ask(judges[0]) == Verdict(verdict=7)  # sent without a proxy
+    assert await ask(judges[1]) == Verdict(verdict=8)
+    assert len(openai_server.requests_for("judge-a")) == 2
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1, warnings
+    assert warnings[0].startswith(f"{variable}={scheme}://user:****@proxy-")
+    assert "is not used: ragas-boot sends calls through http:// proxies only" in warnings[0]
+    assert "proxy-secret-77" not in caplog.text
+
+
+@pytest.mark.asyncio
+async def test_embedding_models_take_the_same_proxies(
+    openai_server: FakeOpenAIServer, forward_proxy, clean_proxy_env, caplog
+):
+    from ragas_boot.chat.embeddings import EmbeddingSpec, OpenAICompatibleEmbeddingModel
+
+    clean_proxy_env.setenv("ALL_PROXY", f"http://127.0.0.1:{forward_proxy.port}")
+    clean_proxy_env.setenv("HTTPS_PROXY", "socks5://embeddings-proxy.invalid:1080")
+    model = OpenAICompatibleEmbeddingModel(
+        spec=EmbeddingSpec(
+            id="embed", model="embed", provider="net", base_url=openai_server.base_url,
+            api_key=SecretStr(SECRET),
+        )
+    )  # fmt: skip
+    try:
+        answer = await model.aembed(["one"])
+    finally:
+        await model.aclose()
+    assert len(answer.vectors) == 1
+    assert forward_proxy.seen == [f"POST {openai_server.base_url}/v1/embeddings"]
+    assert "HTTPS_PROXY" not in caplog.text  # not the variable for an http:// URL
 
 
 @pytest.mark.asyncio

@@ -101,6 +101,33 @@ def test_a_tls_file_that_does_not_load_is_named_with_its_key(tmp_path):
         judge_specs(missing)
 
 
+@pytest.mark.parametrize("url", ["http://127.0.0.1:9", "HTTP://gateway.example.test/api"])
+@pytest.mark.parametrize("which", ["ca-bundle", "client-cert"])
+def test_a_tls_file_that_does_not_load_is_an_error_whatever_the_scheme(tmp_path, url, which):
+    # The files are not used for an http:// base-url, but a garbage one is a mistake all the
+    # same: found at start-up, not when the URL turns https.
+    (tmp_path / "garbage.pem").write_bytes(b"\x00\xffnot a certificate")
+    settings = _tls_settings(tmp_path, f"{which}: {tmp_path / 'garbage.pem'}", url=url)
+    with pytest.raises(ConfigError) as caught:
+        judge_specs(settings)
+    assert caught.value.key == f"spring.ai.ragas.providers.openai-compatible[0].{which}"
+    assert "garbage.pem" in str(caught.value)
+    from ragas_boot.chat.embeddings import embedding_specs
+
+    with pytest.raises(ConfigError, match=rf"\[0\]\.{which}"):
+        embedding_specs(settings)
+
+
+def test_good_tls_files_beside_an_http_base_url_are_accepted(tmp_path):
+    import trustme
+
+    trustme.CA().cert_pem.write_to_path(str(tmp_path / "ca.pem"))
+    settings = _tls_settings(tmp_path, f"ca-bundle: {tmp_path / 'ca.pem'}", url="http://h:8000")
+    assert [spec.tls for spec in judge_specs(settings)] == [
+        TlsFiles(ca_bundle=str(tmp_path / "ca.pem"))
+    ]
+
+
 def test_a_bad_ca_bundle_beside_a_good_client_certificate_is_the_one_named(tmp_path):
     import trustme
 

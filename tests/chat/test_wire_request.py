@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from ragas_boot.chat.wire.openai import (
     ChatCompletionRequest,
-    ContentPart,
     FunctionTool,
-    ResponseFormat,
-    ToolCall,
-    ToolChoice,
+    JsonObjectFormat,
+    JsonSchemaFormat,
+    TextFormat,
     WireError,
     completion_body,
     error_body,
     parse_chat_request,
     parse_json_body,
     unsupported,
+)
+from ragas_boot.samples.openai_chat import (
+    FunctionCall,
+    FunctionToolCall,
+    ImagePart,
+    TextPart,
 )
 
 USER = [{"role": "user", "content": "Judge this."}]
@@ -37,42 +43,40 @@ def test_a_minimal_request_has_no_format_no_tools_and_no_sampling_options():
     assert request.model == "judge"
     assert request.prompt == "Judge this."
     assert request.response_format is None
-    assert request.tools == ()
-    assert request.tool_choice == ToolChoice("auto")
+    assert request.functions == ()
+    assert (request.tool_mode, request.named_tool) == ("auto", None)
     assert (request.temperature, request.top_p, request.max_tokens, request.seed) == (
         None,
         None,
         None,
         None,
     )
-    assert (request.schema, request.json_only, request.forced_tool) == (None, False, None)
+    assert (request.answer_schema, request.json_only, request.forced_tool) == (None, False, None)
     assert request.stream is False
     assert unsupported(request) is None
 
 
 @pytest.mark.parametrize(
-    ("response_format", "expected"),
+    ("response_format", "kind", "schema"),
     [
-        ({"type": "text"}, ResponseFormat("text")),
-        ({"type": "json_object"}, ResponseFormat("json_object")),
-        ({"type": "json_object", "schema": SCHEMA}, ResponseFormat("json_object", SCHEMA)),
+        ({"type": "text"}, TextFormat, None),
+        ({"type": "json_object"}, JsonObjectFormat, None),
+        ({"type": "json_object", "schema": SCHEMA}, JsonObjectFormat, SCHEMA),
         (
             {"type": "json_schema", "json_schema": {"name": "V", "schema": SCHEMA, "strict": True}},
-            ResponseFormat("json_schema", SCHEMA, name="V", strict=True),
+            JsonSchemaFormat,
+            SCHEMA,
         ),
-        (
-            {"type": "json_schema", "json_schema": {"name": "V"}},
-            ResponseFormat("json_schema", name="V"),
-        ),
+        ({"type": "json_schema", "json_schema": {"name": "V"}}, JsonSchemaFormat, None),
     ],
     ids=["text", "json-object", "json-object-schema", "json-schema", "json-schema-no-schema"],
 )
-def test_every_response_format_shape_is_read(response_format, expected):
+def test_every_response_format_shape_is_read(response_format, kind, schema):
     request = parse(response_format=response_format)
 
-    assert request.response_format == expected
-    assert request.schema == expected.schema
-    assert request.json_only is (expected.type != "text")
+    assert isinstance(request.response_format, kind)
+    assert request.answer_schema == schema
+    assert request.json_only is (kind is not TextFormat)
 
 
 @pytest.mark.parametrize("tool", [NESTED_TOOL, FLAT_TOOL], ids=["nested", "flat"])
@@ -89,9 +93,9 @@ def test_every_response_format_shape_is_read(response_format, expected):
 def test_every_tool_and_tool_choice_shape_forces_the_same_function(tool, tool_choice):
     request = parse(tools=[tool], tool_choice=tool_choice, response_format={"type": "text"})
 
-    assert request.tools == (FunctionTool("verdict", parameters=SCHEMA),)
-    assert request.forced_tool == FunctionTool("verdict", parameters=SCHEMA)
-    assert request.schema == SCHEMA  # the forced call wins over response_format
+    assert request.functions == (FunctionTool(name="verdict", parameters=SCHEMA),)
+    assert request.forced_tool == FunctionTool(name="verdict", parameters=SCHEMA)
+    assert request.answer_schema == SCHEMA  # the forced call wins over response_format
     assert request.json_only
 
 
@@ -101,8 +105,8 @@ def test_tools_not_forced_leave_the_answer_free(tool_choice):
     request = parse(tools=[NESTED_TOOL, other], tool_choice=tool_choice)
 
     assert request.forced_tool is None
-    assert request.schema is None
-    assert request.tools[1] == FunctionTool("other", description="é")
+    assert request.answer_schema is None
+    assert request.functions[1] == FunctionTool(name="other", description="é")
 
 
 def test_required_among_several_tools_forces_none_of_them():
@@ -110,7 +114,7 @@ def test_required_among_several_tools_forces_none_of_them():
 
     request = parse(tools=[NESTED_TOOL, other], tool_choice="required")
 
-    assert request.tool_choice == ToolChoice("required")
+    assert (request.tool_mode, request.named_tool) == ("required", None)
     assert request.forced_tool is None
 
 
@@ -140,12 +144,28 @@ def test_messages_keep_roles_parts_and_tool_calls():
 
     developer, user, assistant, tool = request.messages
     assert (developer.role, developer.text) == ("developer", "Be strict.")
-    assert user.parts[1] == ContentPart("image_url")
+    assert isinstance(user.content, list)
+    assert isinstance(user.content[0], TextPart)
+    assert isinstance(user.content[1], ImagePart)
     assert user.text == "a\nb"
     assert request.prompt == "a\nb"
-    assert assistant.parts == ()
-    assert assistant.tool_calls == (ToolCall("f", "{}", "c1"), ToolCall("g", '{"x": 1}'))
+    assert assistant.content is None
+    assert assistant.tool_calls == [
+        FunctionToolCall(id="c1", function=FunctionCall(name="f", arguments="{}")),
+        FunctionToolCall(function=FunctionCall(name="g", arguments={"x": 1})),
+    ]
     assert (tool.tool_call_id, tool.text) == ("c1", "found 東京")
+
+
+def test_bytes_are_read_straight_from_json_and_the_body_is_kept():
+    body = {"model": "judge", "messages": USER, "temperature": 0.5, "extra": {"kept": "é"}}
+    raw = json.dumps(body, ensure_ascii=False).encode()
+
+    request = parse_chat_request(raw)
+
+    assert request.model_dump() == parse_chat_request(body).model_dump()
+    assert request.body == body
+    assert request.temperature == 0.5
 
 
 def test_max_completion_tokens_wins_and_sampling_options_are_read():
@@ -176,22 +196,29 @@ def test_a_stream_is_read_and_refused_by_every_answerer():
         ({"messages": ["hi"]}, "messages[0]"),
         ({"messages": [{"role": "wizard", "content": "x"}]}, "messages[0].role"),
         ({"messages": [{"role": "user", "content": 3}]}, "messages[0].content"),
-        ({"messages": [{"role": "user", "content": [{"text": "x"}]}]}, "messages[0].content[0]"),
+        (
+            {"messages": [{"role": "user", "content": [{"text": "x"}]}]},
+            "messages[0].content[0].type",
+        ),
         (
             {"messages": [{"role": "user", "content": [{"type": "text"}]}]},
             "messages[0].content[0].text",
         ),
         (
             {"messages": [{"role": "assistant", "tool_calls": [{"function": {}}]}]},
-            "messages[0].tool_calls[0].function",
+            "messages[0].tool_calls[0].function.name",
         ),
+        ({"messages": [{"role": "user"}]}, "messages[0].content"),
+        ({"messages": [{"content": "x"}]}, "messages[0].role"),
         ({"n": 2}, "n"),
         ({"temperature": 2.5}, "temperature"),
         ({"temperature": "hot"}, "temperature"),
         ({"top_p": 0}, "top_p"),
         ({"max_tokens": 0}, "max_tokens"),
         ({"seed": True}, "seed"),
-        ({"stop": ["a", ""]}, "stop"),
+        ({"stop": ["a", ""]}, "stop[1]"),
+        ({"stop": ["a", "b", "c", "d", "e"]}, "stop"),
+        ({"stream": "yes"}, "stream"),
         ({"response_format": "json"}, "response_format"),
         ({"response_format": {"type": "yaml"}}, "response_format.type"),
         ({"response_format": {"type": "json_schema"}}, "response_format.json_schema"),
@@ -200,7 +227,8 @@ def test_a_stream_is_read_and_refused_by_every_answerer():
             "response_format.json_schema.schema",
         ),
         ({"tools": {}}, "tools"),
-        ({"tools": [{"type": "retrieval"}]}, "tools[0]"),
+        ({"tools": [{"type": "retrieval"}]}, "tools[0].type"),
+        ({"tools": ["f"]}, "tools[0]"),
         ({"tools": [{"type": "function", "function": {}}]}, "tools[0].function.name"),
         ({"tools": [{"name": "f", "parameters": "x"}]}, "tools[0].parameters"),
         ({"tool_choice": "required"}, "tool_choice"),
@@ -214,25 +242,29 @@ def test_malformed_requests_name_the_field(body, param):
 
     assert error.value.status == 400
     assert error.value.param == param
-    assert error.value.message
+    assert error.value.message.startswith(f"{param}: ")
 
 
+@pytest.mark.parametrize("read", [parse_json_body, parse_chat_request])
 @pytest.mark.parametrize("raw", [b"{not json", b"\xff\xfe\xfa", b""])
-def test_a_body_that_is_not_json_is_a_400_that_says_so(raw):
+def test_a_body_that_is_not_json_is_a_400_that_says_so(read, raw):
     with pytest.raises(WireError) as error:
-        parse_json_body(raw)
+        read(raw)
 
     assert error.value.status == 400
     assert "not valid JSON" in error.value.message
+    assert error.value.param is None
 
 
 def test_a_body_that_is_not_an_object_is_a_400():
     with pytest.raises(WireError, match="must be a JSON object"):
-        parse_chat_request(["model"])
+        parse_chat_request(["model"])  # type: ignore[arg-type]
+    with pytest.raises(WireError, match="must be a JSON object"):
+        parse_chat_request(b'["model"]')
 
 
 def test_a_completion_with_tool_calls_finishes_with_them_unless_cut():
-    calls = [ToolCall("f", "{}", "call_1")]
+    calls = [FunctionToolCall(id="call_1", function=FunctionCall(name="f", arguments="{}"))]
 
     stopped = completion_body(
         completion_id="c",

@@ -8,6 +8,8 @@ import os
 
 import pytest
 
+from support.cache_attack import MODE_PICKLE, payload, tamper
+
 METRICS = ("--metric", "agent_goal_accuracy")
 
 
@@ -98,3 +100,50 @@ def test_a_dry_run_on_a_corrupt_cache_says_why_nothing_was_cached(
     assert result.code == 0, result.err
     assert judges.count() == 0
     assert result.out.count("warning: cache unusable: response cache at") == 1
+
+
+def test_entries_replaced_by_pickles_run_nothing_and_the_judges_are_asked_again(
+    run_cli, judges, config_file, dataset_file, tmp_path
+):
+    pytest.importorskip("diskcache")
+    folder, marker = tmp_path / "shared-cache", tmp_path / "pwned"
+    args = ("evaluate", dataset_file, *METRICS, "--config", config_file, "--no-history")
+    first = run_cli(*args, "--cache-dir", folder)
+    assert first.code == 0, first.err
+    # As someone who can write the folder (another branch's CI job) would: every entry a
+    # pickle that runs code when loaded.
+    assert tamper(folder, "UPDATE Cache SET mode = ?, value = ?", MODE_PICKLE, payload(marker))
+
+    result = run_cli(*args, "--cache-dir", folder)
+    assert result.code == 0, result.err
+    assert not marker.exists()
+    assert judges.count() == 2 * 3 * 3  # every call asked again
+    assert "cache: 0 hits, 9 misses" in result.out
+    warnings = [line for line in result.out.splitlines() if line.startswith("warning: ")]
+    assert warnings == [
+        f"warning: cache entries ignored: response cache at {folder} holds 9 entries that are "
+        "not ragas-boot's JSON (written by an older ragas-boot, or altered): read as misses, "
+        "never loaded; run `ragas-boot cache clear` to remove them"
+    ]
+    assert "cache: 9 hits" in run_cli(*args, "--cache-dir", folder).out  # replaced: fresh JSON
+
+
+def test_cache_stats_reports_pickled_entries_and_keys_as_corrupt_without_loading_them(
+    run_cli, judges, config_file, dataset_file, tmp_path
+):
+    pytest.importorskip("diskcache")
+    folder, marker = tmp_path / "shared-cache", tmp_path / "pwned"
+    args = ("evaluate", dataset_file, *METRICS, "--config", config_file, "--no-history")
+    assert run_cli(*args, "--cache-dir", folder).code == 0
+    bomb = payload(marker)
+    tamper(folder, "UPDATE Cache SET mode = ?, value = ? WHERE rowid % 2 = 0", MODE_PICKLE, bomb)
+    tamper(folder, "UPDATE Cache SET key = ?, raw = 0 WHERE rowid = 1", bomb)
+
+    result = run_cli("cache", "stats", "--cache-dir", folder)
+    assert result.code == 0, result.err
+    assert not marker.exists()
+    assert "Entries: 4 " in result.out
+    assert "Corrupt entries: 5 (not ragas-boot's JSON: never loaded" in result.out
+    cleared = run_cli("cache", "clear", "--cache-dir", folder)
+    assert cleared.code == 0 and "Removed 9 entries" in cleared.out
+    assert not marker.exists()

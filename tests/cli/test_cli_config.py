@@ -97,3 +97,25 @@ def test_schema_commands_print_the_json_schemas(run_cli):
     assert json.loads(dataset.out) == dataset_json_schema()
     report = run_cli("schema", "report")
     assert json.loads(report.out) == report_json_schema()
+
+
+def test_config_check_refuses_a_tls_file_that_does_not_load_for_an_http_base_url(
+    run_cli, tmp_path, openai_server
+):
+    (tmp_path / "corp-root.pem").write_text("not PEM at all", encoding="utf-8")
+    config = tmp_path / "application.yaml"
+    config.write_text(
+        "spring.ai.ragas.providers.openai-compatible:\n"
+        "  - name: corp\n"
+        f"    base-url: {openai_server.base_url}\n"
+        "    api-key: k\n"
+        f"    ca-bundle: {tmp_path / 'corp-root.pem'}\n"
+        "    chat-models: [{id: judge-a}]\n",
+        encoding="utf-8",
+    )
+    for command in (("config", "check"), ("config", "check", "--ping")):
+        result = run_cli(*command, "--config", config)
+        assert result.code == 2, result.out
+        assert "spring.ai.ragas.providers.openai-compatible[0].ca-bundle" in result.err
+        assert "corp-root.pem" in result.err
+    assert openai_server.count() == 0  # refused before any call

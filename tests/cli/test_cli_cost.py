@@ -167,3 +167,60 @@ def test_a_cached_rerun_shows_the_money_it_saved(
     )
     saved = f"tokens saved (${rerun['totals']['saved_cost']:.4f})"
     assert saved in " ".join(second.out.split())
+
+
+def test_max_cost_is_refused_before_any_call_when_no_judge_of_the_run_has_a_price(
+    run_cli, judges, config_file, dataset_file
+):
+    args = ("evaluate", dataset_file, "--config", config_file, "--metric", "agent_goal_accuracy")
+    result = run_cli(*args, "--max-cost", "0.5")
+    assert result.code == 2, result.text
+    assert judges.count() == 0
+    err = " ".join(result.err.split())
+    assert (
+        "--max-cost 0.5 cannot cap this run: no judge it calls has a price "
+        "(judge-a, judge-b, judge-c), so no call would count against it"
+    ) in err
+    assert "price: {input-per-million: ..., output-per-million: ...}" in err
+    # The same from the YAML key, named as such.
+    config_file.write_text(
+        config_file.read_text(encoding="utf-8") + "\nspring.ai.ragas.run.max-cost: 2\n",
+        encoding="utf-8",
+    )
+    from_yaml = run_cli(*args)
+    assert from_yaml.code == 2 and judges.count() == 0
+    assert "spring.ai.ragas.run.max-cost: 2 cannot cap this run" in " ".join(from_yaml.err.split())
+    # A run that calls no model has nothing to cap: nothing to refuse either.
+    no_judges = run_cli(
+        "evaluate", dataset_file, "--config", config_file, "--metric", "tool_call_accuracy"
+    )
+    assert no_judges.code == 0, no_judges.text
+    assert "cannot cap" not in no_judges.text and "does not cap" not in no_judges.text
+
+
+def test_max_cost_counts_the_judges_the_run_selects(run_cli, judges, priced_config, dataset_file):
+    # judge-a and judge-b have prices, but --models picks only judge-c, which has none.
+    result = run_cli(
+        "evaluate", dataset_file, "--config", priced_config, "--metric", "agent_goal_accuracy",
+        "--models", "judge-c", "--max-cost", "1",
+    )  # fmt: skip
+    assert result.code == 2, result.text
+    assert "no judge it calls has a price (judge-c)" in " ".join(result.err.split())
+    assert judges.count() == 0
+
+
+def test_max_cost_warns_naming_the_judges_it_does_not_cap(
+    run_cli, judges, priced_config, dataset_file
+):
+    for extra in ((), ("--dry-run",)):
+        result = run_cli(
+            "evaluate", dataset_file, "--config", priced_config, "--metric",
+            "agent_goal_accuracy", "--max-cost", "5", *extra,
+        )  # fmt: skip
+        assert result.code == 0, result.text
+        warnings = [line for line in result.err.splitlines() if "does not cap" in line]
+        assert warnings == [
+            "warning: --max-cost 5 does not cap the calls of judge-c (no price): they are sent "
+            "and not counted; only judge-a, judge-b are capped"
+        ]
+    assert judges.count() == 3 * len(JUDGES)  # the run itself went on

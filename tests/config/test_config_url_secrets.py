@@ -43,10 +43,23 @@ def test_header_values_never_show_in_dumps_or_reprs(write_yaml):
         assert HEADER_SECRET not in repr(judge) + repr(judge.spec)
 
 
+def _basic(user: str, password: str) -> str:
+    import base64
+
+    return base64.b64encode(f"{user}:{password}".encode()).decode()
+
+
 def test_url_credentials_are_found_and_masked():
-    assert url_secrets(BASE) == [URL_PASSWORD, QUERY_KEY, "2"]
+    # The password, the Basic token it is sent as (a server may echo the header), the query.
+    assert url_secrets(BASE) == [URL_PASSWORD, _basic("alice", URL_PASSWORD), QUERY_KEY, "2"]
     assert mask_url(BASE) == "https://alice:****@judge.example:8443/api?key=****&v=****"
-    assert url_secrets("https://TOKEN123456@host/x") == ["TOKEN123456"]
+    assert url_secrets("https://TOKEN123456@host/x") == ["TOKEN123456", _basic("TOKEN123456", "")]
+    # Percent-escaped as written and decoded, as a server may echo either.
+    assert url_secrets("https://bob:p%C3%A4ss%3A1@h/") == [
+        "p%C3%A4ss%3A1",
+        "päss:1",
+        _basic("bob", "päss:1"),
+    ]
     assert mask_url("https://TOKEN123456@host/x") == "https://****@host/x"
     assert mask_url("http://localhost:8080/v1") == "http://localhost:8080/v1"
     assert url_secrets("http://localhost:8080/v1") == []

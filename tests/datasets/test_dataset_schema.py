@@ -48,7 +48,12 @@ def test_every_key_of_the_example_dataset_is_in_the_schema():
     schema = dataset_json_schema()
     document = yaml.safe_load((EXAMPLE / "dataset.yaml").read_text(encoding="utf-8"))
     assert set(document) <= set(schema["$defs"]["DatasetDocument"]["properties"])
-    message_keys = set(_properties(schema, "OpenAIChatMessage"))
+    roles = schema["$defs"]["OpenAIChatSample"]["properties"]["messages"]["items"]
+    message_keys = {
+        key
+        for name in roles["discriminator"]["mapping"].values()
+        for key in _properties(schema, name.rsplit("/", 1)[-1])
+    }
     for entry in document["samples"]:
         kind = "OpenAIChatSample" if "messages" in entry else "Sample"
         assert set(entry) <= set(_properties(schema, kind)), entry["id"]

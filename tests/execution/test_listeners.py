@@ -204,3 +204,44 @@ def test_an_evaluation_without_repeats_marks_no_repeat(make_container, openai_se
     metric.evaluate(SAMPLE)
 
     assert [event.repeat for kind, event in recorder.events if kind == "after"] == [None]
+
+
+def test_the_after_event_of_a_failure_names_the_bean_its_quorum_and_the_exception(
+    make_container, openai_server
+):
+    openai_server.fail_always(None, Reply.error(400, message="bad model"))
+    extra = """
+    spring.ai.ragas.metrics:
+      min-judges: 2
+      aspect-critic:
+        criteria:
+          no-profanity: { definition: "The response has no profanity" }
+    """
+    container = make_container(["judge-a", "judge-b"], extra=extra)
+    goal, critic = (
+        container.agent_goal_accuracy(),
+        container.metric("aspect_critic", "no-profanity"),
+    )
+    recorder = Recorder()
+    for metric in (goal, critic):
+        metric.listeners.add(recorder)
+        with pytest.raises(AllJudgesFailedError) as raised:
+            metric.evaluate(SAMPLE if metric is goal else Sample(response="Fine."))
+        _, after = recorder.events[-1]
+        # The exception itself, beside its message; the quorum with the YAML default.
+        assert (after.failure, after.error) == (raised.value, str(raised.value))
+        assert after.min_judges == 2
+    names = [(event.metric, event.bean_name) for kind, event in recorder.events if kind == "after"]
+    assert names == [
+        ("AgentGoalAccuracyMetric", "agent_goal_accuracy"),
+        ("AspectCriticMetric:no-profanity", "aspect_critic:no-profanity"),
+    ]
+
+
+def test_a_judge_less_bean_asks_no_quorum(make_container):
+    metric = make_container(["judge-a"]).tool_call_accuracy()
+    recorder = Recorder()
+    metric.listeners.add(recorder)
+    metric.evaluate(Sample(tool_calls=[], reference_tool_calls=[]))
+    _, after = recorder.events[-1]
+    assert (after.bean_name, after.min_judges, after.failure) == ("tool_call_accuracy", None, None)

@@ -215,6 +215,15 @@ def test_the_api_key_is_neither_in_the_key_nor_on_disk(openai_server, run, cache
     assert len(key) == 64 and SECRET not in key
 
 
+def test_credentials_in_the_base_url_are_not_in_the_key_either(openai_server, run):
+    openai_server.respond(None, {"verdict": 1})
+    with_user = openai_server.base_url.replace("http://", "http://alice:url-pass-0001@")
+    assert run([judge(openai_server, base_url=with_user)]).calls[0].cache == "miss"
+    rotated = openai_server.base_url.replace("http://", "http://alice:url-pass-0002@")
+    assert run([judge(openai_server, base_url=rotated)]).calls[0].cache == "hit"
+    assert openai_server.count() == 1
+
+
 def test_would_answer_tells_without_sending(openai_server, run, cache):
     openai_server.respond(None, {"verdict": 1})
     asked = judge(openai_server)

@@ -97,14 +97,18 @@ def test_messages_are_flattened_to_text_for_the_chat_template():
     [
         ({"messages": [{"role": "wizard", "content": "x"}]}, "messages[0].role"),
         (
-            {"messages": [{"role": "user", "content": [{"type": "image_url"}]}]},
+            {
+                "messages": [
+                    {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}
+                ]
+            },
             "messages[0].content[0]",
         ),
         ({"max_tokens": 0}, "max_tokens"),
         ({"top_p": 0}, "top_p"),
         ({"n": 2}, "n"),
         ({"stop": ["a", "b", "c", "d", "e"]}, "stop"),
-        ({"tools": [{"type": "retrieval"}]}, "tools[0]"),
+        ({"tools": [{"type": "retrieval"}]}, "tools[0].type"),
         (
             {"tools": [], "tool_choice": {"type": "function", "function": {"name": "x"}}},
             "tool_choice",

@@ -78,7 +78,7 @@ def test_the_report_holds_every_row_and_evaluation(scored):
 
     result.stdout.fnmatch_lines(["ragas-boot report: */out/scores.json"])
     report = json.loads((scored.path / "out" / "scores.json").read_text(encoding="utf-8"))
-    assert report["format"] == "ragas-boot.pytest/1"
+    assert report["format"] == "ragas-boot.pytest/2"
     assert report["config"]["files"] == [str(scored.path / "application.yaml")]
     assert report["config"]["profiles"] == ["default"]
     rows = {(row["test"], row["metric"]): row for row in report["rows"]}
@@ -92,23 +92,37 @@ def test_the_report_holds_every_row_and_evaluation(scored):
     assert goal["score"] == 0.5
     assert goal["model_scores"] == {"judge-a": 1.0, "judge-b": 0.0}
     assert goal["passed"] is False
+    # Each evaluation is a dataset run's Evaluation (docs/report-json.md) with its test,
+    # its metric's class name and the checks made on it.
     (evaluation,) = goal["evaluations"]
-    assert evaluation["checks"] == [{"at_least": 0.9, "at_most": None, "passed": False}]
-    assert evaluation["reasons"] == {"judge-a": "judge-a says done", "judge-b": "no"}
-    assert evaluation["mode"] == "WITH_REFERENCE"
-    assert evaluation["explanation"].startswith("Goal achieved: 1 of 2")  # the tie rule: >= 0.5
+    assert evaluation["checks"] == [
+        {"at_least": 0.9, "at_most": None, "passed": False, "equals": None, "tolerance": 0.0}
+    ]
+    assert evaluation["test"] == "test_scored.py::test_goal"
+    assert (evaluation["metric"], evaluation["label"]) == (
+        "agent_goal_accuracy",
+        "AgentGoalAccuracyMetric",
+    )
+    # passed: against the metric's threshold (0.5), as in a run; the row's: its checks.
+    assert (evaluation["status"], evaluation["passed"], goal["passed"]) == ("scored", True, False)
+    result = evaluation["result"]
+    assert result["metadata"]["reasons"] == {"judge-a": "judge-a says done", "judge-b": "no"}
+    assert result["mode"] == "WITH_REFERENCE"
+    assert result["explanation"].startswith("Goal achieved: 1 of 2")  # the tie rule: >= 0.5
+    assert [step["name"] for step in result["steps"]] == ["CompareOutcome"]
     twice = rows["test_scored.py::test_twice", "AgentGoalAccuracyMetric"]
     assert [e["score"] for e in twice["evaluations"]] == [0.5, 1.0]
     assert twice["excluded"] == ["judge-b"]
-    assert twice["evaluations"][1]["exclusions"] == [
+    exclusions = twice["evaluations"][1]["result"]["exclusions"]
+    assert exclusions == [
         {
             "judge_id": "judge-b",
             "step": "CompareOutcome",
             "kind": "auth",
-            "message": twice["evaluations"][1]["exclusions"][0]["message"],
+            "message": exclusions[0]["message"],
         }
     ]
-    assert "key revoked" in twice["evaluations"][1]["exclusions"][0]["message"]
+    assert "key revoked" in exclusions[0]["message"]
     assert twice["passed"] is None
     assert "sk-plugin-test-key" not in json.dumps(report)
 
@@ -122,7 +136,7 @@ def test_the_report_path_may_come_from_the_ini_file(plain, write_ini):
     result.assert_outcomes(passed=1)
     report = json.loads((plain.path / "reports" / "ragas.json").read_text(encoding="utf-8"))
     assert report == {
-        "format": "ragas-boot.pytest/1",
+        "format": "ragas-boot.pytest/2",
         "config": {"files": [], "profiles": []},
         "rows": [],
     }
@@ -226,9 +240,10 @@ def test_repeats_show_their_pass_rate_interval_and_stability_as_one_evaluation(
     report = json.loads((project.path / "scores.json").read_text(encoding="utf-8"))
     [row] = report["rows"]
     [evaluation] = row["evaluations"]
-    assert evaluation["repeats"]["scores"] == [1.0, 0.5, 0.0]
-    assert (evaluation["repeats"]["passed"], evaluation["repeats"]["unstable"]) == (2, True)
-    assert evaluation["checks"] == [{"at_least": 0.5, "at_most": None, "passed": True}]
+    repeats = evaluation["result"]["repeats"]
+    assert repeats["scores"] == [1.0, 0.5, 0.0]
+    assert (repeats["passed"], repeats["unstable"]) == (2, True)
+    assert [(c["at_least"], c["passed"]) for c in evaluation["checks"]] == [(0.5, True)]
 
 
 def test_a_quorum_missed_in_a_repeat_is_shown(write_tests, project, openai_server):

@@ -90,5 +90,11 @@ def test_repeats_and_quorum_cross_from_the_workers(write_tests, project, goal_ve
     assert len(goals) == 2
     for row in goals:
         [evaluation] = row["evaluations"]
-        assert evaluation["repeats"]["scores"] == [0.5, 0.5]
-        assert evaluation["quorum"] == {"required": 2, "answered": 2, "asked": 2, "met": True}
+        assert evaluation["result"]["repeats"]["scores"] == [0.5, 0.5]
+        assert evaluation["result"]["quorum"] == {
+            "required": 2,
+            "answered": 2,
+            "asked": 2,
+            "met": True,
+            "on_failure": "FAIL",
+        }

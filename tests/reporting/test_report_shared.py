@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import pytest
 
-from ragas_boot._pytest.recording import QuorumRecord, RepeatRecord
-from ragas_boot.config.settings import AllureSettings
+from ragas_boot.config.settings import AllureSettings, QuorumFailure
 from ragas_boot.execution.aggregation import wilson_interval
 from ragas_boot.execution.listeners import EvaluationFinished
-from ragas_boot.execution.results import Exclusion, JudgeCall
-from ragas_boot.metrics.results import MetricResult, Quorum, combine_repeats
+from ragas_boot.execution.results import Exclusion
+from ragas_boot.metrics.results import MetricResult, Quorum, RepeatSummary, combine_repeats
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting import render_html as render_run_html
 from ragas_boot.reporting._style import STYLESHEET
@@ -27,6 +25,9 @@ from ragas_boot.reporting.allure_page import (
 from ragas_boot.reporting.pytest_table import summary_lines
 from ragas_boot.reporting.suite_report import render_console, render_html, render_json
 from ragas_boot.runs import RunResult
+from ragas_boot.runs.evaluations import finished_evaluation
+from ragas_boot.runs.pytest_session import PytestEvaluation, ScoreCheck, ScoreRow
+from ragas_boot.runs.results import Evaluation, EvaluationError
 from ragas_boot.suites import AgentRun, AgentTestCase, SuiteResult, score_case
 
 
@@ -101,66 +102,98 @@ def test_the_suite_json_has_the_run_reports_envelope(suite_result: SuiteResult) 
     assert render_json(suite_result).endswith("}\n")
 
 
-@dataclass
-class _Check:
-    passed: bool
-    bound: str
+def _tested(
+    test: str | None,
+    metric: str,
+    score: float | None,
+    *,
+    model_scores: dict[str, float] | None = None,
+    excluded: tuple[str, ...] = (),
+    checks: tuple[ScoreCheck, ...] = (),
+    repeats: RepeatSummary | None = None,
+    quorum: Quorum | None = None,
+    failed: str | None = None,
+) -> PytestEvaluation:
+    """One recorded evaluation: a result (or, with ``failed``, the error) and its checks."""
+    exclusions = [Exclusion(judge_id=j, step="Step", kind="timeout", message="") for j in excluded]
+    if failed is not None:
+        error = EvaluationError(kind="error", type="RuntimeError", message=failed)
+        evaluation = Evaluation(metric="bean", status="failed", error=error)
+    else:
+        result = MetricResult(
+            metric=metric,
+            score=score,
+            model_scores=model_scores or {},
+            exclusions=exclusions,
+            repeats=repeats,
+            quorum=quorum,
+        )
+        evaluation = finished_evaluation("bean", result, threshold=0.5, duration_s=0.0)
+    recorded = PytestEvaluation.of(evaluation, test=test, label=metric)
+    for check in checks:
+        recorded = recorded.with_check(check)
+    return recorded
 
-    def label(self) -> str:
-        return self.bound
+
+def _row(*evaluations: PytestEvaluation) -> ScoreRow:
+    return ScoreRow.of(evaluations)
 
 
-@dataclass
-class _Row:
-    test: str | None
-    metric: str
-    score: float | None
-    model_scores: dict[str, float] = field(default_factory=dict)
-    excluded: list[str] = field(default_factory=list)
-    checks: list[_Check] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    evaluations: list[object] = field(default_factory=lambda: [object()])
-    calls: list[JudgeCall] = field(default_factory=list)
-    repeats: list[RepeatRecord] = field(default_factory=list)
-    quorums: list[QuorumRecord] = field(default_factory=list)
-
-
-def _repeats(passed: int, scored: int, *, unstable: bool) -> RepeatRecord:
+def _repeats(passed: int, scored: int, *, unstable: bool) -> RepeatSummary:
     low, high = wilson_interval(passed, scored)
-    return RepeatRecord(
+    return RepeatSummary(
         runs=scored,
-        scores=(),
+        scores=[],
         scored=scored,
         passed=passed,
         failed=0,
         pass_rate=passed / scored,
         ci_low=low,
         ci_high=high,
+        confidence=0.95,
         unstable=unstable,
     )
 
 
+def _quorum(required: int, answered: int, asked: int) -> Quorum:
+    return Quorum(
+        required=required,
+        answered=answered,
+        asked=asked,
+        met=answered >= required,
+        on_failure=QuorumFailure.FAIL,
+    )
+
+
 def test_the_pytest_table_pools_the_repeats_and_counts_missed_quorums_of_a_row() -> None:
+    goal = "AgentGoalAccuracyMetric"
     rows = [
-        _Row(
-            "t.py::one",
-            "AgentGoalAccuracyMetric",
-            0.5,
-            repeats=[_repeats(2, 3, unstable=True)],
-            quorums=[QuorumRecord(required=2, answered=2, asked=2, met=True)],
+        _row(
+            _tested(
+                "t.py::one",
+                goal,
+                0.5,
+                repeats=_repeats(2, 3, unstable=True),
+                quorum=_quorum(2, 2, 2),
+            )
         ),
-        _Row(
-            "t.py::two",
-            "AgentGoalAccuracyMetric",
-            0.5,
-            evaluations=[object(), object()],
-            repeats=[_repeats(3, 3, unstable=False), _repeats(1, 3, unstable=True)],
-            quorums=[
-                QuorumRecord(required=2, answered=2, asked=3, met=True),
-                QuorumRecord(required=2, answered=1, asked=3, met=False),
-            ],
+        _row(
+            _tested(
+                "t.py::two",
+                goal,
+                0.5,
+                repeats=_repeats(3, 3, unstable=False),
+                quorum=_quorum(2, 2, 3),
+            ),
+            _tested(
+                "t.py::two",
+                goal,
+                0.5,
+                repeats=_repeats(1, 3, unstable=True),
+                quorum=_quorum(2, 1, 3),
+            ),
         ),
-        _Row("t.py::plain", "ToolCallAccuracyMetric", 1.0),
+        _row(_tested("t.py::plain", "ToolCallAccuracyMetric", 1.0)),
     ]
 
     lines = summary_lines(rows)
@@ -182,11 +215,19 @@ def test_the_pytest_table_pools_the_repeats_and_counts_missed_quorums_of_a_row()
 
 
 def test_the_pytest_table_marks_missing_scores_and_unasked_judges() -> None:
+    passed = ScoreCheck(at_least=0.9, at_most=None, passed=True)
     rows = [
-        _Row("t.py::a", "AgentGoalAccuracyMetric", 0.5, {"x/judge-a": 1.0, "x/judge-b": 0.0}),
-        _Row("t.py::b", "ToolCallAccuracyMetric", 1.0, checks=[_Check(True, ">= 0.9")]),
-        _Row("t.py::c", "TopicAdherenceMetric", None, excluded=["x/judge-a"]),
-        _Row(None, "TopicAdherenceMetric", None, errors=["AllJudgesFailedError: down"]),
+        _row(
+            _tested(
+                "t.py::a",
+                "AgentGoalAccuracyMetric",
+                0.5,
+                model_scores={"x/judge-a": 1.0, "x/judge-b": 0.0},
+            )
+        ),
+        _row(_tested("t.py::b", "ToolCallAccuracyMetric", 1.0, checks=(passed,))),
+        _row(_tested("t.py::c", "TopicAdherenceMetric", None, excluded=("x/judge-a",))),
+        _row(_tested(None, "TopicAdherenceMetric", None, failed="AllJudgesFailedError: down")),
     ]
 
     lines = summary_lines(rows)

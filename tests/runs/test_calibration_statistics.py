@@ -21,19 +21,14 @@ from sklearn.metrics import (
     recall_score,
 )
 
-from ragas_boot.runs.calibration import (
-    AgreementFigures,
-    Estimate,
-    PanelCalibration,
-    _Bootstrap,
-    _pareto,
-    _Stats,
-)
+from ragas_boot.runs.calibration import AgreementFigures, Estimate, PanelCalibration
+from ragas_boot.runs.calibration.figures import Bootstrap, Stats
+from ragas_boot.runs.calibration.panels import pareto
 from ragas_boot.samples import HumanLabel, Sample
 
 
-def _stats(seed: int = 3, resamples: int = 500) -> _Stats:
-    return _Stats(_Bootstrap(seed=seed, resamples=resamples, confidence=0.9))
+def _stats(seed: int = 3, resamples: int = 500) -> Stats:
+    return Stats(Bootstrap(seed=seed, resamples=resamples, confidence=0.9))
 
 
 def _raters(seed: int, count: int = 40) -> tuple[list[bool], list[bool]]:
@@ -138,7 +133,7 @@ def test_the_front_keeps_only_panels_no_cheaper_one_beats() -> None:
         _panel(["a", "c"], 300, 0.9),  # as good as c but dearer
         _panel(["d"], 10, None),  # undefined κ: never on the front
     ]
-    front = _pareto(panels)
+    front = pareto(panels)
     assert [p.judges for p in front] == [["b"], ["a", "b"], ["c"]]
 
 

@@ -144,15 +144,20 @@ def test_openai_sdk_objects_are_read() -> None:
         ("not a list", "messages", "list of messages"),
         ({"role": "user"}, "messages", "list of messages"),
         ([None], "messages[0]", "OpenAI chat message"),
-        ([{"content": "x"}], "messages[0].role", "expected a string, got nothing"),
+        ([{"content": "x"}], "messages[0].role", "required but missing"),
         ([{"role": "robot", "content": "x"}], "messages[0].role", "unknown role 'robot'"),
-        ([{"role": "user"}], "messages[0].content", "required, got None"),
+        ([{"role": "user"}], "messages[0].content", "required but missing"),
+        (
+            [{"role": "user", "content": None}],
+            "messages[0].content",
+            "list of content parts, got nothing",
+        ),
         ([{"role": "user", "content": 5}], "messages[0].content", "string or a list"),
         ([{"role": "user", "content": [{"text": "x"}]}], "messages[0].content[0].type", "'type'"),
         (
             [{"role": "user", "content": [{"type": "text", "text": None}]}],
             "messages[0].content[0].text",
-            "expected a string",
+            "valid string, got NoneType None",
         ),
         ([{"role": "tool", "tool_call_id": "c1"}], "messages[0].content", "required"),
         ([{"role": "tool", "content": "x", "tool_call_id": 5}], "messages[0].tool_call_id", "int"),
@@ -182,7 +187,7 @@ def test_openai_sdk_objects_are_read() -> None:
         (
             [{"role": "assistant", "tool_calls": [{"function": {"arguments": "{}"}}]}],
             "messages[0].tool_calls[0].function.name",
-            "expected a string",
+            "required but missing",
         ),
         (
             [{"role": "assistant", "tool_calls": [{"function": {"name": ""}}]}],
@@ -199,7 +204,7 @@ def test_openai_sdk_objects_are_read() -> None:
         (
             [{"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": 3}}]}],
             "messages[0].tool_calls[0].function.arguments",
-            "JSON object",
+            "JSON string or an object, got int 3",
         ),
     ],
     ids=[
@@ -209,6 +214,7 @@ def test_openai_sdk_objects_are_read() -> None:
         "no-role",
         "unknown-role",
         "user-without-content",
+        "user-null-content",
         "int-content",
         "part-without-type",
         "part-without-text",

@@ -52,9 +52,13 @@ def test_openai_tool_messages_keep_an_error_status(fields: dict[str, Any], statu
 @pytest.mark.parametrize(
     ("fields", "field", "expected"),
     [
-        ({"status": "crashed"}, "messages[2].status", "unknown tool result status 'crashed'"),
-        ({"status": 1}, "messages[2].status", "expected a string, got int 1"),
-        ({"is_error": "yes"}, "messages[2].is_error", "expected true or false, got str 'yes'"),
+        (
+            {"status": "crashed"},
+            "messages[2].status",
+            "should be 'success' or 'error', got str 'crashed'",
+        ),
+        ({"status": 1}, "messages[2].status", "should be 'success' or 'error', got int 1"),
+        ({"is_error": "yes"}, "messages[2].is_error", "valid boolean, got str 'yes'"),
         (
             {"status": "success", "is_error": True},
             "messages[2].is_error",

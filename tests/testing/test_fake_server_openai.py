@@ -289,9 +289,9 @@ def test_unknown_path_and_wrong_method_answer_openai_errors(
     ("body", "message"),
     [
         (b"{not json", "could not parse the JSON body"),
-        (b'{"messages": []}', "model parameter"),
+        (b'{"messages": []}', "model: required but missing"),
         (b'{"model": "m"}', "messages"),
-        (b'{"model": "m", "messages": ["hi"]}', "must be an object"),
+        (b'{"model": "m", "messages": ["hi"]}', "messages[0]: expected an OpenAI chat message"),
     ],
     ids=["not-json", "no-model", "no-messages", "bad-message"],
 )

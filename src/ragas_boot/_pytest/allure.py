@@ -14,18 +14,37 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
 if TYPE_CHECKING:
-    from ragas_boot._pytest.state import RagasPluginState
     from ragas_boot.config.settings import AllureSettings, RagasSettings
     from ragas_boot.execution.listeners import EvaluationFinished, EvaluationStarted
 
 __all__ = ["AllureAttacher", "allure_enabled", "start_allure"]
 
 _ENABLED_KEY = "spring.ai.ragas.allure.enabled"
+
+
+class AttacherState(Protocol):
+    """What the attacher reads of the plugin's state (``_pytest/state.py``, which holds the
+    attacher: a protocol, so neither module imports the other)."""
+
+    @property
+    def config(self) -> pytest.Config:
+        """The run's pytest config."""
+        ...
+
+    @property
+    def current_test(self) -> str | None:
+        """Node id of the running test, None between tests."""
+        ...
+
+    @property
+    def test_thread(self) -> int | None:
+        """Thread id the running test runs on."""
+        ...
 
 
 def allure_enabled(config: pytest.Config, settings: RagasSettings) -> bool:
@@ -52,7 +71,7 @@ class AllureAttacher:
 
     order = 101
 
-    def __init__(self, *, state: RagasPluginState, settings: AllureSettings, attach: Any) -> None:
+    def __init__(self, *, state: AttacherState, settings: AllureSettings, attach: Any) -> None:
         self._state = state
         self._settings = settings
         self._attach = attach
@@ -118,7 +137,7 @@ class AllureAttacher:
             self._attach(page, name)
 
 
-def start_allure(state: RagasPluginState, settings: RagasSettings) -> AllureAttacher | None:
+def start_allure(state: AttacherState, settings: RagasSettings) -> AllureAttacher | None:
     """Make the attacher and hook it into Allure's steps, when Allure reporting is on."""
     if not allure_enabled(state.config, settings):
         return None

@@ -68,6 +68,19 @@ class RagasPluginState:
         assert self._settings is not None
         return self._settings
 
+    def secrets(self) -> list[str]:
+        """Every secret of the loaded settings (none when no settings were loaded, or they
+        failed to load), to mask in what the plugin writes."""
+        if not self.settings_loaded:
+            return []
+        try:
+            settings = self.settings()
+        except Exception:  # the header and the fixtures have reported it already
+            return []
+        from ragas_boot.reporting.redaction import secret_values
+
+        return secret_values(settings)
+
     def listeners(self) -> list[Any]:
         """The listeners every bean handed out gets: the recorder, and Allure's when active."""
         found: list[Any] = [self.recorder]

@@ -10,8 +10,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from ragas_boot._pytest.recording import EvaluationRecord
 from ragas_boot._pytest.state import RagasPluginState
+from ragas_boot.runs.pytest_session import PytestEvaluation
 
 __all__ = ["cache_line", "header_lines", "report_line"]
 
@@ -75,19 +75,18 @@ def header_lines(state: RagasPluginState) -> list[str]:
     return lines
 
 
-def cache_line(records: Sequence[EvaluationRecord]) -> str | None:
+def cache_line(records: Sequence[PytestEvaluation]) -> str | None:
     """``ragas-boot cache: 9 hits, 0 misses, 1,071 tokens saved``; None when the response
-    cache answered or missed no judge call of the session."""
+    cache answered or missed no judge call of the session (its workers' included)."""
     hits = misses = saved = 0
     saved_cost: float | None = None
     for record in records:
-        for step in record.result.steps if record.result is not None else ():
-            for call in step.calls:
-                hits += call.cache == "hit"
-                misses += call.cache == "miss"
-                saved += call.saved_usage.total_tokens
-                if call.saved_cost is not None:
-                    saved_cost = (saved_cost or 0.0) + call.saved_cost
+        for call in record.judge_calls():
+            hits += call.cache == "hit"
+            misses += call.cache == "miss"
+            saved += call.saved_usage.total_tokens
+            if call.saved_cost is not None:
+                saved_cost = (saved_cost or 0.0) + call.saved_cost
     if not hits and not misses:
         return None
     from ragas_boot.reporting._format import cache  # rich and co. only when there is a line

@@ -3,8 +3,9 @@ controller, which prints the summary and writes ``--ragas-report`` for the whole
 
 A worker puts its records in ``config.workeroutput`` when its session ends; xdist hands that
 to the controller's ``pytest_testnodedown``, where they join the controller's recorder. The
-records travel as plain data (``EvaluationRecord.to_wire``): xdist's channel carries only
-builtins.
+records travel as their JSON data (``PytestEvaluation.model_dump(mode="json")``, validated back
+on the controller): xdist's channel carries only builtins. Read back from JSON, a judge
+call's parsed answer (``JudgeCall.value``) is JSON data, not its answer's model.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from ragas_boot._pytest.recording import EvaluationRecord
 from ragas_boot._pytest.state import RagasPluginState
+from ragas_boot.runs.pytest_session import PytestEvaluation
 
 __all__ = ["OUTPUT_KEY", "is_worker", "receive", "send", "used_config"]
 
@@ -51,7 +52,7 @@ def send(config: pytest.Config, state: RagasPluginState) -> None:
     files, profiles = used_config(state)
     output: dict[str, Any] = config.workeroutput  # type: ignore[attr-defined]
     output[OUTPUT_KEY] = {
-        "records": [record.to_wire() for record in state.recorder.records],
+        "records": [record.model_dump(mode="json") for record in state.recorder.records],
         "files": files,
         "profiles": profiles,
     }
@@ -62,7 +63,7 @@ def receive(state: RagasPluginState, node: Any) -> None:
     data = getattr(node, "workeroutput", {}).get(OUTPUT_KEY)
     if not data:
         return
-    state.recorder.extend(EvaluationRecord.from_wire(item) for item in data["records"])
+    state.recorder.extend(PytestEvaluation.model_validate(item) for item in data["records"])
     state.worker_files.extend(name for name in data["files"] if name not in state.worker_files)
     state.worker_profiles.extend(
         name for name in data["profiles"] if name not in state.worker_profiles

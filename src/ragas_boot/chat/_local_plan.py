@@ -27,13 +27,18 @@ from ragas_boot.chat.structured import format_instructions
 from ragas_boot.chat.wire.openai import (
     ANY_OBJECT,
     ChatCompletionRequest,
-    ToolCall,
     WireError,
     completion_body,
     parse_chat_request,
     unsupported,
 )
 from ragas_boot.config.settings import StructuredOutputMode
+from ragas_boot.samples.openai_chat import (
+    AssistantMessage,
+    FunctionCall,
+    FunctionToolCall,
+    TextPart,
+)
 
 __all__ = ["ChatPlan", "Generation", "completion_for", "judge_plan", "plan_chat"]
 
@@ -100,17 +105,18 @@ class Generation:
 def _messages(request: ChatCompletionRequest) -> list[dict[str, str]]:
     messages: list[dict[str, str]] = []
     for index, message in enumerate(request.messages):
-        for position, part in enumerate(message.parts):
-            if part.text is None:
+        content = getattr(message, "content", None)
+        for position, part in enumerate(content if isinstance(content, list) else ()):
+            if not isinstance(part, TextPart):
                 raise WireError(
                     400,
                     f"only text content parts are supported by the local model, not {part.type!r}",
                     param=f"messages[{index}].content[{position}]",
                 )
         text = message.text
-        for call in message.tool_calls:
+        for call in message.calls if isinstance(message, AssistantMessage) else ():
             # The conversation's earlier tool calls, written out so the model can read them.
-            text += f"\n[tool call {call.name}: {call.arguments}]"
+            text += f"\n[tool call {call.name}: {call.arguments_text}]"
         role = "system" if message.role == "developer" else message.role
         messages.append({"role": role, "content": text.strip()})
     return messages
@@ -135,14 +141,14 @@ def plan_chat(request: ChatCompletionRequest, *, models: Collection[str]) -> Cha
         )
     messages = _messages(request)
     tool = request.forced_tool
-    if tool is None and request.tool_choice.mode == "required":
+    if tool is None and request.tool_mode == "required":
         raise WireError(
             400,
             "tool_choice 'required' needs exactly one tool here; name the function instead",
             param="tool_choice",
         )
     json_only = request.json_only
-    schema = request.schema
+    schema = request.answer_schema
     if json_only and schema is None:
         schema = dict(ANY_OBJECT)
     return ChatPlan(
@@ -163,10 +169,11 @@ def plan_chat(request: ChatCompletionRequest, *, models: Collection[str]) -> Cha
 
 def completion_for(plan: ChatPlan, generation: Generation) -> dict[str, Any]:
     """The ``chat.completion`` body answering ``plan``: a call of the forced tool, or text."""
-    calls: list[ToolCall] = []
+    calls: list[FunctionToolCall] = []
     content: str | None = generation.text
     if plan.tool_name is not None:
-        calls = [ToolCall(plan.tool_name, generation.text, f"call_{uuid.uuid4().hex[:24]}")]
+        function = FunctionCall(name=plan.tool_name, arguments=generation.text)
+        calls = [FunctionToolCall(id=f"call_{uuid.uuid4().hex[:24]}", function=function)]
         content = None
     return completion_body(
         completion_id=f"chatcmpl-{uuid.uuid4().hex}",

@@ -8,13 +8,15 @@ prepared once per judge (model and options) and once per output model and mode
 (``response_format`` or ``tools``, the schema serialised once), plus the prompt through orjson;
 the answer is parsed by orjson and read straight from ``choices[0].message``.
 
-Proxies come from the environment as aiohttp's ``trust_env`` reads them (``HTTP_PROXY``,
-``HTTPS_PROXY``, ``NO_PROXY``, proxy credentials in ``.netrc``), but once, when the loop's
-session is made, rather than through ``trust_env`` itself: that looks them up again on a
-worker thread for every request (two thread hops per call: the proxy and ``.netrc``), and a
-``.netrc`` entry for the judge's host would clash with the ``Authorization`` header. Loopback
-addresses are proxied too unless ``NO_PROXY`` names them (as curl, httpx and urllib do), but
-for the embedded local judge, whose server ragas-boot itself runs on 127.0.0.1.
+Proxies come from the environment as :mod:`ragas_boot.chat._proxies` reads them for both
+transports (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``, proxy credentials in
+``.netrc``; http:// proxies only), once, when the loop's session is made, rather than through
+aiohttp's ``trust_env``: that looks them up again on a worker thread for every request (two
+thread hops per call: the proxy and ``.netrc``), reads no ``ALL_PROXY``, and would take a
+``.netrc`` entry for the judge's host as Basic credentials that clash with the
+``Authorization`` header. Loopback addresses are proxied too unless ``NO_PROXY`` names them (as
+curl, httpx and urllib do), but for the embedded local judge, whose server ragas-boot itself
+runs on 127.0.0.1.
 
 Redirects are reported, never followed (:mod:`ragas_boot.chat.openai_calls` says why). Every
 failure becomes the judge error the ``langchain`` transport raises for it, with the API key
@@ -24,7 +26,6 @@ scrubbed from every message and answer.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import gc
 import json
@@ -34,6 +35,7 @@ from urllib.parse import urlsplit
 import orjson
 from pydantic import BaseModel
 
+from ragas_boot.chat._proxies import environment_proxy
 from ragas_boot.chat.judge import JudgeSpec, TokenUsage
 from ragas_boot.chat.openai_calls import (
     MAX_CACHED_OUTPUT_MODELS,
@@ -45,6 +47,7 @@ from ragas_boot.chat.openai_calls import (
     header_values,
     http_error,
     malformed_answer,
+    request_authorization,
     scrub_secret,
     structured_request_keys,
     tls_context,
@@ -106,6 +109,8 @@ class DirectChat:
 
     def __init__(self, *, spec: JudgeSpec, api_base: str) -> None:
         self._spec = spec
+        # Credentials in the base URL travel as the Authorization header, never in the URL.
+        api_base, self._authorization = request_authorization(api_base, spec.api_key)
         self._endpoint = append_path(api_base, _CHAT_PATH)
         self._sessions = PerLoop(self._make_session)
         self._head = (
@@ -131,7 +136,6 @@ class DirectChat:
     def _make_session(self) -> _LoopSession:
         # aiohttp is imported with the first direct judge's first call, not at start-up.
         import aiohttp
-        from aiohttp.helpers import get_env_proxy_for_url
         from yarl import URL
 
         _freeze_what_is_alive()
@@ -141,10 +145,7 @@ class DirectChat:
         # session's default headers: aiohttp copies those into the proxy's headers too, and
         # turns an Authorization among them into Proxy-Authorization, so a proxy in the
         # environment would be sent the API key (tests/chat/test_transport_network.py).
-        request_headers = {
-            "Authorization": f"Bearer {spec.api_key.get_secret_value()}",
-            **header_values(spec.headers),
-        }
+        request_headers = {"Authorization": self._authorization, **header_values(spec.headers)}
         headers = {
             "Content-Type": "application/json",
             "Accept": "application/json",
@@ -168,14 +169,14 @@ class DirectChat:
         proxy: URL | None = None
         proxy_headers: dict[str, str] | None = None
         # The embedded local judge's server is ours, on loopback: never through a proxy.
-        if spec.local is None:
-            with contextlib.suppress(LookupError):  # no proxy for it, or NO_PROXY names it
-                proxy, proxy_auth = get_env_proxy_for_url(url)
-                if proxy_auth is not None:  # from the proxy's URL or ~/.netrc
-                    # As a header (aiohttp deprecates its proxy_auth argument), named as aiohttp
-                    # names the proxy's credentials inside proxy_headers: it moves them to
-                    # Proxy-Authorization on the CONNECT or, for http:// judges, the request.
-                    proxy_headers = {"Authorization": proxy_auth.encode()}
+        found = environment_proxy(self._endpoint) if spec.local is None else None
+        if found is not None:
+            proxy = URL(found.url)
+            if found.authorization is not None:  # from the proxy's URL or ~/.netrc
+                # As a header (aiohttp deprecates its proxy_auth argument), named as aiohttp
+                # names the proxy's credentials inside proxy_headers: it moves them to
+                # Proxy-Authorization on the CONNECT or, for http:// judges, the request.
+                proxy_headers = {"Authorization": found.authorization}
         return _LoopSession(session, url, request_headers, proxy, proxy_headers)
 
     def _tail(self, output_model: type[BaseModel]) -> bytes:

@@ -50,12 +50,13 @@ from ragas_boot.chat.openai_calls import (
     PerLoop,
     await_translated,
     call_failure,
-    header_values,
+    idle_sync_client,
+    openai_client_target,
     openai_http_client,
 )
 from ragas_boot.chat.openai_judge import api_base_url
 from ragas_boot.config.settings import LocalEmbeddingModelSettings, RagasSettings
-from ragas_boot.config.urls import append_path, mask_url, split_query
+from ragas_boot.config.urls import append_path, mask_url
 from ragas_boot.errors import ConfigError, JudgeOutputError, MissingExtraError
 
 if TYPE_CHECKING:
@@ -283,18 +284,21 @@ class OpenAICompatibleEmbeddingModel(_SpecModel):
         spec = self._spec
         timeout = spec.limits.call_timeout.total_seconds() or None
         http = openai_http_client(self._api_base, spec.limits, spec.tls)
-        # As for chat judges: the query goes apart as default_query (see LoopBoundChatModel).
-        api_base, query = split_query(self._api_base)
+        # As for chat judges: the query as default_query, URL credentials as Authorization.
+        api_base, query, headers, api_key = openai_client_target(
+            self._api_base, spec.api_key, spec.headers
+        )
         model = openai_embeddings_class()(
             model=spec.model,
             openai_api_base=api_base,
             default_query=query or None,
-            openai_api_key=spec.api_key,
+            openai_api_key=api_key,
             dimensions=spec.dimensions,
             max_retries=0,
             request_timeout=timeout,
-            default_headers=header_values(spec.headers) or None,
+            default_headers=headers or None,
             http_async_client=http,
+            http_client=idle_sync_client(),
             check_embedding_ctx_length=False,
             model_kwargs={"encoding_format": "float"},
         )

@@ -30,6 +30,7 @@ from ragas_boot.chat.local import (
     require_local_runtime,
     resolve_model_path,
 )
+from ragas_boot.chat.openai_calls import check_tls_files
 from ragas_boot.chat.openai_judge import OpenAICompatibleJudge, api_base_url
 from ragas_boot.config.settings import (
     GIGACHAT_AUTH_URL,
@@ -171,40 +172,22 @@ def provider_tls(provider: OpenAICompatibleProviderSettings, key: str) -> TlsFil
     provider's YAML key, for errors).
 
     Raises:
-        ConfigError: a file is missing or is not PEM (named by its key), for an https
-            ``base-url`` (the files are loaded now, not on the first call).
+        ConfigError: a file is missing or is not PEM (named by its key), whatever the
+            ``base-url``'s scheme: the files are loaded now, not on the first call, and a
+            garbage file beside an ``http://`` URL is a mistake too, found before it turns
+            ``https://``.
     """
     tls = TlsFiles(
         ca_bundle=provider.ca_bundle,
         client_cert=provider.client_cert,
         client_key=provider.client_key,
     )
-    if tls == TlsFiles() or not provider.base_url.lower().startswith("https:"):
-        return tls
-    from ragas_boot.chat.openai_calls import tls_context
-
-    try:
-        tls_context(tls)
-    except (OSError, ValueError):  # ssl.SSLError is an OSError
-        # Only now, to name the key at fault: the CA bundle alone, then the certificate.
-        parts = (
-            ("ca-bundle", TlsFiles(ca_bundle=tls.ca_bundle)),
-            ("client-cert", TlsFiles(client_cert=tls.client_cert, client_key=tls.client_key)),
-        )
-        for which, part in parts:
-            if part == TlsFiles():
-                continue
-            try:
-                tls_context(part)
-            except (OSError, ValueError) as error:
-                files = ", ".join(
-                    f for f in (part.ca_bundle, part.client_cert, part.client_key) if f
-                )
-                raise ConfigError(
-                    f"provider '{provider.name}': cannot load the TLS files ({files}): {error}",
-                    key=f"{key}.{which}",
-                ) from None
-        raise  # each loads alone but not together: not seen, reported as it is
+    check_tls_files(
+        tls,
+        owner=f"provider '{provider.name}'",
+        ca_key=f"{key}.ca-bundle",
+        cert_key=f"{key}.client-cert",
+    )
     return tls
 
 
@@ -382,6 +365,17 @@ def gigachat_arguments(gigachat: GigaChatSettings) -> dict[str, Any]:
             # The authorization key is base64 of client-id:client-secret (as the starter).
             pair = f"{client_id}:{secret.get_secret_value()}".encode()
             credentials = SecretStr(base64.b64encode(pair).decode("ascii"))
+    # As a provider's ca-bundle: a file that cannot be loaded fails now, even with unsafe-ssl.
+    check_tls_files(
+        TlsFiles(
+            ca_bundle=_file_path(auth.ca_certs),
+            client_cert=_file_path(auth.certs.client_certificate),
+            client_key=_file_path(auth.certs.client_key),
+        ),
+        owner=_GIGACHAT,
+        ca_key=f"{_GIGACHAT}.auth.ca-certs",
+        cert_key=f"{_GIGACHAT}.auth.certs.client-certificate",
+    )
     unsafe = auth.unsafe_ssl if auth.unsafe_ssl is not None else gigachat.unsafe_ssl
     options = gigachat.chat.options
     arguments: dict[str, Any] = {

@@ -44,7 +44,6 @@ from ragas_boot.chat.wire.openai import (
     error_body,
     models_body,
     parse_chat_request,
-    parse_json_body,
 )
 from ragas_boot.config.settings import StructuredOutputMode
 from ragas_boot.errors import ConfigError, JudgeHTTPError, MissingExtraError
@@ -427,7 +426,7 @@ class LocalModelServer:
         try:
             if worker is None:
                 raise WireError(503, "the local model server is stopping")
-            request = parse_chat_request(parse_json_body(raw))
+            request = parse_chat_request(raw)
             plan = plan_chat(request, models=self.model_ids)
             job = worker.submit(plan, client_gone=gone)
             try:

@@ -3,9 +3,10 @@
 Both transports of OpenAI-compatible judges (:mod:`ragas_boot.chat.direct` on aiohttp, and
 langchain-openai's ``ChatOpenAI`` in :mod:`ragas_boot.chat.openai_judge`), the tool-suite agent,
 LangChain judges and embedding models import these, so a failure reads the same whichever
-path made the call: the request keys of each structured-output mode, the TLS context, error
-translation (status, ``Retry-After``, redirect ``Location``), secret scrubbing, token usage,
-the bound on an answer's size, and clients kept per event loop (:class:`PerLoop`).
+path made the call: the request keys of each structured-output mode, the TLS context (its
+files checked at start-up), the ``Authorization`` header (Basic from a base URL's
+credentials), error translation (status, ``Retry-After``, redirect ``Location``), secret
+scrubbing, token usage, the bound on an answer's size, and clients kept per event loop.
 
 Redirects are never followed, on either transport: a judge call is a ``POST`` that carries the
 API key, and following a 301/302/303 turns it into a ``GET`` (a misleading 404/405 later),
@@ -29,11 +30,19 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, SecretStr
 
+from ragas_boot.chat._proxies import environment_proxy
 from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, ProviderLimits, TlsFiles, TokenUsage
 from ragas_boot.chat.structured import output_schema, parse_structured, schema_name
 from ragas_boot.config.settings import StructuredOutputMode
-from ragas_boot.config.urls import URL_MASK, mask_url, url_secrets
+from ragas_boot.config.urls import (
+    URL_MASK,
+    mask_url,
+    split_credentials,
+    split_query,
+    url_secrets,
+)
 from ragas_boot.errors import (
+    ConfigError,
     JudgeConnectionError,
     JudgeError,
     JudgeHTTPError,
@@ -62,12 +71,16 @@ __all__ = [
     "await_translated",
     "body_usage",
     "call_failure",
+    "check_tls_files",
     "checked_answer",
     "cut_answer",
     "header_values",
     "http_error",
+    "idle_sync_client",
     "malformed_answer",
+    "openai_client_target",
     "openai_http_client",
+    "request_authorization",
     "retry_after_seconds",
     "scrub_secret",
     "structured_request_keys",
@@ -279,6 +292,43 @@ def tls_context(tls: TlsFiles) -> ssl.SSLContext:
     return context
 
 
+def check_tls_files(tls: TlsFiles, *, owner: str, ca_key: str, cert_key: str) -> None:
+    """Load ``tls`` now, so that a file that cannot be loaded fails at start-up (whatever the
+    base URL's scheme), not at the first call.
+
+    Args:
+        tls: the CA bundle and client certificate (and key) to load.
+        owner: what the files belong to, for the message (``provider 'corp'``).
+        ca_key: the YAML key of the CA bundle; ``cert_key``: that of the certificate.
+
+    Raises:
+        ConfigError: a file is missing or is not PEM, naming its key and the file.
+    """
+    if tls == TlsFiles():
+        return
+    try:
+        tls_context(tls)
+    except (OSError, ValueError):  # ssl.SSLError is an OSError
+        # Only now, to name the key at fault: the CA bundle alone, then the certificate.
+        parts = (
+            (ca_key, TlsFiles(ca_bundle=tls.ca_bundle)),
+            (cert_key, TlsFiles(client_cert=tls.client_cert, client_key=tls.client_key)),
+        )
+        for key, part in parts:
+            if part == TlsFiles():
+                continue
+            try:
+                tls_context(part)
+            except (OSError, ValueError) as error:
+                files = ", ".join(
+                    f for f in (part.ca_bundle, part.client_cert, part.client_key) if f
+                )
+                raise ConfigError(
+                    f"{owner}: cannot load the TLS files ({files}): {error}", key=key
+                ) from None
+        raise  # each loads alone but not together: not seen, reported as it is
+
+
 class _MaskUrlCredentials(logging.Filter):
     """httpx logs every request's full URL at INFO: a ``?key=`` of a base-url is masked there."""
 
@@ -308,26 +358,83 @@ def _connection_limits(max_concurrency: int) -> Any:
 
 
 def openai_http_client(
-    url: str, limits: ProviderLimits, tls: TlsFiles, **options: Any
+    url: str, limits: ProviderLimits, tls: TlsFiles, *, proxied: bool = True, **options: Any
 ) -> DefaultAioHttpClient:
     """openai's aiohttp transport for calls to ``url`` (judges on the ``langchain`` transport,
     embedding models), bound to the running loop.
 
     The provider's call timeout, connections for its concurrency, redirects reported and not
-    followed (see the module's docstring), :func:`tls_context` for https, and URL
-    credentials masked in the client's logs; ``options`` go to the client as they are.
+    followed (see the module's docstring), :func:`tls_context` for https, URL credentials
+    masked in the client's logs, and the proxy the environment sets for ``url`` as the
+    ``direct`` transport reads it (:mod:`ragas_boot.chat._proxies`; none when ``proxied`` is
+    false), not httpx's own reading; ``options`` go to the client as they are.
     """
     from openai import DefaultAioHttpClient
 
     _mask_client_logs()
     if urlsplit(url).scheme == "https":
         options["verify"] = tls_context(tls)
+    found = environment_proxy(url) if proxied else None
+    if found is not None:
+        import httpx2
+
+        # The credentials as a header that aiohttp moves to Proxy-Authorization (as in
+        # chat/direct.py): httpx's auth= would reach aiohttp as its deprecated proxy_auth.
+        headers = {"Authorization": found.authorization} if found.authorization else None
+        options["proxy"] = httpx2.Proxy(found.url, headers=headers)
     return DefaultAioHttpClient(
+        trust_env=False,
         timeout=limits.call_timeout.total_seconds() or None,
         limits=_connection_limits(limits.max_concurrency),
         follow_redirects=False,
         **options,
     )
+
+
+def request_authorization(url: str, api_key: SecretStr) -> tuple[str, str]:
+    """``url`` as it is sent (its user-info removed) and the ``Authorization`` value to send:
+    ``Basic`` from the URL's credentials when it has some, else ``Bearer <api-key>``.
+
+    Both transports, the tool agent and embedding models send the same: HTTP clients refuse
+    credentials in a URL beside an ``Authorization`` header, and one header holds one scheme.
+    The URL's credentials win over the api-key (as in httpx and requests, which send a URL's
+    user-info as Basic auth in place of an ``Authorization`` header); a provider ``headers``
+    entry named ``Authorization`` wins over both, being sent after.
+    """
+    bare, basic = split_credentials(url)
+    return bare, basic or f"Bearer {api_key.get_secret_value()}"
+
+
+def openai_client_target(
+    api_base: str, api_key: SecretStr, headers: Mapping[str, SecretStr | str]
+) -> tuple[str, dict[str, str], dict[str, str], SecretStr]:
+    """What the openai client (``ChatOpenAI``, ``OpenAIEmbeddings``) takes to reach
+    ``api_base``: its base URL (no query, no user-info), the query (its ``default_query``: the
+    client appends paths to the raw base URL, query and all), its default headers (the
+    provider's, after the Basic auth of URL credentials, which they override) and an API key.
+
+    With URL credentials the key is not sent (the ``Authorization`` default header replaces
+    the client's Bearer), but the client refuses to be built without one.
+    """
+    bare, authorization = request_authorization(api_base, api_key)
+    base_url, query = split_query(bare)
+    sent = header_values(headers)
+    if bare != api_base:
+        sent = {"Authorization": authorization, **sent}
+        if not api_key.get_secret_value():
+            api_key = SecretStr("url-credentials")
+    return base_url, query, sent, api_key
+
+
+@functools.cache
+def idle_sync_client() -> Any:
+    """A sync client for langchain-openai's models to hold and never use (every call here is
+    async), shared: without one, each builds its own, which reads the proxy variables itself
+    (and fails on a ``socks5://`` one without socksio) where the async client is told the
+    proxy :mod:`ragas_boot.chat._proxies` found. It opens no connection until used."""
+    from openai import DefaultHttpxClient
+
+    return DefaultHttpxClient(trust_env=False)
 
 
 def header_values(headers: Mapping[str, SecretStr | str]) -> dict[str, str]:

@@ -28,7 +28,8 @@ from ragas_boot.chat.openai_calls import (
     await_translated,
     call_failure,
     checked_answer,
-    header_values,
+    idle_sync_client,
+    openai_client_target,
     openai_http_client,
     scrub_secret,
     structured_request_keys,
@@ -36,7 +37,7 @@ from ragas_boot.chat.openai_calls import (
 )
 from ragas_boot.chat.structured import prompt_text
 from ragas_boot.config.settings import StructuredOutputMode, Transport
-from ragas_boot.config.urls import append_path, mask_url, split_query
+from ragas_boot.config.urls import append_path, mask_url
 
 if TYPE_CHECKING:
     from langchain_core.language_models import LanguageModelInput
@@ -163,11 +164,12 @@ class LoopBoundChatModel:
             spec.tls,
             event_hooks={"response": [answer_size_hook(spec)]},
             # The embedded local judge's server is ours, on loopback: never through a proxy.
-            trust_env=spec.local is None,
+            proxied=spec.local is None,
         )
-        # The openai client appends its paths to base_url's raw path, query and all, so the
-        # query goes apart as default_query (sent with every request).
-        base_url, query = split_query(self._api_base)
+        # The query goes as default_query, URL credentials as the Authorization header.
+        base_url, query, headers, api_key = openai_client_target(
+            self._api_base, spec.api_key, spec.headers
+        )
         chat_openai = chat_openai_class()
         options: dict[str, Any] = {}
         if "http_socket_options" in chat_openai.model_fields:
@@ -179,14 +181,15 @@ class LoopBoundChatModel:
             model=spec.model,
             base_url=base_url,
             default_query=query or None,
-            api_key=spec.api_key,
+            api_key=api_key,
             temperature=spec.temperature,
             max_tokens=spec.max_tokens,
             top_p=spec.top_p,
             max_retries=0,
             timeout=timeout,
-            default_headers=header_values(spec.headers) or None,
+            default_headers=headers or None,
             http_async_client=http,
+            http_client=idle_sync_client(),
             **options,
         )
         return _LoopClient(llm, http)

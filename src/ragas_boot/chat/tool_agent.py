@@ -7,11 +7,20 @@ article's mock (see :class:`~ragas_boot.suites.ToolSpec`), and the loop goes on 
 the model answers without calling a tool or has made more calls than the case's
 ``max_tool_calls`` (the calls of that last turn are recorded, not executed).
 
+The model's answers are read with the one model of the OpenAI chat format
+(:mod:`ragas_boot.samples.openai_chat`), as dataset files, the importers and the local
+servers read it: function and custom tool calls, a legacy ``function_call``, content parts
+and a refusal read here as they do in a sample, and a malformed answer fails with the same
+words, located under ``choices[0].message``. The turn sent back is the answer as the model
+wrote it (arguments that are not JSON included), with ids given to calls that had none.
+
 HTTP calls follow the judges' rules: one attempt per call (``max_retries=0``) retried by the
 ``spring.ai.retry`` policy, the provider's rate limit and concurrency cap, and its per-call
-timeout. Clients are made per event loop, like the judges'. Those rules belong to the
-execution layer, which sits above this one: it registers how a turn is attempted
-(:func:`set_turn_policy_factory`) when it is imported, as ``import ragas_boot`` does.
+timeout. Clients are made per event loop, like the judges' (the OpenAI client that
+``ChatOpenAI`` holds, asked for the raw answer so that it is read once, by the model above).
+Those rules belong to the execution layer, which sits above this one: it registers how a turn
+is attempted (:func:`set_turn_policy_factory`) when it is imported, as ``import ragas_boot``
+does.
 """
 
 from __future__ import annotations
@@ -20,21 +29,28 @@ import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import Any, Protocol, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ragas_boot.chat.judge import JudgeSpec, TokenUsage
-from ragas_boot.chat.openai_calls import PerLoop, await_translated, translate_error, usage_of
+from ragas_boot.chat.openai_calls import PerLoop, await_translated, body_usage, translate_error
 from ragas_boot.chat.openai_judge import LoopBoundChatModel, api_base_url
 from ragas_boot.config.settings import RetrySettings
 from ragas_boot.config.urls import mask_url
+from ragas_boot.errors import JudgeOutputError, SampleValidationError
 from ragas_boot.samples import AIMessage, HumanMessage, Message, ToolCall, ToolMessage
-
-if TYPE_CHECKING:
-    from langchain_core.language_models import LanguageModelInput
-    from langchain_core.messages import BaseMessage
-    from langchain_core.runnables import Runnable
+from ragas_boot.samples._base import message_of
+from ragas_boot.samples.openai_chat import (
+    AssistantMessage,
+    ChatMessage,
+    CustomToolCall,
+    FunctionCall,
+    FunctionToolCall,
+    ToolResultMessage,
+    UserMessage,
+    chat_problem,
+)
 
 __all__ = [
     "DEFAULT_MAX_TOOL_CALLS",
@@ -46,7 +62,6 @@ __all__ = [
     "StopReason",
     "TurnPolicy",
     "TurnPolicyFactory",
-    "openai_messages",
     "set_turn_policy_factory",
 ]
 
@@ -180,12 +195,44 @@ def _turn_policy(spec: JudgeSpec, retry: Any) -> TurnPolicy:
 
 
 class _LoopState:
-    """The model bound to the tools, for one loop."""
+    """The OpenAI client of one loop (the one its ``ChatOpenAI`` holds)."""
 
-    __slots__ = ("runnable",)
+    __slots__ = ("client",)
 
-    def __init__(self, runnable: Runnable[LanguageModelInput, BaseMessage]) -> None:
-        self.runnable = runnable
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+
+class _Choice(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    message: dict[str, Any]
+
+
+class _Completion(BaseModel):
+    """The part of a ``chat.completion`` the agent reads: the first choice's message."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    choices: list[_Choice] = Field(min_length=1)
+    usage: dict[str, Any] | None = None
+
+
+_MESSAGE: TypeAdapter[ChatMessage] = TypeAdapter(ChatMessage)
+
+
+class _Turn:
+    """One answer of the model: what it said, each call (with the problem of its
+    arguments, if any) and the message to send back."""
+
+    __slots__ = ("calls", "echo", "text")
+
+    def __init__(
+        self, text: str, calls: list[tuple[ToolCall, str | None, bool]], echo: dict[str, Any]
+    ) -> None:
+        self.text = text
+        self.calls = calls  # (call, problem, legacy function_call)
+        self.echo = echo
 
 
 class OpenAIToolAgent:
@@ -290,33 +337,32 @@ class OpenAIToolAgent:
         state = self._state()
         budget = case.max_tool_calls if case is not None else self._max_tool_calls
         canned = case.tool_results if case is not None else {}
-        chat: list[Any] = []  # OpenAI-format dicts, and the model's own turns as it sent them
+        chat: list[dict[str, Any]] = []  # OpenAI format, the model's turns as it sent them
         if self._system_prompt:
             chat.append({"role": "system", "content": self._system_prompt})
-        chat.extend(openai_messages(messages))
+        chat.extend(_sent(message) for message in _chat_messages(messages))
         added: list[Message] = []
         calls: list[ToolCall] = []
         usage = TokenUsage()
         waited = 0.0
         turns = 0
         while True:
-            answer, wait = await self._complete(state, chat)
+            (answer, used), wait = await self._complete(state, chat)
             turns += 1
             waited += wait
-            usage = usage + usage_of(answer)
-            text = _text(answer.content)
-            turn, echo = _turn_calls(answer, turns)
-            added.append(AIMessage(text, [call for call, _ in turn]))
+            usage = usage + used
+            turn = _turn(answer, turns)
+            added.append(AIMessage(turn.text, [call for call, _, _ in turn.calls]))
             stop = None
-            if not turn:
+            if not turn.calls:
                 stop = StopReason.ANSWERED
             else:
-                calls.extend(call for call, _ in turn)
+                calls.extend(call for call, _, _ in turn.calls)
                 if len(calls) > budget:
                     stop = StopReason.TOOL_BUDGET
             if stop is not None:
                 return AgentReply(
-                    response=text,
+                    response=turn.text,
                     tool_calls=calls,
                     messages=added,
                     turns=turns,
@@ -324,11 +370,14 @@ class OpenAIToolAgent:
                     stop_reason=stop,
                     wait_ms=waited * 1000,
                 )
-            chat.append(echo)
-            for call, problem in turn:
+            chat.append(turn.echo)
+            for call, problem, legacy in turn.calls:
                 output = await self._execute(call, canned, problem)
                 added.append(ToolMessage(output, tool_call_id=call.id, name=call.name))
-                chat.append({"role": "tool", "tool_call_id": call.id, "content": output})
+                if legacy:  # a function_call is answered the legacy way, by name
+                    chat.append({"role": "function", "name": call.name, "content": output})
+                else:
+                    chat.append({"role": "tool", "tool_call_id": call.id, "content": output})
 
     async def _execute(self, call: ToolCall, canned: Mapping[str, Any], problem: str | None) -> str:
         """The tool's output for the model: canned, from the function, or mocked."""
@@ -368,25 +417,69 @@ class OpenAIToolAgent:
 
     def _make_state(self) -> _LoopState:
         llm = self._models.get()
-        tools = [tool.openai_tool() for tool in self._tools.values()]
-        runnable: Runnable[LanguageModelInput, BaseMessage] = (
-            llm.bind_tools(tools) if tools else llm
-        )
-        return _LoopState(runnable)
+        return _LoopState(llm.root_async_client)
 
-    async def _complete(self, state: _LoopState, chat: list[Any]) -> tuple[BaseMessage, float]:
-        """One model turn, with retries; returns the answer and seconds spent waiting."""
+    def _request(self, chat: list[dict[str, Any]]) -> dict[str, Any]:
+        """The keys of one turn's request: what ``ChatOpenAI`` would send for the spec."""
+        spec = self._spec
+        request: dict[str, Any] = {"model": spec.model, "messages": chat, "stream": False}
+        options = {
+            "temperature": spec.temperature,
+            "top_p": spec.top_p,
+            "max_completion_tokens": spec.max_tokens,
+        }
+        request.update((key, value) for key, value in options.items() if value is not None)
+        if self._tools:
+            request["tools"] = [tool.openai_tool() for tool in self._tools.values()]
+        return request
 
-        async def turn() -> BaseMessage:
-            return await await_translated(state.runnable.ainvoke(chat), self._translated)
+    async def _complete(
+        self, state: _LoopState, chat: list[dict[str, Any]]
+    ) -> tuple[tuple[AssistantMessage, TokenUsage], float]:
+        """One model turn, with retries; returns the answer, its usage and the seconds spent
+        waiting."""
+
+        async def turn() -> tuple[AssistantMessage, TokenUsage]:
+            raw = await await_translated(
+                state.client.chat.completions.with_raw_response.create(**self._request(chat)),
+                self._translated,
+            )
+            return self._read(raw.content)
 
         answer, waited = await self._turns.attempt(
             turn,
             model_id=self.id,
             timeout_s=self._spec.limits.call_timeout.total_seconds() or None,
         )
-        message: BaseMessage = answer
-        return message, waited
+        read: tuple[AssistantMessage, TokenUsage] = answer
+        return read, waited
+
+    def _read(self, content: bytes) -> tuple[AssistantMessage, TokenUsage]:
+        """The answer's message, read with the chat format's model, and its usage.
+
+        Raises:
+            JudgeOutputError: the body is not a chat completion, or its message is malformed
+                or not the assistant's (the raw body kept).
+        """
+        completion = None
+        try:
+            completion = _Completion.model_validate_json(content)
+            answer = _MESSAGE.validate_python(completion.choices[0].message)
+        except ValidationError as error:
+            where = "" if completion is None else "choices[0].message"
+            field, message = chat_problem(error, prefix=where)
+            raise self._malformed(f"{field}: {message}", content) from None
+        if not isinstance(answer, AssistantMessage):
+            problem = f"choices[0].message.role: expected 'assistant', got {answer.role!r}"
+            raise self._malformed(problem, content)
+        return answer, body_usage({"usage": completion.usage}) or TokenUsage()
+
+    def _malformed(self, problem: str, content: bytes) -> JudgeOutputError:
+        return JudgeOutputError(
+            f"malformed answer from the agent model: {problem}",
+            judge_id=self.id,
+            raw_text=content.decode("utf-8", "replace"),
+        )
 
     def _translated(self, error: Exception) -> BaseException:
         """The OpenAI client's errors as judge errors, which the retry policy understands."""
@@ -401,70 +494,73 @@ class OpenAIToolAgent:
         await self._models.aclose()
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            part if isinstance(part, str) else str(part.get("text", ""))
-            for part in content
-            if isinstance(part, str) or (isinstance(part, Mapping) and part.get("type") == "text")
-        )
-    return ""
+def _turn(answer: AssistantMessage, turn: int) -> _Turn:
+    """A turn's calls as recorded (each with the problem of its arguments, if any) and the
+    message to send back.
 
-
-def _turn_calls(
-    answer: BaseMessage, turn: int
-) -> tuple[list[tuple[ToolCall, str | None]], BaseMessage]:
-    """Each call of a turn (as recorded, and the problem with it), and the turn to send back.
-
-    Calls whose arguments are not JSON are recorded with no arguments and answered with an
-    error, as a production tool runner would; the turn sent back keeps them as the model
-    wrote them. Calls without an id get one, so that their results can refer to it.
+    Calls read as in a sample (a custom call's input as the argument ``input``, a
+    ``function_call`` last). Calls whose arguments are not a JSON object are recorded with
+    no arguments and answered with an error, as a production tool runner would; the turn
+    sent back keeps them as the model wrote them. Tool calls without an id get one, so that
+    their results can refer to it.
     """
-    calls: list[tuple[ToolCall, str | None]] = []
-    valid = [dict(raw) for raw in getattr(answer, "tool_calls", None) or []]
-    invalid = [dict(raw) for raw in getattr(answer, "invalid_tool_calls", None) or []]
-    for position, raw in enumerate([*valid, *invalid]):
-        raw["id"] = raw.get("id") or f"call_{turn}_{position}"
-        name = raw.get("name") or "(unnamed)"
-        if position < len(valid):
-            calls.append((ToolCall(name, dict(raw.get("args") or {}), id=raw["id"]), None))
-        else:
-            problem = f"arguments are not valid JSON: {str(raw.get('args') or '')[:200]}"
-            calls.append((ToolCall(name, {}, id=raw["id"]), problem))
-    if not calls:
-        return calls, answer
-    echo = answer.model_copy(update={"tool_calls": valid, "invalid_tool_calls": invalid})
-    return calls, echo
+    tool_calls: list[FunctionToolCall | CustomToolCall] = []
+    calls: list[tuple[ToolCall, str | None, bool]] = []
+    for position, call in enumerate(answer.tool_calls or ()):
+        if call.id is None:
+            call = call.model_copy(update={"id": f"call_{turn}_{position}"})
+        tool_calls.append(call)
+        calls.append(_recorded(call.name, call.id, call.tool_call, legacy=False))
+    legacy = answer.function_call
+    if legacy is not None:
+        calls.append(_recorded(legacy.name, None, lambda: legacy.tool_call(None), legacy=True))
+    echo = answer.model_copy(update={"tool_calls": tool_calls or None})
+    return _Turn(answer.text, calls, {"content": None, **_sent(echo)})
 
 
-def openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """A native conversation in OpenAI chat format (call ids made up where missing)."""
-    converted: list[dict[str, Any]] = []
+def _recorded(
+    name: str, call_id: str | None, read: Callable[[], ToolCall], *, legacy: bool
+) -> tuple[ToolCall, str | None, bool]:
+    try:
+        return read(), None, legacy
+    except SampleValidationError as error:
+        return ToolCall(name, {}, id=call_id), f"arguments: {message_of(error)}", legacy
+
+
+def _sent(message: BaseModel) -> dict[str, Any]:
+    """A chat-format message as sent: the keys it was given, nulls left out."""
+    sent: dict[str, Any] = message.model_dump(mode="json", exclude_none=True)
+    return sent
+
+
+def _chat_messages(messages: Sequence[Message]) -> list[ChatMessage]:
+    """A sample's conversation in OpenAI chat format, to send to a model.
+
+    Calls without an id get one (``call_h{message}_{position}``); a tool message without a
+    ``tool_call_id`` answers the first call not yet answered that has its name, else the
+    first not yet answered.
+    """
+    converted: list[ChatMessage] = []
     pending: list[tuple[str, str]] = []  # (call id, tool name) not yet answered
     for index, message in enumerate(messages):
         if isinstance(message, HumanMessage):
-            converted.append({"role": "user", "content": message.content})
+            converted.append(UserMessage(role="user", content=message.content))
         elif isinstance(message, AIMessage):
-            entry: dict[str, Any] = {"role": "assistant", "content": message.content or None}
-            if message.tool_calls:
-                echoed = []
-                for position, call in enumerate(message.tool_calls):
-                    call_id = call.id or f"call_h{index}_{position}"
-                    pending.append((call_id, call.name))
-                    echoed.append(
-                        {
-                            "id": call_id,
-                            "type": "function",
-                            "function": {
-                                "name": call.name,
-                                "arguments": json.dumps(call.arguments),
-                            },
-                        }
+            calls: list[FunctionToolCall | CustomToolCall] = []
+            for position, call in enumerate(message.tool_calls):
+                call_id = call.id or f"call_h{index}_{position}"
+                pending.append((call_id, call.name))
+                arguments = json.dumps(call.arguments)
+                calls.append(
+                    FunctionToolCall(
+                        id=call_id, function=FunctionCall(name=call.name, arguments=arguments)
                     )
-                entry["tool_calls"] = echoed
-            converted.append(entry)
+                )
+            converted.append(
+                AssistantMessage(
+                    role="assistant", content=message.content or None, tool_calls=calls or None
+                )
+            )
         else:
             answered = message.tool_call_id
             if answered is None and pending:
@@ -472,6 +568,6 @@ def openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                 answered = (named or pending)[0][0]
             pending = [item for item in pending if item[0] != answered]
             converted.append(
-                {"role": "tool", "tool_call_id": answered or "", "content": message.content}
+                ToolResultMessage(role="tool", tool_call_id=answered or "", content=message.content)
             )
     return converted

@@ -70,8 +70,8 @@ class RunPlan:
     metrics: list[str]  # bean names
     reports: list[tuple[Path, str]]  # each --out with its kind, checked writable
     baseline: StoredRun | None
-    # What the run found that its summary must show (an unusable response cache), one line
-    # each; filled by run_plan, printed by report_run.
+    # What the run found that its summary must show (an unusable response cache, corrupt
+    # entries in it), one line each; filled by run_plan, printed by report_run.
     warnings: list[str] = field(default_factory=list)
 
 
@@ -172,9 +172,7 @@ def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
                 max_cost=plan.limits.max_cost,
                 spool_after=plan.limits.spool_after,
             )
-        if cache is not None and cache.problem is not None:
-            # judges were asked directly: say why the cache did nothing
-            plan.warnings.append(f"cache unusable: {cache.problem}")
+        plan.warnings.extend(_cache_warnings(cache))
         return run
 
 
@@ -301,12 +299,25 @@ def _dry_run(plan: RunPlan) -> int:
             configs=plan.options.metric_overrides(list(beans)),
             cached=cache.would_answer if cache is not None else None,
         )
-        problem = cache.problem if cache is not None else None
+        warnings = _cache_warnings(cache)
     for part in estimate_renderables(estimate):
         stdout().print(part)
-    if problem is not None:  # the estimate counted no hit: say why
-        _warn(f"cache unusable: {problem}")
+    for warning in warnings:  # why the estimate counted fewer hits than it might
+        _warn(warning)
     return EXIT_OK
+
+
+def _cache_warnings(cache: ResponseCache | None) -> list[str]:
+    """What the response cache met that the run's summary must show: files it could not use
+    (the judges were asked directly), entries it would not read (see execution/cache.py)."""
+    if cache is None:
+        return []
+    warnings = []
+    if cache.problem is not None:
+        warnings.append(f"cache unusable: {cache.problem}")
+    if cache.corruption is not None:
+        warnings.append(f"cache entries ignored: {cache.corruption}")
+    return warnings
 
 
 @contextlib.contextmanager
@@ -331,7 +342,54 @@ def _wired(plan: RunPlan) -> Iterator[tuple[dict[str, Any], ResponseCache | None
         beans = {name: container.metric(name) for name in names}
         for bean in beans.values():
             bean.check_ready()
+        _check_spend_cap(plan, beans)
         yield beans, container.execution.response_cache()
+
+
+def _check_spend_cap(plan: RunPlan, beans: dict[str, Any]) -> None:
+    """Refuse a spend cap that counts none of the models the run calls (no judge has a
+    price); warn, before the first call, naming those whose calls it does not count.
+
+    Raises:
+        UsageError: ``--max-cost`` counts no model of the run.
+        ConfigError: ``spring.ai.ragas.run.max-cost`` counts no model of the run.
+    """
+    from ragas_boot.execution.spending import cap_coverage
+    from ragas_boot.metrics.base import Need
+
+    max_cost = plan.limits.max_cost
+    if max_cost is None:
+        return
+    overrides = plan.options.metric_overrides(list(beans))
+    judges: dict[str, Any] = {}
+    embedding_models: dict[str, Any] = {}
+    for name, bean in beans.items():
+        if bean.uses_judges:
+            config = bean.resolve_config(overrides.get(name))
+            judges.update((judge.id, judge) for judge in bean.executor.select(config.models))
+        if Need.EMBEDDINGS in bean.needs:
+            embedding_models.update((model.id, model) for model in bean.embeddings.models)
+    counted, uncounted = cap_coverage(judges.values(), embedding_models.values())
+    if not uncounted:
+        return  # every call is counted, or the run calls no model at all
+    flag = plan.options.max_cost is not None
+    source = f"--max-cost {max_cost:g}" if flag else f"spring.ai.ragas.run.max-cost: {max_cost:g}"
+    if not counted:
+        problem = (
+            f"cannot cap this run: no judge it calls has a price ({', '.join(uncounted)}), so no "
+            "call would count against it. Give their chat models a price: {input-per-million: "
+            "..., output-per-million: ...}, or drop the cap"
+        )
+        if flag:
+            raise UsageError(f"--max-cost {max_cost:g} {problem}")
+        from ragas_boot.errors import ConfigError
+
+        raise ConfigError(f"{max_cost:g} {problem}", key="spring.ai.ragas.run.max-cost")
+    message(
+        f"warning: {source} does not cap the calls of {', '.join(uncounted)} (no price): they "
+        f"are sent and not counted; only {', '.join(counted)} are capped",
+        "yellow",
+    )
 
 
 def _warn(text: str) -> None:

@@ -2,7 +2,8 @@
 
 A cache whose files are unusable (corrupt, unreadable) is never silent: ``stats`` prints why
 and exits 1; ``clear`` (with or without ``--expired``) removes the cache's own files, which
-cannot be read entry by entry, and says which; the next run starts a fresh cache.
+cannot be read entry by entry, and says which; the next run starts a fresh cache. Entries
+that are not ragas-boot's JSON are counted by ``stats`` as corrupt, never loaded.
 """
 
 from __future__ import annotations
@@ -71,6 +72,12 @@ def run(args: argparse.Namespace) -> int:
         f"{stats.tokens:,} tokens when first asked (saved by each hit on them)",
         *(f"  {model}: {count}" for model, count in stats.models.items()),
     ]
+    if stats.corrupt:
+        lines.append(
+            f"Corrupt entries: {stats.corrupt} (not ragas-boot's JSON: never loaded, a miss in "
+            "every run; written by an older ragas-boot, or altered; `ragas-boot cache clear` "
+            "removes them)"
+        )
     if not settings.enabled:
         lines.append("(spring.ai.ragas.cache.enabled is false: runs neither read nor write it)")
     write("\n".join(lines) + "\n")

@@ -2,17 +2,29 @@
 
 A ``base-url`` copied from a provider's console may carry credentials
 (``https://user:pass@host``, ``https://host/v1?key=...``); they are secrets like ``api-key``:
-:func:`mask_url` hides them wherever a URL is shown, :func:`url_secrets` lists them for the
-output redaction. Query parameters known to hold no secret (Azure's ``api-version``) are shown
-as they are. A base URL's query is kept on every request: :func:`append_path` puts a path
-before it, :func:`split_query` hands it to a client that takes its query apart.
+:func:`mask_url` hides them wherever a URL is shown, :func:`url_secrets` lists them (and the
+Basic token they become) for the output redaction. User-info is never sent in the URL: HTTP
+clients refuse it beside an ``Authorization`` header, so :func:`split_credentials` turns it
+into the request's Basic credentials. Query parameters known to hold no secret (Azure's
+``api-version``) are shown as they are. A base URL's query is kept on every request:
+:func:`append_path` puts a path before it, :func:`split_query` hands it to a client that takes
+its query apart.
 """
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
+import base64
+from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
 
-__all__ = ["URL_MASK", "append_path", "check_base_url", "mask_url", "split_query", "url_secrets"]
+__all__ = [
+    "URL_MASK",
+    "append_path",
+    "check_base_url",
+    "mask_url",
+    "split_credentials",
+    "split_query",
+    "url_secrets",
+]
 
 #: What a credential in a URL is replaced with.
 URL_MASK = "****"
@@ -44,18 +56,37 @@ def append_path(url: str, path: str) -> str:
     )
 
 
+def _basic_token(user: str, password: str) -> str:
+    # RFC 7617's user-pass in UTF-8, as httpx encodes it.
+    return base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+
+
+def split_credentials(url: str) -> tuple[str, str | None]:
+    """``url`` without its user-info, and the ``Authorization`` value its credentials stand
+    for (``Basic <base64 of user:password>``, percent-escapes decoded); ``None`` when it has
+    none. ``https://token@host`` sends the token as the user name with an empty password."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url, None
+    host = parts.netloc.rsplit("@", 1)[1]
+    user, password = unquote(parts.username or ""), unquote(parts.password or "")
+    bare = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    return bare, f"Basic {_basic_token(user, password)}"
+
+
 def url_secrets(url: str) -> list[str]:
     """The credentials in ``url``: the user-info's password (or a lone user name, often a
-    token) and every query parameter's value but those known to be public (``api-version``)."""
+    token) as written and decoded, the Basic token they are sent as, and every query
+    parameter's value but those known to be public (``api-version``)."""
     try:
         parts = urlsplit(url)
     except ValueError:
         return []
     found: list[str] = []
-    if parts.password:
-        found.append(parts.password)
-    elif parts.username:
-        found.append(parts.username)
+    secret = parts.password or parts.username
+    if secret:
+        found.extend(dict.fromkeys((secret, unquote(secret))))
+        found.append(_basic_token(unquote(parts.username or ""), unquote(parts.password or "")))
     found.extend(
         value
         for name, value in parse_qsl(parts.query, keep_blank_values=False)

@@ -24,7 +24,9 @@ from ragas_boot.datasets.model import (
 )
 from ragas_boot.datasets.otlp import TraceImport, load_otlp, parse_otlp
 from ragas_boot.datasets.tables import (
+    TABLE_LIMITS,
     ColumnMap,
+    TableLimits,
     dataset_from_hf,
     dataset_from_pandas,
     dataset_from_records,
@@ -37,10 +39,12 @@ from ragas_boot.datasets.tables import (
 __all__ = [
     "DATASET_FORMATS",
     "SOURCE_FORMATS",
+    "TABLE_LIMITS",
     "ColumnMap",
     "Dataset",
     "DatasetFormat",
     "SourceFormat",
+    "TableLimits",
     "TraceImport",
     "dataset_from_hf",
     "dataset_from_pandas",

@@ -27,6 +27,11 @@ the chat-completions API, plus the other sample fields (``reference``, ``referen
         reference: The customer is refunded for the lost order
         reference_tool_calls: [{name: get_order, arguments: {order_id: "12345"}}]
 
+ragas's ``EvaluationDataset.to_jsonl`` output loads as it is (and so do its rows in a YAML or
+JSON list): a ``user_input`` list of messages is the conversation, and ragas's fields that no
+metric reads (``multi_responses``, ...) are kept in ``metadata``
+(:func:`~ragas_boot.datasets.sample_from_fields`).
+
 A sample without ``id`` gets one from its position (``sample-001``); ids must be unique.
 Reading is bounded (:data:`ragas_boot._loading.DATASET_LIMITS`): file size, nesting depth (100
 levels) and YAML aliases (an alias bomb is refused, not expanded). Every loading problem is
@@ -59,6 +64,7 @@ from ragas_boot.datasets.model import (
 from ragas_boot.errors import DatasetError, SampleValidationError
 from ragas_boot.samples import AIMessage, Sample, ToolCall, ToolMessage
 from ragas_boot.samples._base import message_of
+from ragas_boot.samples.openai_chat import ChatMessage
 
 __all__ = [
     "DATASET_FORMATS",
@@ -275,56 +281,11 @@ def _field_line(node: yaml.Node | None, field: str) -> int | None:
 # --------------------------------------------------------------------------- JSON Schema
 
 
-class OpenAIFunction(BaseModel):
-    """The function an assistant called (schema only: the importer reads the raw data)."""
-
-    name: str = Field(description="Tool name.")
-    arguments: str | dict[str, Any] = Field(
-        default="{}", description="Arguments: a JSON string (as the API sends) or an object."
-    )
-
-
-class OpenAIToolCall(BaseModel):
-    """One tool call of an assistant message."""
-
-    id: str | None = Field(default=None, description="Call id; tool messages refer to it.")
-    type: Literal["function"] = Field(default="function", description="Always 'function'.")
-    function: OpenAIFunction = Field(description="The called function.")
-
-
-class OpenAIContentPart(BaseModel):
-    """A part of a message's content; only text parts are read."""
-
-    model_config = ConfigDict(extra="allow")
-
-    type: str = Field(description="'text' (read), 'image_url', 'input_audio', ... (skipped).")
-    text: str | None = Field(default=None, description="The text of a text part.")
-
-
-class OpenAIChatMessage(BaseModel):
-    """One message in OpenAI chat-completions format."""
-
-    role: Literal["system", "developer", "user", "assistant", "tool", "function"] = Field(
-        description="Who speaks; system and developer messages are skipped."
-    )
-    content: str | list[OpenAIContentPart] | None = Field(
-        default=None, description="Text, or content parts; null for a tool-calls-only turn."
-    )
-    tool_calls: list[OpenAIToolCall] | None = Field(
-        default=None, description="Tools the assistant called in this turn."
-    )
-    tool_call_id: str | None = Field(
-        default=None, description="For role 'tool': the call this output answers."
-    )
-    name: str | None = Field(default=None, description="For role 'tool': the tool's name.")
-    refusal: str | None = Field(default=None, description="An assistant's refusal text.")
-
-
 def _chat_sample_model() -> type[BaseModel]:
     fields: dict[str, Any] = {
         "messages": (
-            list[OpenAIChatMessage],
-            Field(description="The conversation in OpenAI chat format."),
+            list[ChatMessage],
+            Field(description="The conversation in OpenAI chat format (docs/data.md)."),
         )
     }
     for name, field in Sample.model_fields.items():

@@ -12,8 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from ragas_boot._loading import DATASET_LIMITS
 from ragas_boot.errors import DatasetError, SampleValidationError
 from ragas_boot.samples import Sample, from_openai_messages
+from ragas_boot.samples._base import message_of
 
 __all__ = [
+    "RAGAS_METADATA_FIELDS",
     "Dataset",
     "default_sample_id",
     "read_source_text",
@@ -54,12 +56,38 @@ def default_sample_id(index: int, total: int) -> str:
     return f"sample-{index + 1:0{width}d}"
 
 
+#: ragas's sample fields that no ragas-boot metric reads: ``SingleTurnSample``'s
+#: ``multi_responses``, ``retrieved_context_ids``, ``reference_context_ids``, ``persona_name``,
+#: ``query_style``, ``query_length``, and the testset generator's ``synthesizer_name``. A sample
+#: keeps each in its ``metadata`` under the same name.
+RAGAS_METADATA_FIELDS = (
+    "multi_responses",
+    "retrieved_context_ids",
+    "reference_context_ids",
+    "persona_name",
+    "query_style",
+    "query_length",
+    "synthesizer_name",
+)
+#: The metadata key of the ``metadata`` of ragas's messages, a list aligned with the messages.
+MESSAGE_METADATA = "message_metadata"
+_CONVERSATION_KEYS = ("user_input_messages", "userInputMessages", "messages")
+
+
 def sample_from_fields(data: Any) -> Sample:
-    """A sample from a mapping of its fields; a ``messages`` list is read as OpenAI chat format.
+    """A sample from a mapping of its fields: ragas-boot's, OpenAI chat format's (a
+    ``messages`` list) or ragas's ``EvaluationDataset`` rows (as its ``to_jsonl``,
+    ``to_csv``, ``to_pandas`` and ``to_hf_dataset`` write them).
+
+    ragas's rows are read as ragas defines them: a ``user_input`` holding a list of messages
+    is the conversation (``MultiTurnSample``; ragas's ``{"type": "human", ...}`` messages or
+    OpenAI's ``{"role": "user", ...}``), a message's ``metadata`` goes to the sample's
+    ``metadata["message_metadata"]`` (one entry per message), and the fields of
+    :data:`RAGAS_METADATA_FIELDS` to ``metadata`` under their names.
 
     Raises:
         SampleValidationError: ``data`` is not a mapping with string keys, or a field is
-            invalid (the error names it).
+            invalid (the error names it as the data spells it: ``user_input[2].content``).
     """
     if not isinstance(data, Mapping):
         raise SampleValidationError(
@@ -71,10 +99,84 @@ def sample_from_fields(data: Any) -> Sample:
         raise SampleValidationError(
             f"field names must be strings, got {bad_keys[0]!r}", field="<sample>"
         )
-    if "messages" not in data:
-        return Sample.model_validate(data)
-    fields = {key: value for key, value in data.items() if key != "messages"}
-    return from_openai_messages(data["messages"], **fields)
+    fields = dict(data)
+    renamed: tuple[str, str] | None = None
+    extra: dict[str, Any] = {}
+    if isinstance(fields.get("user_input"), list):
+        given = [key for key in _CONVERSATION_KEYS if key in fields]
+        if given:
+            raise SampleValidationError(
+                f"a conversation is given twice: as user_input (a list of messages) and as "
+                f"{given[0]}; keep one",
+                field="user_input",
+            )
+        renamed = _conversation(fields, "user_input", extra)
+    elif _is_openai(fields.get("user_input_messages")):
+        renamed = _conversation(fields, "user_input_messages", extra)
+    extra.update((name, fields.pop(name)) for name in RAGAS_METADATA_FIELDS if name in fields)
+    if extra:
+        given_metadata = fields.get("metadata")
+        if given_metadata is None:
+            given_metadata = {}
+        if not isinstance(given_metadata, Mapping):
+            raise SampleValidationError(
+                f"expected a mapping, got {type(given_metadata).__name__}", field="metadata"
+            )
+        clash = next((key for key in extra if key in given_metadata), None)
+        if clash is not None:
+            raise SampleValidationError(
+                f"'{clash}' is given both as a field and in metadata; keep one",
+                field=f"metadata.{clash}",
+            )
+        fields["metadata"] = {**given_metadata, **extra}
+    try:
+        if "messages" not in fields:
+            return Sample.model_validate(fields)
+        messages = fields.pop("messages")
+        return from_openai_messages(messages, **fields)
+    except SampleValidationError as error:
+        if renamed is None or not error.field.startswith(renamed[0]):
+            raise
+        field = renamed[1] + error.field.removeprefix(renamed[0])
+        raise SampleValidationError(
+            message_of(error), field=field, metric=error.metric, mode=error.mode
+        ) from None
+
+
+def _conversation(fields: dict[str, Any], key: str, extra: dict[str, Any]) -> tuple[str, str]:
+    """Move the message list under ``key`` to where it is read from: ``messages`` (OpenAI
+    chat format) or ``user_input_messages`` (ragas's messages, whose ``metadata`` go to
+    ``extra``). Returns (the field now holding it, ``key``), to name errors as given."""
+    conversation = fields.pop(key)
+    if _is_openai(conversation):
+        fields["messages"] = conversation
+        return "messages", key
+    fields["user_input_messages"], message_metadata = _ragas_messages(conversation)
+    if message_metadata is not None:
+        extra[MESSAGE_METADATA] = message_metadata
+    return "user_input_messages", key
+
+
+def _is_openai(messages: Any) -> bool:
+    """Whether a message list is in OpenAI chat format (``role`` without ragas's ``type``)."""
+    return isinstance(messages, list) and any(
+        isinstance(item, Mapping) and "role" in item and "type" not in item for item in messages
+    )
+
+
+def _ragas_messages(messages: list[Any]) -> tuple[list[Any], list[Any] | None]:
+    """ragas's messages without their ``metadata`` (which ragas-boot's messages do not have),
+    and those metadata, one entry per message (``None`` when no message has any)."""
+    kept: list[Any] = []
+    metadata: list[Any] = []
+    for message in messages:
+        if isinstance(message, Mapping) and "metadata" in message:
+            metadata.append(message["metadata"])
+            message = {key: value for key, value in message.items() if key != "metadata"}
+        else:
+            metadata.append(None)
+        kept.append(message)
+    return kept, metadata if any(entry is not None for entry in metadata) else None
 
 
 def sample_dataset(dataset: Dataset, size: int, *, seed: int | None = None) -> Dataset:

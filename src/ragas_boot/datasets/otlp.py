@@ -1,16 +1,22 @@
 """Production traces as a dataset: OTLP JSON files, one trace = one sample.
 
-Tracing stacks export OpenTelemetry spans as OTLP JSON: the collector's file exporter writes
-one ``ExportTraceServiceRequest`` per line, Phoenix, Langfuse and LangSmith export the same
-document. The file is parsed by the OTLP protobuf classes (``opentelemetry-proto``, through
+Tracing stacks export OpenTelemetry spans as OTLP JSON: the collector's file exporter and the
+SDK's OTLP JSON file exporters write one ``ExportTraceServiceRequest`` per line, Phoenix,
+Langfuse and LangSmith export the same document. Log records (``ExportLogsServiceRequest``
+lines, in the same file or a second one appended to it) are joined to their spans by trace
+and span id: GenAI instrumentations put message content in such events.
+
+The file is parsed by the OTLP protobuf classes (``opentelemetry-proto``, through
 protobuf's JSON mapping), and the spans are read with the attribute names the conventions'
 own packages publish (``opentelemetry-semantic-conventions``, ``openinference-semantic-
 conventions``; the ``[traces]`` extra), never names copied by hand:
 
 * **OpenTelemetry GenAI**: chat spans (``gen_ai.operation.name``) with
-  ``gen_ai.input.messages`` / ``gen_ai.output.messages`` (as span attributes or on an event of
-  the span); ``execute_tool`` spans (``gen_ai.tool.name``, ``gen_ai.tool.call.id``,
-  ``.arguments``, ``.result``); retrieval spans (``gen_ai.retrieval.documents``).
+  ``gen_ai.input.messages`` / ``gen_ai.output.messages`` as span attributes, on a span event,
+  or on a log record of the span (the ``gen_ai.client.inference.operation.details`` event of
+  the instrumentations' event modes); ``execute_tool`` spans (``gen_ai.tool.name``,
+  ``gen_ai.tool.call.id``, ``.arguments``, ``.result``); retrieval spans
+  (``gen_ai.retrieval.documents``).
 * **OpenInference**: ``LLM`` spans (``llm.input_messages`` / ``llm.output_messages`` with their
   tool calls), ``TOOL`` spans (``tool.name``, ``input.value``, ``output.value``) and
   ``RETRIEVER`` spans (``retrieval.documents``).
@@ -25,7 +31,9 @@ and ``response``, for single-turn metrics. A sample's id is its session id (Open
 else its trace id; ``metadata`` keeps ``trace_id``, ``session_id`` and the ``service``.
 Agent, chain and workflow spans only group the others. Spans of any other kind (HTTP,
 database, embeddings, ...) are skipped and counted (:attr:`TraceImport.skipped`), never
-fatal. A trace without a chat span is skipped and counted too: it has no conversation.
+fatal. A trace without a chat span is skipped and counted too: it has no conversation. A
+log record whose span is not in the file is read as a chat of its own when it carries GenAI
+messages (the content event may be recorded apart from traces), else skipped and counted.
 """
 
 from __future__ import annotations
@@ -101,6 +109,18 @@ class _Span:
 
 
 @dataclass(slots=True)
+class _Event:
+    """An OTLP log record: GenAI instrumentations put message content in such events."""
+
+    trace_id: str
+    span_id: str
+    name: str
+    time: int
+    attributes: dict[str, Any]
+    resource: dict[str, Any]
+
+
+@dataclass(slots=True)
 class _Trace:
     chats: list[list[dict[str, Any]]] = field(default_factory=list)
     tool_status: dict[str, bool] = field(default_factory=dict)  # call id → failed
@@ -137,17 +157,16 @@ def parse_otlp(
     """Read OTLP JSON text (see :func:`load_otlp`)."""
     if sample is not None and sample < 1:
         raise ValueError(f"a sample size must be at least 1, got {sample}")
-    spans = list(_spans(text, source))
+    skipped: Counter[str] = Counter()
+    conventions = _Conventions()
     by_trace: dict[str, list[_Span]] = {}
-    for span in spans:
+    for span in _joined(_records(text, source), conventions, skipped):
         by_trace.setdefault(span.trace_id, []).append(span)
     trace_ids = list(by_trace)
     total = len(trace_ids)
     if sample is not None:
         trace_ids = [trace_ids[index] for index in sample_indices(total, sample, seed=seed)]
-    skipped: Counter[str] = Counter()
     samples: list[Sample] = []
-    conventions = _Conventions()
     for trace_id in trace_ids:
         trace = _Trace()
         for span in sorted(by_trace[trace_id], key=lambda span: (span.start, span.end)):
@@ -165,43 +184,90 @@ def parse_otlp(
     return TraceImport(dataset=dataset, traces=total, skipped=dict(skipped))
 
 
+def _joined(
+    records: Iterable[_Span | _Event], conventions: _Conventions, skipped: Counter[str]
+) -> list[_Span]:
+    """The spans, each with the log records (events) of its span id among its events.
+
+    An event whose span is not in the file (the conventions let the content event be
+    recorded apart from traces) is read as a span of its own when it carries GenAI
+    messages; other log records without their span are skipped and counted.
+    """
+    spans: list[_Span] = []
+    events: list[_Event] = []
+    for record in records:
+        if isinstance(record, _Span):
+            spans.append(record)
+        else:
+            events.append(record)
+    by_id = {(span.trace_id, span.span_id): span for span in spans}
+    for event in events:
+        span = by_id.get((event.trace_id, event.span_id)) if event.span_id else None
+        if span is not None:
+            span.events.append((event.name, event.attributes))
+        elif event.trace_id and conventions.has_messages(event.attributes):
+            spans.append(
+                _Span(
+                    trace_id=event.trace_id,
+                    span_id=event.span_id,
+                    name=event.name,
+                    start=event.time,
+                    end=event.time,
+                    error=False,
+                    attributes=event.attributes,
+                    events=[],
+                    resource=event.resource,
+                )
+            )
+        else:
+            skipped["log records without their span"] += 1
+    return spans
+
+
 # --------------------------------------------------------------------------- OTLP JSON
 
 
-def _spans(text: str, source: str) -> Iterator[_Span]:
+def _records(text: str, source: str) -> Iterator[_Span | _Event]:
+    """The spans and log records of every request in ``text``, in file order."""
     json_format = _import("google.protobuf.json_format", "protobuf")
     trace_pb2 = _import("opentelemetry.proto.trace.v1.trace_pb2", "opentelemetry-proto")
+    logs_pb2 = _import("opentelemetry.proto.logs.v1.logs_pb2", "opentelemetry-proto")
     stripped = text.strip()
     if not stripped:
         return
-    # (line, text, whether load_json already checked it against the limits)
-    documents: Iterable[tuple[int, str, bool]]
+    # (line, text, the JSON value when load_json already checked it against the limits)
+    documents: Iterable[tuple[int, str, Any]]
     try:
-        load_json(stripped, limits=DATASET_LIMITS)
-        documents = [(1, stripped, True)]
+        documents = [(1, stripped, load_json(stripped, limits=DATASET_LIMITS))]
     except LoadLimitError as error:
         raise DatasetError(f"refused: {error}", file=source, line=error.line) from None
     except ValueError:
-        # Not one document: the file exporter's JSON lines.
+        # Not one document: the file exporters' JSON lines.
         documents = [
-            (number, line, False)
-            for number, line in enumerate(text.splitlines(), 1)
-            if line.strip()
+            (number, line, None) for number, line in enumerate(text.splitlines(), 1) if line.strip()
         ]
-    for number, document, checked in documents:
-        data = trace_pb2.TracesData()
+    for number, document, value in documents:
         try:
-            if not checked:  # protobuf's parser has no depth or size limit of ours
-                load_json(document, limits=DATASET_LIMITS)
+            if value is None:  # protobuf's parser has no depth or size limit of ours
+                value = load_json(document, limits=DATASET_LIMITS)
+            # A request of the log exporters (ExportLogsServiceRequest), else of spans.
+            logs = isinstance(value, Mapping) and (
+                "resourceLogs" in value or "resource_logs" in value
+            )
+            data = logs_pb2.LogsData() if logs else trace_pb2.TracesData()
             json_format.Parse(document, data, ignore_unknown_fields=True)
         except LoadLimitError as error:
             raise DatasetError(f"refused: {error}", file=source, line=number) from None
         except (ValueError, json_format.ParseError) as error:
             raise DatasetError(
-                f"not OTLP JSON (an ExportTraceServiceRequest per line): {error}",
+                "not OTLP JSON (an ExportTraceServiceRequest or ExportLogsServiceRequest per "
+                f"line): {error}",
                 file=source,
                 line=number,
             ) from None
+        if logs:
+            yield from _log_records(data)
+            continue
         for resource_spans in data.resource_spans:
             resource = _attributes(resource_spans.resource.attributes)
             for scope_spans in resource_spans.scope_spans:
@@ -219,6 +285,27 @@ def _spans(text: str, source: str) -> Iterator[_Span]:
                         ],
                         resource=resource,
                     )
+
+
+def _log_records(data: Any) -> Iterator[_Event]:
+    event_name = _import(
+        "opentelemetry.semconv._incubating.attributes.event_attributes",
+        "opentelemetry-semantic-conventions",
+    ).EVENT_NAME
+    for resource_logs in data.resource_logs:
+        resource = _attributes(resource_logs.resource.attributes)
+        for scope_logs in resource_logs.scope_logs:
+            for record in scope_logs.log_records:
+                attributes = _attributes(record.attributes)
+                yield _Event(
+                    trace_id=_hex_id(record.trace_id),
+                    span_id=_hex_id(record.span_id),
+                    # The name is the record's event_name, or an attribute in older SDKs.
+                    name=record.event_name or str(attributes.get(event_name) or ""),
+                    time=record.time_unix_nano or record.observed_time_unix_nano,
+                    attributes=attributes,
+                    resource=resource,
+                )
 
 
 def _hex_id(raw: bytes) -> str:
@@ -286,6 +373,13 @@ class _Conventions:
             for name in ("INVOKE_AGENT", "CREATE_AGENT", "INVOKE_WORKFLOW")
             if name in operations
         }
+
+    def has_messages(self, attributes: Mapping[str, Any]) -> bool:
+        """Whether ``attributes`` carry GenAI input or output messages."""
+        return (
+            self.gen_ai.GEN_AI_INPUT_MESSAGES in attributes
+            or self.gen_ai.GEN_AI_OUTPUT_MESSAGES in attributes
+        )
 
     def read(self, span: _Span, trace: _Trace, source: str) -> str | None:
         """Read ``span`` into ``trace``; the kind of a skipped span, else None."""

@@ -4,26 +4,33 @@ One row is one sample; columns are the :class:`~ragas_boot.samples.Sample` field
 ragas's names accepted as they are (``user_input``, ``response``, ``retrieved_contexts``,
 ``reference``, ``reference_contexts``, ``rubrics`` or ``rubric``, ``reference_tool_calls``,
 ``reference_topics``; the Java camelCase spellings too) and ``id`` (or ``sample_id``) for the
-sample id. As in ragas's ``MultiTurnSample``, a ``user_input`` holding a list of messages is
-the conversation (``user_input_messages``); messages are ragas's / ragas-boot's
-(``{"type": "human", "content": ...}``) or OpenAI chat format (``{"role": "user", ...}``, also
-as a ``messages`` column). ragas's ``multi_responses`` is kept in ``metadata``.
+sample id. A row is read like any ragas row (:func:`~ragas_boot.datasets.sample_from_fields`):
+a ``user_input`` holding a list of messages is the conversation, ragas's (``{"type":
+"human", ...}``) or OpenAI's (``{"role": "user", ...}``, also as a ``messages`` column), and
+ragas's fields that no metric reads (``multi_responses``, ``persona_name``, ...) are kept in
+``metadata``.
 
 * **CSV** (read with the standard :mod:`csv` module, UTF-8 with or without a BOM): list,
   mapping and message columns hold JSON text (``["passage one", "passage two"]``), or the
   Python spelling that ragas's and pandas' ``to_csv`` write (``['passage one']``); a
   ``user_input`` cell is read as JSON only when it starts with ``[{`` (a message list). An
   empty cell is an absent field.
-* **Parquet** (pyarrow, ``[tables]`` extra), **DataFrames** (pandas) and **Hugging Face
-  datasets** (``[hf]`` extra): list and struct columns are native; a string in such a column
-  is still read as JSON. Arrow gives every struct in a column the same keys, so a key whose
-  value is null inside a message, a tool call or its arguments is left out.
+* **Parquet** (pyarrow, ``[tables]`` extra; read within a bound on its decoded size,
+  :mod:`ragas_boot.datasets._parquet`), **DataFrames** (pandas) and **Hugging Face
+  datasets** (``[hf]`` extra): list, struct and map columns are native; a string in such a
+  column is still read as JSON.
+
+Nulls: in a native value, a mapping entry whose value is null is absent, at any depth and in
+every column, because Arrow gives every struct of a column every key any row has (and a
+DataFrame read from Arrow holds those nulls too); JSON text keeps the nulls it spells, as a
+YAML or JSONL file does.
 
 ``column_map`` renames columns before they are read (``{"question": "user_input"}``, the CLI's
 ``--map question=user_input``); a target ``metadata.KEY`` puts the column into the sample's
 ``metadata``. Any other column is an error naming it: nothing is silently dropped. Every
 problem is a :class:`~ragas_boot.errors.DatasetError` naming the file, the row (and the CSV
-line) and the column.
+line) and the column; :data:`TABLE_LIMITS` bounds the columns, a CSV cell and a Parquet file's
+decoded size.
 """
 
 from __future__ import annotations
@@ -33,14 +40,20 @@ import csv
 import io
 import math
 import os
-from collections.abc import Iterable, Mapping
+import threading
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragas_boot._extras import import_extra
 from ragas_boot._loading import DATASET_LIMITS, LoadLimitError, load_json
 from ragas_boot._validation import did_you_mean
+from ragas_boot.datasets._parquet import read_parquet
 from ragas_boot.datasets.model import (
+    RAGAS_METADATA_FIELDS,
     Dataset,
     default_sample_id,
     read_source_text,
@@ -54,7 +67,9 @@ if TYPE_CHECKING:
     import pandas
 
 __all__ = [
+    "TABLE_LIMITS",
     "ColumnMap",
+    "TableLimits",
     "dataset_from_hf",
     "dataset_from_pandas",
     "dataset_from_records",
@@ -67,11 +82,31 @@ __all__ = [
 #: Source column → the sample field it fills (``metadata.KEY`` for a metadata entry).
 ColumnMap = Mapping[str, str]
 
+
+@dataclass(frozen=True, slots=True)
+class TableLimits:
+    """Bounds on one table, so that reading it costs bounded time and memory.
+
+    Attributes:
+        max_columns: columns a table may have (every one must be a sample field or be
+            mapped, so real tables have tens).
+        max_cell_chars: characters one CSV cell may hold (a long retrieved passage, or all
+            of a sample's passages as JSON); Python's :mod:`csv` stops at 131,072 unless told.
+        max_decoded_bytes: bytes a Parquet file's values may take decoded, checked before
+            they are (:mod:`ragas_boot.datasets._parquet`); the size a YAML, JSONL or CSV
+            dataset file may have.
+    """
+
+    max_columns: int = 10_000
+    max_cell_chars: int = 16 * 1024 * 1024
+    max_decoded_bytes: int = DATASET_LIMITS.max_bytes
+
+
+#: The bounds every table reader applies.
+TABLE_LIMITS = TableLimits()
+
 _ID_NAMES = ("id", "sample_id")
 _MESSAGES = "messages"
-# ragas's SingleTurnSample has these; no ragas-boot metric reads them, so they are kept as
-# metadata instead of being an unknown column.
-_RAGAS_ONLY = ("multi_responses",)
 # Fields whose value is a list or a mapping: text in these columns is JSON.
 _STRUCTURED = frozenset(
     {
@@ -85,7 +120,9 @@ _STRUCTURED = frozenset(
         "labels",
         "metadata",
         _MESSAGES,
-        *_RAGAS_ONLY,
+        "multi_responses",
+        "retrieved_context_ids",
+        "reference_context_ids",
     }
 )
 _METADATA_PREFIX = "metadata."
@@ -102,7 +139,7 @@ def _field_names() -> dict[str, str]:
                 names[choice] = name
     names.update({spelling: "id" for spelling in _ID_NAMES})
     names[_MESSAGES] = _MESSAGES
-    names.update({name: name for name in _RAGAS_ONLY})
+    names.update({name: name for name in RAGAS_METADATA_FIELDS})
     return names
 
 
@@ -130,10 +167,19 @@ def parse_column_map(pairs: Iterable[str]) -> dict[str, str]:
 class _Columns:
     """Where each source column goes, checked once against the header."""
 
-    def __init__(self, columns: Iterable[str], column_map: ColumnMap | None, source: str) -> None:
+    def __init__(
+        self,
+        columns: Iterable[str],
+        column_map: ColumnMap | None,
+        source: str,
+        *,
+        limits: TableLimits = TABLE_LIMITS,
+    ) -> None:
         self.columns = list(columns)
+        check_header(self.columns, source, limits=limits)
         given = dict(column_map or {})
-        missing = [column for column in given if column not in self.columns]
+        present = set(self.columns)
+        missing = [column for column in given if column not in present]
         if missing:
             raise DatasetError(
                 f"column_map names column '{missing[0]}', which the data does not have; "
@@ -169,6 +215,30 @@ class _Columns:
                 )
             seen[target] = column
         self.column_of = {target: column for column, target in self.targets.items()}
+
+
+def check_header(
+    columns: list[str], source: str, *, limits: TableLimits, line: int | None = None
+) -> None:
+    """Refuse a header over ``limits.max_columns`` or naming a column twice (a reader that
+    maps columns by name would keep only one of them)."""
+    if len(columns) > limits.max_columns:
+        raise DatasetError(
+            f"the header has {len(columns):,} columns, more than the {limits.max_columns:,} "
+            "a table may have (TableLimits.max_columns)",
+            file=source,
+            line=line,
+        )
+    counts = Counter(columns)
+    twice = next((column for column in columns if counts[column] > 1), None)
+    if twice is not None:
+        raise DatasetError(
+            f"column '{twice}' appears {counts[twice]} times in the header; a column name "
+            "may appear once",
+            file=source,
+            line=line,
+            field=twice,
+        )
 
 
 def dataset_from_records(
@@ -253,23 +323,12 @@ def _row_sample(
             continue
         if isinstance(value, str) and _is_json_cell(target, value):
             value = _json_cell(value, error, column)
-        if target == "user_input" and isinstance(value, list):
-            target = "user_input_messages"
-        if target in ("user_input_messages", _MESSAGES):
-            value = _clean_messages(value)
-        elif target in ("tool_calls", "reference_tool_calls") and isinstance(value, list):
-            value = [_drop_nulls(call, keep_depth=2) for call in value]
-        if target in _RAGAS_ONLY:
-            metadata[target] = value
-            continue
         fields[target] = value
     if metadata:
         given = fields.get("metadata")
         if given is not None and not isinstance(given, Mapping):
             raise error("metadata must be a JSON object", layout.column_of.get("metadata", ""))
         fields["metadata"] = {**(given or {}), **metadata}
-    if "user_input_messages" in fields and _is_openai(fields["user_input_messages"]):
-        fields[_MESSAGES] = fields.pop("user_input_messages")
     if isinstance(fields.get("id"), float) and fields["id"].is_integer():
         fields["id"] = int(fields["id"])  # pandas reads an integer column with gaps as float
     try:
@@ -332,13 +391,23 @@ def _column_path(field: str, layout: _Columns) -> str:
 
 
 def _plain(value: Any) -> Any:
-    """A cell as plain Python data: numpy arrays and scalars unwrapped, NaN/NA as None."""
+    """A cell as plain Python data: numpy arrays and scalars unwrapped, NaN/NA as None, and
+    a mapping entry whose value is null left out, at any depth.
+
+    The last is the one null rule for native values (Parquet, Hugging Face datasets,
+    DataFrames): Arrow gives every struct of a column every key any row has, filling the
+    others with null, and a DataFrame read from Arrow (``pandas.read_parquet``,
+    ``Dataset.to_pandas``) holds those nulls too; an invented ``tags: None`` beside
+    arguments that never had ``tags`` would fail an exact comparison. JSON text in a cell is
+    parsed after this, so the nulls it spells are kept.
+    """
     if isinstance(value, str | bool | int) or value is None:
         return value
     if isinstance(value, float):
         return None if math.isnan(value) else value
     if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
+        plain = ((key, _plain(item)) for key, item in value.items())
+        return {key: item for key, item in plain if item is not None}
     if isinstance(value, list | tuple):
         return [_plain(item) for item in value]
     if type(value).__name__ in ("NAType", "NaTType"):
@@ -349,72 +418,55 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _drop_nulls(value: Any, *, keep_depth: int) -> Any:
-    """``value`` without null mapping entries, ``keep_depth`` levels down (Arrow structs)."""
-    if keep_depth <= 0:
-        return value
-    if isinstance(value, Mapping):
-        return {
-            key: _drop_nulls(item, keep_depth=keep_depth - 1)
-            for key, item in value.items()
-            if item is not None
-        }
-    if isinstance(value, list):
-        return [_drop_nulls(item, keep_depth=keep_depth) for item in value]
-    return value
-
-
-def _clean_messages(value: Any) -> Any:
-    # message → tool_calls → call → arguments → argument: four levels of struct keys.
-    return _drop_nulls(value, keep_depth=5) if isinstance(value, list) else value
-
-
-def _is_openai(messages: Any) -> bool:
-    return (
-        isinstance(messages, list)
-        and bool(messages)
-        and all(isinstance(item, Mapping) for item in messages)
-        and any("role" in item and "type" not in item for item in messages)
-    )
-
-
 # --------------------------------------------------------------------------- readers
 
 
-def load_csv(path: str | os.PathLike[str], *, column_map: ColumnMap | None = None) -> Dataset:
+def load_csv(
+    path: str | os.PathLike[str],
+    *,
+    column_map: ColumnMap | None = None,
+    limits: TableLimits = TABLE_LIMITS,
+) -> Dataset:
     """Read a CSV file (a header row, then one sample per row; see the module docstring).
 
     Raises:
-        DatasetError: the file is missing or malformed, or a row is invalid (row, line and
-            column named).
+        DatasetError: the file is missing or malformed, over one of ``limits`` (columns, a
+            cell's length), or a row is invalid (row, line and column named).
     """
     file = Path(path)
     source = str(file)
     # utf-8-sig: spreadsheets write a byte-order mark before the header.
     text = read_source_text(file, encoding="utf-8-sig")
     reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    header: list[str] = []
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
-    try:
-        header = list(reader.fieldnames or [])
-        duplicates = sorted({name for name in header if header.count(name) > 1})
-        if duplicates:
+    ended = 0  # the line the header or the last row read ends on
+    with _csv_field_limit(limits.max_cell_chars):
+        try:
+            header = list(reader.fieldnames or [])
+            ended = reader.line_num
+            check_header(header, source, limits=limits, line=1)
+            for row in reader:
+                rows.append(row)
+                ended = reader.line_num
+                lines.append(ended)
+        except csv.Error as error:
+            if "field limit" in str(error):
+                # The reader stops inside the cell; the row starts after the last one read.
+                raise DatasetError(
+                    f"a cell has more than {limits.max_cell_chars:,} characters, the most a "
+                    "CSV cell may have (TableLimits.max_cell_chars)",
+                    file=source,
+                    line=ended + 1,
+                    location=f"row {len(rows) + 1}" if header else "header",
+                ) from None
             raise DatasetError(
-                f"column '{duplicates[0]}' appears twice in the header",
+                f"not valid CSV: {error}",
                 file=source,
-                line=1,
-                field=duplicates[0],
-            )
-        for row in reader:
-            rows.append(row)
-            lines.append(reader.line_num)
-    except csv.Error as error:
-        raise DatasetError(
-            f"not valid CSV: {error}",
-            file=source,
-            line=reader.line_num,
-            location=f"row {len(rows) + 1}",
-        ) from None
+                line=reader.line_num,
+                location=f"row {len(rows) + 1}",
+            ) from None
     return dataset_from_records(
         rows,
         column_map=column_map,
@@ -426,29 +478,41 @@ def load_csv(path: str | os.PathLike[str], *, column_map: ColumnMap | None = Non
     )
 
 
-def load_parquet(path: str | os.PathLike[str], *, column_map: ColumnMap | None = None) -> Dataset:
-    """Read a Parquet file through pyarrow (the ``[tables]`` extra).
+#: csv.field_size_limit is one setting for the whole interpreter: CSV reads that raise it
+#: take turns, so none of them puts it back while another is reading.
+_FIELD_LIMIT_LOCK = threading.Lock()
+
+
+@contextmanager
+def _csv_field_limit(limit: int) -> Iterator[None]:
+    with _FIELD_LIMIT_LOCK:
+        previous = csv.field_size_limit(limit)
+        try:
+            yield
+        finally:
+            csv.field_size_limit(previous)
+
+
+def load_parquet(
+    path: str | os.PathLike[str],
+    *,
+    column_map: ColumnMap | None = None,
+    limits: TableLimits = TABLE_LIMITS,
+) -> Dataset:
+    """Read a Parquet file through pyarrow (the ``[tables]`` extra), refusing a file whose
+    values decode to more than ``limits.max_decoded_bytes`` before they are decoded.
 
     Raises:
-        DatasetError: the file is missing or not Parquet, or a row is invalid.
+        DatasetError: the file is missing or not Parquet, over one of ``limits``, or a row is
+            invalid.
         MissingExtraError: pyarrow is not installed.
     """
-    parquet = import_extra(
-        "pyarrow.parquet", feature="reading Parquet", extra="tables", package="pyarrow"
-    )
     file = Path(path)
-    if not file.is_file():
-        raise DatasetError("dataset file not found", file=str(file))
-    try:
-        table = parquet.read_table(file)
-    except Exception as error:  # pyarrow raises ArrowInvalid, OSError, ... for a bad file
-        raise DatasetError(f"cannot read the Parquet file: {error}", file=str(file)) from None
+    columns, rows = read_parquet(
+        file, max_columns=limits.max_columns, max_decoded_bytes=limits.max_decoded_bytes
+    )
     return dataset_from_records(
-        table.to_pylist(),
-        column_map=column_map,
-        columns=table.column_names,
-        source=str(file),
-        name=file.stem,
+        rows, column_map=column_map, columns=columns, source=str(file), name=file.stem
     )
 
 
@@ -465,6 +529,9 @@ def dataset_from_pandas(
         DatasetError: a column is unknown or a row invalid (``<DataFrame>``, row, column).
     """
     columns = [str(column) for column in frame.columns]
+    # Checked before the rows become dicts, where a second column of one name would
+    # silently replace the first.
+    check_header(columns, "<DataFrame>", limits=TABLE_LIMITS)
     records = (dict(zip(columns, values, strict=True)) for values in frame.itertuples(False))
     return dataset_from_records(
         records, column_map=column_map, columns=columns, source="<DataFrame>", name=name

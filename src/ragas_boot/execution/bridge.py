@@ -16,9 +16,24 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["LoopPortal"]
+__all__ = ["LoopPortal", "run_without_loop"]
 
 T = TypeVar("T")
+
+
+def run_without_loop(coro: Coroutine[Any, Any, T]) -> T:
+    """Drive a coroutine that never suspends (a metric with no I/O) to its result on the
+    caller's thread: the sync twin of a judge-less metric needs no loop at all.
+
+    Raises:
+        RuntimeError: the coroutine awaited I/O after all.
+    """
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
+    coro.close()
+    raise RuntimeError("a metric that needs nothing awaited I/O; declare what it needs")
 
 
 class LoopPortal:

@@ -4,18 +4,32 @@ A judge call is looked up before anything is sent, by a key hashed from everythi
 changes the answer: the provider's endpoint (or, for the embedded local judge, the model file
 and its sampling settings; for a LangChain class, the class and its non-secret arguments), the
 model id, temperature, max tokens, top-p, the structured-output mode, the prompt and the
-output schema (with the format block a schema-in-prompt mode appends). API keys and header
-values are left out; only a SHA-256 of the rest is stored. Only answers that were parsed and
-validated are stored, and a stored answer is validated again when read, so a hit is exactly
-what a fresh valid call would have returned. The key sits above the transport: any judge
-whose :class:`~ragas_boot.chat.judge.JudgeSpec` describes it is cached, however it sends.
+output schema (with the format block a schema-in-prompt mode appends). API keys, header
+values and credentials in the base URL are left out; only a SHA-256 of the rest is stored.
+Only answers that were parsed and validated are stored, and a stored answer is validated
+again when read, so a hit is exactly what a fresh valid call would have returned. The key
+sits above the transport: any judge whose :class:`~ragas_boot.chat.judge.JudgeSpec`
+describes it is cached, however it sends.
 
 Storage is diskcache (SQLite: safe with several processes and threads at once), imported only
 when the cache is first used, so a run with the cache off never imports it.
+
+The threat: a cache folder is data that others may have written. CI jobs share it, restore it
+from other branches' caches, unpack it from artifacts. diskcache's default ``Disk`` pickles
+values (and any key that is not a string) and unpickles whatever a row says is a pickle, so
+whoever can write the folder would run code in the next run that reads it. Entries are
+therefore JSON text, through :class:`_JsonDisk`, which never unpickles a value or a key and
+reads or removes no value file outside the folder's own ``xx/yy/<hex>.val`` names: anything
+else found in a row (a pickle, an older ragas-boot's pickled entry, bytes, a file elsewhere) is
+a *corrupt entry*: a miss, counted and warned about once (:attr:`ResponseCache.corruption`),
+and replaced by the fresh answer. JSON keeps a cache from running code, not from lying: a
+folder written by someone untrusted can still hold wrong answers, so restore caches only from
+jobs you trust, or turn the cache off there.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import ipaddress
 import json
@@ -37,10 +51,11 @@ from ragas_boot._home import HOME_ENV, ragas_boot_home
 from ragas_boot.chat.judge import JudgeAnswer, JudgeModel, JudgeSpec, TokenUsage
 from ragas_boot.chat.structured import format_instructions, output_schema, schema_name
 from ragas_boot.config.settings import CacheSettings
+from ragas_boot.config.urls import mask_url
 from ragas_boot.errors import CacheError, JudgeOutputError
 
 if TYPE_CHECKING:
-    from diskcache import Cache
+    from diskcache import Cache, Disk
 
 __all__ = [
     "CACHE_FORMAT",
@@ -71,6 +86,68 @@ _INSTALL_HINT = "the response cache needs diskcache: pip install 'ragas-boot[cac
 #: and the two-hex-digit folders that hold large values.
 _DATABASE = "cache.db"
 _VALUE_FOLDER = re.compile(r"[0-9a-f]{2}")
+#: The name diskcache gives a value file (``Disk.filename``): the only ones read or removed.
+_VALUE_FILE = re.compile(r"[0-9a-f]{2}[/\\][0-9a-f]{2}[/\\][0-9a-f]{28}\.val")
+
+
+class _Unreadable:
+    """What :class:`_JsonDisk` gives for a row that is not ragas-boot's JSON."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<unreadable cache row>"
+
+
+_UNREADABLE = _Unreadable()
+_ABSENT = object()
+
+
+@functools.cache
+def _json_disk() -> type[Disk]:
+    """diskcache's ``Disk`` for entries as JSON text, made on first use (diskcache is
+    imported lazily). Not diskcache's ``JSONDisk``: that one still unpickles a row marked as a
+    pickle (its ``get`` and ``fetch`` call ``Disk``'s first)."""
+    from diskcache import Disk
+    from diskcache.core import MODE_RAW, MODE_TEXT, UNKNOWN
+
+    class JsonDisk(Disk):  # type: ignore[misc]
+        def put(self, key: Any) -> Any:
+            if type(key) is not str:  # anything else would be pickled
+                raise TypeError(f"response cache keys are strings, not {type(key).__name__}")
+            return super().put(key)
+
+        def get(self, key: Any, raw: bool) -> Any:
+            # raw = 0 marks a pickled key: never loaded.
+            return key if raw and type(key) is str else _UNREADABLE
+
+        def store(self, value: Any, read: bool, key: Any = UNKNOWN) -> Any:
+            if read or not isinstance(value, dict):
+                raise TypeError("response cache entries are JSON objects")
+            return super().store(json.dumps(value, ensure_ascii=False), False, key=key)
+
+        def fetch(self, mode: int, filename: str | None, value: Any, read: bool) -> Any:
+            if read:
+                raise TypeError("response cache entries are read whole")
+            if mode == MODE_RAW and type(value) is str:
+                text = value
+            elif mode == MODE_TEXT and filename is not None and _VALUE_FILE.fullmatch(filename):
+                try:
+                    text = super().fetch(mode, filename, value, read)
+                except UnicodeDecodeError:
+                    return _UNREADABLE
+            else:  # a pickle, bytes, a number, a file elsewhere
+                return _UNREADABLE
+            try:
+                return json.loads(text)
+            except ValueError:
+                return _UNREADABLE
+
+        def remove(self, file_path: str) -> None:
+            if _VALUE_FILE.fullmatch(file_path):  # a row pointing elsewhere deletes nothing
+                super().remove(file_path)
+
+    return JsonDisk
 
 
 def default_cache_dir() -> Path:
@@ -159,8 +236,13 @@ def _target(spec: JudgeSpec) -> dict[str, Any]:
             for name, value in spec.langchain.arguments
             if not isinstance(value, SecretStr)
         }
-        return {"class": spec.langchain.class_path, "arguments": arguments, "url": spec.base_url}
-    return {"url": spec.base_url.rstrip("/"), "path": spec.completions_path}
+        return {
+            "class": spec.langchain.class_path,
+            "arguments": arguments,
+            "url": mask_url(spec.base_url),
+        }
+    # Credentials in the URL (user-info, ?key=) are secrets like the API key: not hashed in.
+    return {"url": mask_url(spec.base_url).rstrip("/"), "path": spec.completions_path}
 
 
 def request_key(spec: JudgeSpec, prompt: str, output_model: type[BaseModel]) -> str:
@@ -239,6 +321,11 @@ class CacheStats(BaseModel):
         description="Tokens the stored answers cost when first asked (what one hit on each saves)."
     )
     models: dict[str, int] = Field(description="Entries per model id.")
+    corrupt: int = Field(
+        default=0,
+        description="Entries that are not ragas-boot's JSON (an older ragas-boot's pickles, "
+        "altered files): never read, misses in every run.",
+    )
 
 
 class ResponseCache:
@@ -273,6 +360,7 @@ class ResponseCache:
         self._lock = threading.Lock()
         self._broken = False
         self._problem: str | None = None
+        self._corrupt = 0
 
     @classmethod
     def from_settings(cls, settings: CacheSettings) -> ResponseCache | None:
@@ -300,6 +388,32 @@ class ResponseCache:
         read or written), with what to do; None while it works or before first use. A missing
         ``diskcache`` is not a problem of the files: it is logged with its pip command."""
         return self._problem
+
+    @property
+    def corrupt_entries(self) -> int:
+        """Entries this process found that are not ragas-boot's JSON (each was a miss)."""
+        return self._corrupt
+
+    @property
+    def corruption(self) -> str | None:
+        """What to say about the corrupt entries found (see the module's docstring); None
+        while there were none."""
+        if not self._corrupt:
+            return None
+        one = self._corrupt == 1
+        return (
+            f"response cache at {self._directory} holds {self._corrupt} "
+            f"{'entry that is' if one else 'entries that are'} not ragas-boot's JSON "
+            "(written by an older ragas-boot, or altered): read as misses, never loaded; run "
+            "`ragas-boot cache clear` to remove them"
+        )
+
+    def _found_corrupt(self) -> None:
+        with self._lock:
+            self._corrupt += 1
+            first = self._corrupt == 1
+        if first:
+            log.warning("%s", self.corruption)
 
     def check(self) -> str | None:
         """Open the cache now (if it is not open) and return :attr:`problem`."""
@@ -329,7 +443,7 @@ class ResponseCache:
                     )
                     return None
                 try:
-                    self._cache = Cache(str(self._directory))
+                    self._cache = Cache(str(self._directory), disk=_json_disk())
                 except Exception as error:
                     self._give_up(error)
         return self._cache
@@ -349,11 +463,16 @@ class ResponseCache:
         if cache is None:
             return None
         try:
-            data = cache.get(key)
+            data = cache.get(key, default=_ABSENT)
         except Exception as error:
             self._give_up(error)
             return None
-        return CacheEntry.from_dict(data)
+        if data is _ABSENT:
+            return None
+        entry = CacheEntry.from_dict(data)
+        if entry is None:
+            self._found_corrupt()
+        return entry
 
     def would_answer(self, judge: JudgeModel, prompt: str, output_model: type[BaseModel]) -> bool:
         """Whether the cache holds an answer for this call (nothing is sent): for estimates.
@@ -411,17 +530,24 @@ class ResponseCache:
             self._give_up(error)
 
     def entries(self) -> Iterator[CacheEntry]:
-        """Every stored, unexpired entry."""
+        """Every stored, unexpired entry (corrupt ones left out: see :meth:`stats`)."""
+        return (entry for entry in self._scan() if entry is not None)
+
+    def _scan(self) -> Iterator[CacheEntry | None]:
+        """Every unexpired row: its entry, or ``None`` when it is not ragas-boot's JSON."""
         cache = self._open()
         if cache is None:
             return
         for key in cache.iterkeys():
-            entry = CacheEntry.from_dict(cache.get(key))
-            if entry is not None:
-                yield entry
+            if key is _UNREADABLE:
+                yield None
+                continue
+            data = cache.get(key, default=_ABSENT)
+            if data is not _ABSENT:  # else expired
+                yield CacheEntry.from_dict(data)
 
     def stats(self) -> CacheStats:
-        """Entries, size on disk, and entries per model.
+        """Entries, size on disk, entries per model, and corrupt entries (never read).
 
         Raises:
             CacheError: the cache's files are unusable (see :attr:`problem`).
@@ -431,7 +557,11 @@ class ResponseCache:
             raise CacheError(self._problem)
         models: dict[str, int] = {}
         saved = 0
-        for entry in self.entries():
+        corrupt = 0
+        for entry in self._scan():
+            if entry is None:
+                corrupt += 1
+                continue
             models[entry.model] = models.get(entry.model, 0) + 1
             saved += entry.usage.total_tokens
         return CacheStats(
@@ -440,6 +570,7 @@ class ResponseCache:
             size_bytes=int(cache.volume()) if cache is not None else 0,
             tokens=saved,
             models=dict(sorted(models.items())),
+            corrupt=corrupt,
         )
 
     def clear(self, *, expired_only: bool = False) -> int:

@@ -403,8 +403,11 @@ class MultiModelExecutor(PortalRunner):
         meter = self._meter
         price = judge.spec.price
         worst = 0.0
-        if meter is not None and meter.max_cost is not None and price is not None:
-            worst = worst_case_cost(tokens, judge.spec.max_tokens, price)
+        if meter is not None and meter.max_cost is not None:
+            if price is not None:
+                worst = worst_case_cost(tokens, judge.spec.max_tokens, price)
+            elif judge.spec.local is None:  # the embedded local model costs nothing
+                meter.uncounted(judge.id)
 
         def bill(usage: object) -> None:
             # Every response that reports usage is billed, whatever became of it.

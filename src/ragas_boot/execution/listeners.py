@@ -61,6 +61,14 @@ class EvaluationFinished:
     events, one more (``repeat`` None) stands for them together: the combined result (its
     ``repeats`` holding their pass rate), or, when none scored, the first error with every
     repeat's steps. None for an ordinary evaluation."""
+    bean_name: str | None = None
+    """The metric's bean name, ``aspect_critic:no-profanity`` for a named criterion's bean
+    (what a dataset run names it); None from a sender that does not say."""
+    failure: BaseException | None = None
+    """The exception of a failed evaluation (``error`` is its message)."""
+    min_judges: int | None = None
+    """The quorum the evaluation asked for (``min-judges``, the YAML default included); None:
+    any one judge."""
 
 
 @runtime_checkable

@@ -14,13 +14,22 @@ providers bill no more than the estimate (prompt tokens are estimated as charact
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ragas_boot.config.settings import PriceSettings
 from ragas_boot.errors import BudgetExceededError
 
-__all__ = ["CHARS_PER_TOKEN", "SpendMeter", "estimate_tokens", "worst_case_cost"]
+if TYPE_CHECKING:
+    from ragas_boot.chat.embeddings import EmbeddingModel
+    from ragas_boot.chat.judge import JudgeModel
+
+__all__ = ["CHARS_PER_TOKEN", "SpendMeter", "cap_coverage", "estimate_tokens", "worst_case_cost"]
+
+log = logging.getLogger(__name__)
 
 #: Characters per token of prompt estimates (OpenAI's rule of thumb for English text).
 CHARS_PER_TOKEN = 4
@@ -35,6 +44,27 @@ def estimate_tokens(text: str) -> int:
 def worst_case_cost(prompt_tokens: int, max_output_tokens: int, price: PriceSettings) -> float:
     """What one call costs at most: its prompt and a full ``max-tokens`` answer at ``price``."""
     return price.cost(input_tokens=prompt_tokens, output_tokens=max_output_tokens)
+
+
+def cap_coverage(
+    judges: Iterable[JudgeModel], embedding_models: Iterable[EmbeddingModel] = ()
+) -> tuple[list[str], list[str]]:
+    """Which of a run's models a spend cap counts, as ``(counted, not counted)`` ids.
+
+    A judge is counted when it has a price (its billed tokens are priced against the cap) or
+    is the embedded local model (it costs nothing). An embedding model has no price, so only
+    the local one counts. The calls of the others are sent and never counted: a cap over
+    none of a run's models cannot stop it at all.
+    """
+    counted: list[str] = []
+    uncounted: list[str] = []
+    for judge in judges:
+        spec = judge.spec
+        free_or_priced = spec.price is not None or spec.local is not None
+        (counted if free_or_priced else uncounted).append(judge.id)
+    for model in embedding_models:
+        (counted if model.spec.local else uncounted).append(model.id)
+    return counted, uncounted
 
 
 class SpendMeter:
@@ -55,6 +85,7 @@ class SpendMeter:
         self._reserved = 0.0
         self._refused = 0
         self._lock = threading.Lock()
+        self._uncounted: set[str] = set()
 
     def __repr__(self) -> str:
         return f"SpendMeter(max_cost={self._max_cost!r}, spent={self.spent:.6g})"
@@ -115,6 +146,20 @@ class SpendMeter:
             spent, reserved = self._spent, self._reserved
         raise BudgetExceededError(
             judge_id=judge_id, max_cost=self._max_cost, spent=spent, reserved=reserved
+        )
+
+    def uncounted(self, judge_id: str) -> None:
+        """Say once, before its first call, that a judge's calls escape the cap (it has no
+        price): a cap that cannot be enforced must not look like one that is."""
+        with self._lock:
+            if self._max_cost is None or judge_id in self._uncounted:
+                return
+            self._uncounted.add(judge_id)
+        log.warning(
+            "judge '%s' has no price: its calls are sent and not counted against the spend cap "
+            "of %g (give its chat model a price to cap them)",
+            judge_id,
+            self._max_cost,
         )
 
     def release(self, reserved: float) -> None:

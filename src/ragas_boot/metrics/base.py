@@ -1,52 +1,63 @@
-"""The metric bean: typed config, async core, sync twins through the container's loop."""
+"""The metric bean: what a metric declares, how its bean is built, and its public API.
+
+:class:`Metric` is the one class users subclass (a custom metric declares its class
+attributes and implements ``total_steps`` and ``_score``). It keeps the sync/async twins
+(``evaluate`` / ``aevaluate``, ``multi_turn_score`` / ``multi_turn_ascore``, ...) and the
+order of one evaluation (check the sample, select judges, score, check the quorum,
+aggregate, build the result); each concern is a collaborator with one job:
+
+* :mod:`~ragas_boot.metrics.configuration`: ``MetricConfig``, the YAML section and named
+  criteria, a call's effective config and its JSON dump (``ConfigResolver``);
+* :mod:`~ragas_boot.metrics.quorum`: the judges a config selects and the quorum check;
+* :mod:`~ragas_boot.metrics.repeats`: ``repeat: N`` around the evaluation;
+* :mod:`~ragas_boot.metrics.events`: what listeners are told;
+* :mod:`~ragas_boot.metrics.outcome`: ``ScoringOutcome`` and the ``MetricResult`` made of it;
+* :func:`~ragas_boot.execution.bridge.run_without_loop`: the sync twin of a judge-less
+  metric, on the caller's thread.
+"""
 
 from __future__ import annotations
 
-import difflib
 import enum
-import functools
 import logging
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Coroutine, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Annotated, Any, ClassVar, Generic, TypeVar
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    StringConstraints,
-    ValidationError,
-    create_model,
-    field_validator,
-)
+from pydantic import BaseModel
 
-from ragas_boot._validation import field_problems
-from ragas_boot.chat.judge import JudgeModel, TokenUsage, no_tokens
-from ragas_boot.config._problems import Problem, config_error
-from ragas_boot.config.settings import Aggregation, Language, MetricsSettings, QuorumFailure
-from ragas_boot.errors import (
-    AllJudgesFailedError,
-    ConfigError,
-    JudgeFailureSummary,
-    UndefinedScoreError,
-)
-from ragas_boot.execution.aggregation import aggregate, agreement
-from ragas_boot.execution.bridge import LoopPortal
+from ragas_boot.chat.judge import JudgeModel
+from ragas_boot.config.settings import Aggregation, MetricsSettings, QuorumFailure
+from ragas_boot.errors import AllJudgesFailedError, ConfigError, UndefinedScoreError
+from ragas_boot.execution.aggregation import aggregate
+from ragas_boot.execution.bridge import LoopPortal, run_without_loop
 from ragas_boot.execution.embeddings import EmbeddingExecutor
 from ragas_boot.execution.executor import MultiModelExecutor
-from ragas_boot.execution.listeners import (
-    EvaluationFinished,
-    EvaluationStarted,
-    ListenerRegistry,
-    MetricListener,
+from ragas_boot.execution.listeners import ListenerRegistry, MetricListener
+from ragas_boot.execution.repeats import current_repeat
+from ragas_boot.execution.results import Exclusion, StepRecord
+from ragas_boot.metrics.configuration import (
+    MAX_REPEATS,
+    ConfigResolver,
+    MetricConfig,
+    declared_criteria,
+    find_criterion,
+    section_defaults,
+    section_model,
 )
-from ragas_boot.execution.repeats import current_repeat, repeat_scope
-from ragas_boot.execution.results import CallSpend, Exclusion, StepRecord
-from ragas_boot.metrics.prompting import check_template, load_prompt
-from ragas_boot.metrics.results import Details, MetricResult, Quorum, combine_repeats
+from ragas_boot.metrics.events import notify_failed, notify_finished, notify_started
+from ragas_boot.metrics.outcome import (
+    ScoringOutcome,
+    all_failed,
+    build_result,
+    exclusions_of,
+    steps_of,
+)
+from ragas_boot.metrics.prompting import load_prompt
+from ragas_boot.metrics.quorum import check_quorum, quorum_check, quorum_policy, select_judges
+from ragas_boot.metrics.repeats import evaluate_repeats
+from ragas_boot.metrics.results import MetricResult, Quorum
 from ragas_boot.samples import Sample
 
 __all__ = [
@@ -59,40 +70,7 @@ __all__ = [
 
 log = logging.getLogger("ragas_boot.metrics")
 
-#: The spend of a metric that calls no model.
-_NO_SPEND = CallSpend.of(())
-_ONE = agreement([])
-"""The agreement of a result no judge voted on (unanimous)."""
-
-ConfigT = TypeVar("ConfigT", bound="MetricConfig")
-
-#: Most repeats one evaluation may ask for (a typo such as 500 should not cost 500 runs).
-MAX_REPEATS = 100
-T = TypeVar("T")
-
-
-def _run_without_loop(coro: Coroutine[Any, Any, T]) -> T:
-    """Drive a coroutine that never suspends (a metric with no I/O) to its result."""
-    try:
-        coro.send(None)
-    except StopIteration as stop:
-        return stop.value  # type: ignore[no-any-return]
-    coro.close()
-    raise RuntimeError("a metric that needs nothing awaited I/O; declare what it needs")
-
-
-def _section_error(
-    key: str, config_type: type[MetricConfig], error: ValidationError
-) -> ConfigError:
-    """One ConfigError for a metric's YAML section, naming each key, with a did-you-mean."""
-    allowed = [name.replace("_", "-") for name in config_type.model_fields]
-    problems = [
-        Problem(f"{key}.{problem.path}", problem.message, hint=problem.hint)
-        for problem in field_problems(
-            error, allowed_keys=lambda loc: allowed, spell=lambda name: name.replace("_", "-")
-        )
-    ]
-    return config_error(problems)
+ConfigT = TypeVar("ConfigT", bound=MetricConfig)
 
 
 class Need(enum.Enum):
@@ -102,131 +80,6 @@ class Need(enum.Enum):
     """Chat models (the multi-model executor)."""
     EMBEDDINGS = "embeddings"
     """Embedding models."""
-
-
-def _lower(value: Any) -> Any:
-    return value.strip().lower() if isinstance(value, str) else value
-
-
-class MetricConfig(BaseModel):
-    """Settings every metric shares; a metric's config adds its mode and options.
-
-    Fields left unset fall back to ``spring.ai.ragas.metrics.<metric>`` in YAML, then to
-    ``spring.ai.ragas.metrics`` (aggregation, language), then to the defaults below.
-    """
-
-    model_config = ConfigDict(
-        frozen=True,
-        extra="forbid",
-        populate_by_name=True,
-        alias_generator=lambda name: name.replace("_", "-"),
-    )
-
-    models: list[str] = Field(
-        default_factory=list, description="Judge ids (or aliases) to ask; empty means all."
-    )
-    aggregation: Aggregation | None = Field(
-        default=None, description="How judges' scores combine; default from YAML (AVERAGE)."
-    )
-    consensus_tolerance: float | None = Field(
-        default=None, ge=0.0, le=1.0, description="Allowed spread for CONSENSUS."
-    )
-    language: Annotated[Language | None, BeforeValidator(_lower)] = Field(
-        default=None, description="Prompts and explanation language (en|ru); default from YAML."
-    )
-    threshold: float = Field(
-        default=0.5, ge=0.0, le=1.0, description="Pass mark used by assertions and reports."
-    )
-    prompts: dict[str, str] = Field(
-        default_factory=dict,
-        description="Custom templates by prompt name (compare_outcome, ...); see docs.",
-    )
-    min_judges: int | None = Field(
-        default=None,
-        ge=1,
-        description="Quorum: judges that must answer for a score to exist, else the score is "
-        "undefined ('no quorum'); default from YAML (none: any one judge).",
-    )
-    quorum_failure: QuorumFailure | None = Field(
-        default=None,
-        description="What gates make of an evaluation without its quorum: FAIL (not passed) or "
-        "SKIP (left out); default from YAML (FAIL).",
-    )
-    repeat: int = Field(
-        default=1,
-        ge=1,
-        le=MAX_REPEATS,
-        description="Score each sample this many times (repeats bypass the response cache) "
-        "and report the pass rate, its Wilson interval and whether the sample is unstable.",
-    )
-    min_pass_rate: float | None = Field(
-        default=None,
-        ge=0.0,
-        le=1.0,
-        description="Gate on repeats: each sample's share of passing repeats must reach this "
-        "(None: not checked).",
-    )
-
-    @field_validator("prompts", mode="before")
-    @classmethod
-    def _prompt_names(cls, value: Any) -> Any:
-        # YAML writes keys in kebab-case; templates are looked up by their snake_case name.
-        if isinstance(value, Mapping):
-            return {str(k).replace("-", "_"): v for k, v in value.items()}
-        return value
-
-    @field_validator("prompts")
-    @classmethod
-    def _prompts_are_valid(cls, value: dict[str, str]) -> dict[str, str]:
-        for name, template in value.items():
-            check_template(name, template)
-        return value
-
-
-_CRITERION_NAME = r"^[A-Za-z0-9][A-Za-z0-9_-]*$"
-
-
-@functools.cache
-def _section_model(config_type: type[MetricConfig], criteria_key: str) -> type[BaseModel]:
-    """A metric's YAML section model: its config plus ``<criteria_key>: {name: config}``."""
-    name_type = Annotated[str, StringConstraints(pattern=_CRITERION_NAME)]
-    fields: dict[str, Any] = {
-        criteria_key: (
-            dict[name_type, config_type],  # type: ignore[valid-type]
-            Field(
-                default_factory=dict,
-                description="Named criteria: each a config of this metric over these "
-                "defaults, and its own bean, fixture and CLI metric.",
-            ),
-        )
-    }
-    model: type[BaseModel] = create_model(
-        f"{config_type.__name__}Section",
-        __base__=config_type,
-        __doc__=f"{config_type.__doc__ or ''} Named criteria under '{criteria_key}'.",
-        **fields,
-    )
-    return model
-
-
-@dataclass
-class ScoringOutcome:
-    """What a metric's scoring produced, before it becomes a :class:`MetricResult`."""
-
-    model_scores: dict[str, float]
-    steps: list[StepRecord]
-    exclusions: list[Exclusion]
-    metadata: dict[str, Any]
-    explanation: str
-    mode: str | None = None
-    score: float | None = None
-    undefined_reason: str | None = None
-    aggregated: bool = True
-    extra_usage: TokenUsage = field(default_factory=no_tokens)
-    details: Details | None = None
-    """A judge-less metric's metadata and explanation, built when the result's are first
-    read (``metadata`` and ``explanation`` above are then left empty): the result is built
-    from the figures alone, not validated again (:meth:`MetricResult.built`)."""
 
 
 class Metric(ABC, Generic[ConfigT]):
@@ -284,16 +137,14 @@ class Metric(ABC, Generic[ConfigT]):
         criteria when the metric has them."""
         if cls.criteria_key is None:
             return cls.config_type
-        return _section_model(cls.config_type, cls.criteria_key)
+        return section_model(cls.config_type, cls.criteria_key)
 
     @classmethod
     def criteria(cls, settings: MetricsSettings) -> list[str]:
         """Names of the named criteria the YAML declares for this metric (in file order)."""
         if cls.criteria_key is None:
             return []
-        section = settings.section(cls.bean_name)
-        declared = section.get(cls.criteria_key) if isinstance(section, Mapping) else None
-        return [str(name) for name in declared] if isinstance(declared, Mapping) else []
+        return declared_criteria(settings, cls.bean_name, cls.criteria_key)
 
     @classmethod
     def find_criterion(cls, settings: MetricsSettings, criterion: str) -> str:
@@ -303,25 +154,12 @@ class Metric(ABC, Generic[ConfigT]):
             ConfigError: the metric takes no named criteria, or none of that name is declared
                 (the message lists the declared ones).
         """
-        section = cls.bean_name.replace("_", "-")
-        if cls.criteria_key is None:
-            raise ConfigError(
-                f"{cls.name} has no named criteria, so '{criterion}' cannot be one",
-                key=f"spring.ai.ragas.metrics.{section}",
-            )
-        declared = cls.criteria(settings)
-        wanted = criterion.strip().replace("_", "-").lower()
-        for name in declared:
-            if name.replace("_", "-").lower() == wanted:
-                return name
-        close = difflib.get_close_matches(criterion, declared, n=1)
-        listed = ", ".join(declared) if declared else "none"
-        raise ConfigError(
-            f"criterion '{criterion}' of {cls.name} is not declared (declared: {listed})",
-            key=f"spring.ai.ragas.metrics.{section}.{cls.criteria_key}",
-            hint=f"Did you mean '{close[0]}'?"
-            if close
-            else f"Declare it under spring.ai.ragas.metrics.{section}.{cls.criteria_key}",
+        return find_criterion(
+            settings,
+            criterion,
+            metric=cls.name,
+            bean_name=cls.bean_name,
+            criteria_key=cls.criteria_key,
         )
 
     @classmethod
@@ -363,13 +201,9 @@ class Metric(ABC, Generic[ConfigT]):
         self._uses_embeddings = Need.EMBEDDINGS in self.needs
         self._criterion: str | None = None
         self._defaults: ConfigT = defaults or self.config_type()  # type: ignore[assignment]
+        self._configs = ConfigResolver(self._defaults, self.config_type, self.name)
         self._settings = settings or MetricsSettings()
         self._listeners = ListenerRegistry(listeners)
-        # The last config a caller passed and its effective config, and each effective
-        # config's JSON dump: a loop scoring many samples with one config pays for neither
-        # the merge nor the dump again (configs are frozen).
-        self._last_config: tuple[object, ConfigT] | None = None
-        self._config_dumps: dict[int, tuple[MetricConfig, dict[str, Any], tuple[str, ...]]] = {}
         if portal is None:
             if executor is not None:
                 portal = executor.portal
@@ -394,6 +228,13 @@ class Metric(ABC, Generic[ConfigT]):
         a named criterion's bean, else :attr:`name`."""
         return f"{self.name}:{self._criterion}" if self._criterion else self.name
 
+    @property
+    def _run_name(self) -> str:
+        """The name a dataset run gives this bean's evaluations: the bean name, with
+        ``:criterion`` for a named criterion's bean (``aspect_critic:no-profanity``, as
+        ``--metric`` spells it)."""
+        return f"{self.bean_name}:{self._criterion}" if self._criterion else self.bean_name
+
     @classmethod
     def from_settings(
         cls,
@@ -415,35 +256,14 @@ class Metric(ABC, Generic[ConfigT]):
             ConfigError: the YAML section does not fit the metric's config (names the key),
                 or ``criterion`` is not declared (lists the declared ones).
         """
-        if not settings.enabled:
-            raise ConfigError(
-                f"metric beans are switched off, so {cls.name} is not available",
-                key="spring.ai.ragas.metrics.enabled",
-                hint="Remove the key or set it to true",
-            )
-        section = settings.section(cls.bean_name)
-        key = f"spring.ai.ragas.metrics.{cls.bean_name.replace('_', '-')}"
-        named: Any = None
-        if cls.criteria_key is not None and isinstance(section, Mapping):
-            section = dict(section)
-            named = section.pop(cls.criteria_key, None)
-        try:
-            defaults = cls.config_type.model_validate(section)
-        except ValidationError as error:
-            raise _section_error(key, cls.config_type, error) from None
-        if criterion is not None:
-            found = cls.find_criterion(settings, criterion)
-            entry_key = f"{key}.{cls.criteria_key}.{found}"
-
-            def kebab(mapping: Any) -> dict[str, Any]:
-                return {str(k).replace("_", "-"): v for k, v in dict(mapping or {}).items()}
-
-            # Validated merged, so checks across fields (min-score < max-score) see both.
-            try:
-                defaults = cls.config_type.model_validate({**kebab(section), **kebab(named[found])})
-            except ValidationError as error:
-                raise _section_error(entry_key, cls.config_type, error) from None
-            criterion = found
+        defaults, criterion = section_defaults(
+            settings,
+            metric=cls.name,
+            bean_name=cls.bean_name,
+            config_type=cls.config_type,
+            criteria_key=cls.criteria_key,
+            criterion=criterion,
+        )
         metric = cls(
             executor=executor,
             defaults=defaults,  # type: ignore[arg-type]
@@ -468,40 +288,13 @@ class Metric(ABC, Generic[ConfigT]):
         return self._listeners
 
     def resolve_config(self, config: ConfigT | Mapping[str, Any] | None = None) -> ConfigT:
-        """The effective config: fields set in ``config`` over this bean's defaults."""
-        if config is None:
-            return self._defaults
-        last = self._last_config
-        if last is not None and last[0] is config:
-            return last[1]
-        given = config
-        if isinstance(config, Mapping):
-            config = self.config_type.model_validate(config)  # type: ignore[assignment]
-        if not isinstance(config, self.config_type):
-            raise TypeError(
-                f"{self.name} takes a {self.config_type.__name__}, got {type(config).__name__}"
-            )
-        update = {name: getattr(config, name) for name in config.model_fields_set}
-        effective = self._defaults.model_copy(update=update)
-        if not isinstance(given, Mapping):  # a mapping may be changed in place between calls
-            self._last_config = (given, effective)
-        return effective
+        """The effective config: fields set in ``config`` over this bean's defaults.
 
-    def _config_dump(self, config: MetricConfig) -> dict[str, Any]:
-        """``config.model_dump(mode="json")``, computed once per config object; each result
-        gets its own copy (lists and dicts one level down copied too)."""
-        cached = self._config_dumps.get(id(config))
-        if cached is None or cached[0] is not config:
-            if len(self._config_dumps) >= 64:
-                self._config_dumps.clear()
-            dump = config.model_dump(mode="json")
-            nested = tuple(key for key, value in dump.items() if isinstance(value, list | dict))
-            cached = (config, dump, nested)
-            self._config_dumps[id(config)] = cached
-        copy = dict(cached[1])
-        for key in cached[2]:  # the list and dict values, copied one level down
-            copy[key] = copy[key].copy()
-        return copy
+        Raises:
+            TypeError: ``config`` is neither a mapping nor this metric's config type.
+            ValidationError: a mapping that does not fit the config type.
+        """
+        return self._configs.resolve(config)
 
     def _language(self, config: MetricConfig) -> str:
         return config.language or self._settings.language
@@ -514,15 +307,11 @@ class Metric(ABC, Generic[ConfigT]):
         return config.aggregation or self._settings.aggregation
 
     def _select(self, config: MetricConfig) -> list[JudgeModel]:
-        if not self.uses_judges:
+        """The judges ``config`` asks (none for a metric that uses none); a quorum they
+        cannot reach is refused here, before any call."""
+        if not self._uses_judges:
             return []
-        if not self.executor.judges:
-            raise ConfigError(
-                f"no judges are configured, and {self.name} needs at least one",
-                key="spring.ai.ragas.providers",
-                hint="Declare chat-models under openai-compatible (or enable the local judge)",
-            )
-        judges = self.executor.select(config.models)
+        judges = select_judges(self.executor, config, metric=self.name)
         self.check_quorum(config, judges)
         return judges
 
@@ -533,21 +322,12 @@ class Metric(ABC, Generic[ConfigT]):
             ConfigError: naming ``min-judges``.
         """
         required, _ = self.quorum_policy(config)
-        if required is not None and required > len(judges):
-            # A quorum no run can reach is a mistake in the config, not a failing sample.
-            raise ConfigError(
-                f"{self.label} requires {required} answering judges (min-judges) but asks only "
-                f"{len(judges)}",
-                key=f"spring.ai.ragas.metrics.{self.bean_name.replace('_', '-')}.min-judges",
-                hint=f"Lower min-judges to at most {len(judges)}, or select more judges",
-            )
+        check_quorum(required, judges, metric=self.label, bean_name=self.bean_name)
 
     def quorum_policy(self, config: MetricConfig) -> tuple[int | None, QuorumFailure]:
         """The quorum ``config`` asks for (``min-judges``, None: any one judge) and what gates
         make of a missed one (``quorum-failure``), each falling back to the global YAML key."""
-        required = config.min_judges or self._settings.min_judges
-        on_failure = config.quorum_failure or self._settings.quorum_failure
-        return (required if self.uses_judges else None), on_failure
+        return quorum_policy(config, self._settings, uses_judges=self._uses_judges)
 
     def _quorum(
         self, config: MetricConfig, judge_ids: Sequence[str], exclusions: Sequence[Exclusion]
@@ -555,17 +335,7 @@ class Metric(ABC, Generic[ConfigT]):
         required, on_failure = self.quorum_policy(config)
         if required is None:
             return None
-        # A judge excluded at any step did not answer the evaluation.
-        excluded = {exclusion.judge_id for exclusion in exclusions}
-        asked = list(dict.fromkeys(judge_ids))
-        answered = len([judge_id for judge_id in asked if judge_id not in excluded])
-        return Quorum(
-            required=required,
-            answered=answered,
-            asked=len(asked),
-            met=answered >= required,
-            on_failure=on_failure,
-        )
+        return quorum_check(required, on_failure, judge_ids, exclusions)
 
     @property
     def portal(self) -> LoopPortal:
@@ -631,7 +401,7 @@ class Metric(ABC, Generic[ConfigT]):
     ) -> MetricResult:
         """Sync twin of :meth:`aevaluate`."""
         if not self.needs:
-            return _run_without_loop(self._evaluate_repeats(sample, self.resolve_config(config)))
+            return run_without_loop(self._evaluate_repeats(sample, self.resolve_config(config)))
         return self._portal.call(self.aevaluate(sample, config))
 
     async def multi_turn_ascore(
@@ -662,7 +432,7 @@ class Metric(ABC, Generic[ConfigT]):
             score = self._score_only(sample, effective)
             if score is not None:
                 return float(score)
-            outcome = _run_without_loop(self._score(sample, effective, []))
+            outcome = run_without_loop(self._score(sample, effective, []))
             if outcome.score is None:
                 raise UndefinedScoreError(self.name, outcome.undefined_reason or "no score")
             return float(outcome.score)
@@ -728,30 +498,7 @@ class Metric(ABC, Generic[ConfigT]):
         self, step: str, steps: Sequence[StepRecord], exclusions: Sequence[Exclusion]
     ) -> AllJudgesFailedError:
         """The error for a step nobody answered, carrying the steps run so far."""
-        failures = [
-            JudgeFailureSummary(judge_id=item.judge_id, kind=item.kind, message=item.message)
-            for item in exclusions
-            if item.step == step
-        ]
-        error = AllJudgesFailedError(self.name, step, failures)
-        error.steps = list(steps)  # type: ignore[attr-defined]
-        error.exclusions = list(exclusions)  # type: ignore[attr-defined]
-        return error
-
-    def _labelled(self, metadata: dict[str, Any]) -> dict[str, Any]:
-        """``metadata`` with the bean's named criterion first, when it has one."""
-        return {"criterion": self._criterion, **metadata} if self._criterion else metadata
-
-    def _labelled_details(self, details: Details) -> Details:
-        """``details`` whose metadata is :meth:`_labelled`."""
-        if not self._criterion:
-            return details
-
-        def labelled() -> tuple[dict[str, Any], str]:
-            metadata, explanation = details()
-            return self._labelled(metadata), explanation
-
-        return labelled
+        return all_failed(self.name, step, steps, exclusions)
 
     def _aggregate(self, config: ConfigT, scores: Mapping[str, float]) -> float:
         return aggregate(
@@ -763,48 +510,23 @@ class Metric(ABC, Generic[ConfigT]):
         )
 
     async def _evaluate_repeats(self, sample: Sample, config: ConfigT) -> MetricResult:
-        """One evaluation, or ``config.repeat`` of them, one after another, combined.
-
-        Each repeat runs inside :func:`~ragas_boot.execution.repeats.repeat_scope`, so its
-        judge calls bypass a response cache from the second repeat on, and its steps record
-        the repeat. A repeat that raises (no judge answered, no consensus) counts as failed;
-        only when every repeat raises does the error reach the caller.
-        """
+        """One evaluation, or ``config.repeat`` of them combined (metrics/repeats.py)."""
         if config.repeat <= 1:
             return await self._evaluate(sample, config)
-        started = time.perf_counter()
-        results: list[MetricResult | None] = []
-        errors: list[Exception] = []
-        for index in range(config.repeat):
-            with repeat_scope(index):
-                try:
-                    results.append(await self._evaluate(sample, config))
-                except (AllJudgesFailedError, ArithmeticError) as error:
-                    errors.append(error)
-                    results.append(None)
-        if all(result is None for result in results):
-            if self._listeners:  # the repeats together: the first error, every repeat's steps
-                self._listeners.notify_after(
-                    EvaluationFinished(
-                        metric=self.label,
-                        sample=sample,
-                        config=config,
-                        judge_ids=[judge.id for judge in self._select(config)],
-                        score=None,
-                        model_scores={},
-                        steps=[step for e in errors for step in getattr(e, "steps", [])],
-                        exclusions=[x for e in errors for x in getattr(e, "exclusions", [])],
-                        duration_s=time.perf_counter() - started,
-                        error=str(errors[0]),
-                    )
-                )
-            raise errors[0]
-        combined = combine_repeats(results, config.threshold)
-        if self._listeners:
-            self._listeners.notify_after(self._finished(sample, config, combined, None))
-        return combined
+        return await evaluate_repeats(
+            self._evaluate,
+            sample,
+            config,
+            listeners=self._listeners,
+            metric=self.label,
+            bean_name=self._run_name,
+            min_judges=self.quorum_policy(config)[0],
+            judge_ids=lambda: [judge.id for judge in self._select(config)],
+        )
 
     async def _evaluate(self, sample: Sample, config: ConfigT) -> MetricResult:
+        """One evaluation: the sample checked, the judges selected, the metric's steps run,
+        the quorum checked, the scores aggregated, the result built; listeners told."""
         if not isinstance(sample, Sample):
             raise TypeError(f"{self.name} scores a Sample, got {type(sample).__name__}")
         config = self.check_sample(sample, config)
@@ -814,15 +536,15 @@ class Metric(ABC, Generic[ConfigT]):
         judge_ids = [judge.id for judge in judges]
         started = time.perf_counter()
         listening = bool(self._listeners)
+        label = self.label
         if listening:
-            self._listeners.notify_before(
-                EvaluationStarted(
-                    metric=self.label,
-                    sample=sample,
-                    config=config,
-                    judge_ids=judge_ids,
-                    total_steps=self.total_steps(config),
-                )
+            notify_started(
+                self._listeners,
+                metric=label,
+                sample=sample,
+                config=config,
+                judge_ids=judge_ids,
+                total_steps=self.total_steps(config),
             )
         outcome: ScoringOutcome | None = None
         try:
@@ -832,89 +554,54 @@ class Metric(ABC, Generic[ConfigT]):
             if quorum is not None and not quorum.met:
                 # Too few judges answered to trust what they said: no score, and the reason.
                 score = None
-                log.warning("%s on sample %s: %s", self.label, sample.id, quorum.reason)
+                log.warning("%s on sample %s: %s", label, sample.id, quorum.reason)
             elif outcome.aggregated and outcome.model_scores:
                 score = self._aggregate(config, outcome.model_scores)
         except (AllJudgesFailedError, ArithmeticError) as error:
-            # What was run before the failure still reaches listeners (reports show it).
-            self._listeners.notify_after(
-                EvaluationFinished(
-                    metric=self.label,
+            if listening:
+                notify_failed(
+                    self._listeners,
+                    metric=label,
+                    bean_name=self._run_name,
                     sample=sample,
                     config=config,
                     judge_ids=judge_ids,
-                    score=None,
-                    model_scores=outcome.model_scores if outcome else {},
-                    steps=outcome.steps if outcome else getattr(error, "steps", []),
-                    exclusions=outcome.exclusions if outcome else getattr(error, "exclusions", []),
+                    error=error,
+                    steps=outcome.steps if outcome else steps_of(error),
+                    exclusions=outcome.exclusions if outcome else exclusions_of(error),
+                    model_scores=outcome.model_scores if outcome else None,
                     duration_s=time.perf_counter() - started,
-                    error=str(error),
                     repeat=current_repeat() if config.repeat > 1 else None,
+                    min_judges=self.quorum_policy(config)[0],
                 )
-            )
             raise
-        votes = agreement(list(outcome.model_scores.values())) if outcome.model_scores else _ONE
-        # A metric that calls no model has no tokens to add up (the judge-less fast path).
-        spend = (
-            CallSpend.of(call for step in outcome.steps for call in step.calls)
-            if self.needs
-            else _NO_SPEND
-        )
-        values: dict[str, Any] = {
-            "metric": self.label,
-            "score": None if score is None else float(score),
-            "model_scores": outcome.model_scores,
-            "exclusions": outcome.exclusions,
-            "steps": outcome.steps,
-            "agreement": votes.share,
-            "disagreement": votes.disagreement,
-            "aggregation": self._aggregation(config).value if outcome.aggregated else "NONE",
-            "judge_ids": judge_ids,
-            "language": self._language(config),
-            "mode": outcome.mode,
-            "config": self._config_dump(config),
-            "undefined_reason": quorum.reason
+        result = build_result(
+            outcome,
+            metric=label,
+            score=score,
+            judge_ids=judge_ids,
+            aggregation=self._aggregation(config).value if outcome.aggregated else "NONE",
+            language=self._language(config),
+            config=self._configs.dump(config),
+            undefined_reason=quorum.reason
             if quorum is not None and not quorum.met
             else outcome.undefined_reason,
-            "duration_s": time.perf_counter() - started,
-            # A zero side of a sum is the other side itself: no new object without a model.
-            "usage": outcome.extra_usage + spend.usage,
-            "billed_usage": outcome.extra_usage + spend.billed_usage,
-            "cost": spend.cost,
-            "sample_id": sample.id,
-            "lower_is_better": self.lower_is_better,
-            "quorum": quorum,
-            "repeats": None,
-        }
-        if outcome.details is not None:
-            result = MetricResult.built(self._labelled_details(outcome.details), values)
-        else:
-            result = MetricResult(
-                **values,
-                metadata=self._labelled(outcome.metadata),
-                explanation=outcome.explanation,
-            )
-        if listening:
-            repeat = current_repeat() if config.repeat > 1 else None
-            self._listeners.notify_after(self._finished(sample, config, result, repeat))
-        return result
-
-    def _finished(
-        self, sample: Sample, config: ConfigT, result: MetricResult, repeat: int | None
-    ) -> EvaluationFinished:
-        """The listeners' event of a finished evaluation (or, ``repeat`` None with
-        ``repeat: N``, of the repeats together)."""
-        return EvaluationFinished(
-            metric=self.label,
-            sample=sample,
-            config=config,
-            judge_ids=result.judge_ids,
-            score=result.score,
-            model_scores=result.model_scores,
-            steps=result.steps,
-            exclusions=result.exclusions,
-            duration_s=result.duration_s,
-            result=result,
-            metadata=result.metadata,
-            repeat=repeat,
+            duration_s=time.perf_counter() - started,
+            sample_id=sample.id,
+            lower_is_better=self.lower_is_better,
+            quorum=quorum,
+            calls_models=bool(self.needs),
+            criterion=self._criterion,
         )
+        if listening:
+            notify_finished(
+                self._listeners,
+                metric=label,
+                bean_name=self._run_name,
+                sample=sample,
+                config=config,
+                result=result,
+                repeat=current_repeat() if config.repeat > 1 else None,
+                min_judges=self.quorum_policy(config)[0],
+            )
+        return result

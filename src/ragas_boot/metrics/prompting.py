@@ -7,8 +7,9 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 
+from ragas_boot.config.settings import Language
 from ragas_boot.samples import AIMessage, HumanMessage, ToolCall, ToolMessage
 
 __all__ = [
@@ -16,6 +17,8 @@ __all__ = [
     "check_template",
     "data_block",
     "load_prompt",
+    "localized",
+    "prompt_language",
     "prompt_placeholders",
     "render_conversation",
     "render_prompt",
@@ -27,6 +30,36 @@ _PROMPTS = "prompts"
 
 # A "<" that would open or close a data block: "<data", "</data", "< / DATA" in any case.
 _DATA_TAG = re.compile(r"<(?=\s*/?\s*data\b)", re.IGNORECASE)
+
+#: English: what a language nobody translated into falls back to.
+_FALLBACK: Language = "en"
+
+T = TypeVar("T")
+
+
+def prompt_language(language: str | None) -> Language:
+    """The language prompts and explanations are written in for ``language``.
+
+    Configs accept only ``en`` and ``ru`` (in any case); a language given in code that has no
+    translation (``"de"``, ``None``) is English, the same for every template, explanation and
+    label.
+    """
+    if language is None:
+        return _FALLBACK
+    return "ru" if language.strip().lower() == "ru" else _FALLBACK
+
+
+def localized(table: Mapping[str, T], language: str | None) -> T:
+    """The entry of ``table`` (``{"en": ..., "ru": ...}``) for ``language``.
+
+    The one reading of a metric's localized texts: the language as :func:`prompt_language`
+    resolves it, English where the table has no entry for it.
+
+    Raises:
+        KeyError: the table has neither that language nor English.
+    """
+    resolved = prompt_language(language)
+    return table[resolved] if resolved in table else table[_FALLBACK]
 
 
 @cache
@@ -49,7 +82,8 @@ def prompt_placeholders() -> dict[str, frozenset[str]]:
 
 @cache
 def load_prompt(name: str, language: str = "en") -> str:
-    """The template ``name`` in ``language`` (``ru`` or ``en``; anything else is English).
+    """The template ``name`` in ``language`` (``ru`` or ``en``; anything else is English, as
+    :func:`prompt_language` says).
 
     Raises:
         KeyError: no such template.
@@ -57,7 +91,7 @@ def load_prompt(name: str, language: str = "en") -> str:
     known = prompt_placeholders()
     if name not in known:
         raise KeyError(f"no prompt named '{name}'; known: {', '.join(known)}")
-    folder = "ru" if language.lower() == "ru" else "en"
+    folder = prompt_language(language)
     path = resources.files("ragas_boot.metrics").joinpath(_PROMPTS, folder, f"{name}.txt")
     if folder != "en" and not path.is_file():
         raise KeyError(f"prompt '{name}' has no '{folder}' translation")

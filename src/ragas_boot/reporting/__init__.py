@@ -11,9 +11,10 @@
 
 Every other renderer lives here too, in its own module: :mod:`~ragas_boot.reporting.suite_report`
 (a tool suite's console, JSON and HTML reports), :mod:`~ragas_boot.reporting.pytest_table` (the
-pytest plugin's score table) and :mod:`~ragas_boot.reporting.allure_page` (the Allure page of
-one evaluation). All pages share one stylesheet (``_style``) and every figure one spelling
-(``_format``: no score is ``—`` everywhere).
+pytest plugin's score table and ``--ragas-report`` JSON) and
+:mod:`~ragas_boot.reporting.allure_page` (the Allure page of one evaluation). All pages
+share one stylesheet (``_style``) and every figure one spelling (``_format``: no score is
+``—`` everywhere).
 """
 
 from ragas_boot.reporting.console import ConsoleView, console_renderables, render_console

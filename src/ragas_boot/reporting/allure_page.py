@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting._html import escape
 from ragas_boot.reporting._style import style_tag
-from ragas_boot.reporting.pytest_table import criterion_label
+from ragas_boot.runs.pytest_session import criterion_label
 
 if TYPE_CHECKING:
     from ragas_boot.config.settings import AllureSettings

@@ -1,167 +1,29 @@
-"""The pytest plugin's end-of-session table: one row per scored test x metric (x criterion).
+"""The pytest plugin's end-of-session table and its ``--ragas-report`` JSON.
 
-The plugin groups its records into rows (``ragas_boot._pytest.report.ScoreRow``); this module
-only renders rows of that shape (:class:`ScoreRowView`), so it needs nothing of pytest.
+Both render a :class:`~ragas_boot.runs.pytest_session.PytestReport`: its rows (one per
+scored test x metric x criterion) as table lines, and the whole report as JSON, whose
+evaluations are the same :class:`~ragas_boot.runs.results.Evaluation` JSON as a dataset
+run's report (``docs/report-json.md``). Nothing here needs pytest.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
-from typing import Protocol
 
 from ragas_boot.execution.aggregation import wilson_interval
 from ragas_boot.execution.results import CallSpend, JudgeCall
 from ragas_boot.reporting import _format as fmt
+from ragas_boot.runs.pytest_session import PytestReport, ScoreRow
+from ragas_boot.runs.results import CallFacts
 
-__all__ = [
-    "QuorumView",
-    "RepeatsView",
-    "ScoreCheckView",
-    "ScoreRowView",
-    "criterion_label",
-    "spend_lines",
-    "summary_lines",
-]
-
-
-#: Characters of an inline criterion shown in a row's or an Allure page's name.
-_CRITERION_WIDTH = 48
-
-
-def criterion_label(metric: str, definition: object) -> str:
-    """A metric's name with the criterion it checked, so each criterion gets its own row.
-
-    A named criterion's bean is already ``AspectCriticMetric:no-profanity``; a criterion
-    passed inline (``AspectCriticConfig(definition=...)``, as Java tests do) adds its
-    definition, cut to a readable width: ``AspectCriticMetric:AI Response содержит…``.
-    """
-    if ":" in metric or not isinstance(definition, str) or not definition.strip():
-        return metric
-    text = " ".join(definition.split())
-    if len(text) > _CRITERION_WIDTH:
-        text = text[: _CRITERION_WIDTH - 1].rstrip() + "…"
-    return f"{metric}:{text}"
+__all__ = ["render_pytest_report", "spend_lines", "summary_lines"]
 
 
 def _short_metric(label: str) -> str:
     """``AspectCritic:no-profanity`` for ``AspectCriticMetric:no-profanity``."""
     name, colon, criterion = label.partition(":")
     return name.removesuffix("Metric") + colon + criterion
-
-
-class ScoreCheckView(Protocol):
-    """A threshold checked on a row's evaluation."""
-
-    @property
-    def passed(self) -> bool:
-        """Whether the score met the threshold."""
-        ...
-
-    def label(self) -> str:
-        """``>= 0.8``, ``<= 0.6`` or ``0.2..0.8``."""
-        ...
-
-
-class RepeatsView(Protocol):
-    """How one evaluation's repeats (``repeat: N``) came out."""
-
-    @property
-    def scored(self) -> int:
-        """Repeats with a score."""
-        ...
-
-    @property
-    def passed(self) -> int:
-        """Repeats whose score met the metric's threshold."""
-        ...
-
-    @property
-    def unstable(self) -> bool:
-        """Whether the repeats fell on both sides of the threshold."""
-        ...
-
-
-class QuorumView(Protocol):
-    """One evaluation's quorum check (``min-judges``)."""
-
-    @property
-    def required(self) -> int:
-        """min-judges."""
-        ...
-
-    @property
-    def answered(self) -> int:
-        """Judges that answered."""
-        ...
-
-    @property
-    def asked(self) -> int:
-        """Judges asked."""
-        ...
-
-    @property
-    def met(self) -> bool:
-        """answered >= required."""
-        ...
-
-
-class ScoreRowView(Protocol):
-    """One test x metric as the table reads it."""
-
-    @property
-    def test(self) -> str | None:
-        """The test's node id (None outside a test)."""
-        ...
-
-    @property
-    def metric(self) -> str:
-        """The metric's class name."""
-        ...
-
-    @property
-    def evaluations(self) -> Sequence[object]:
-        """The row's evaluations (the table shows how many)."""
-        ...
-
-    @property
-    def score(self) -> float | None:
-        """The row's score, None when no evaluation has one."""
-        ...
-
-    @property
-    def model_scores(self) -> dict[str, float]:
-        """Judge id → its score."""
-        ...
-
-    @property
-    def excluded(self) -> list[str]:
-        """Judges excluded from any evaluation of the row."""
-        ...
-
-    @property
-    def checks(self) -> Sequence[ScoreCheckView]:
-        """Thresholds checked on the row."""
-        ...
-
-    @property
-    def errors(self) -> list[str]:
-        """Why evaluations of the row failed."""
-        ...
-
-    @property
-    def calls(self) -> Sequence[JudgeCall]:
-        """Every judge call of the row (tokens answered and billed, cost)."""
-        ...
-
-    @property
-    def repeats(self) -> Sequence[RepeatsView]:
-        """The repeats of the row's evaluations that ran ``repeat: N``."""
-        ...
-
-    @property
-    def quorums(self) -> Sequence[QuorumView]:
-        """The quorum checks of the row's evaluations (``min-judges`` set)."""
-        ...
 
 
 def _short_names(judges: Sequence[str]) -> dict[str, str]:
@@ -172,7 +34,7 @@ def _short_names(judges: Sequence[str]) -> dict[str, str]:
     return {judge: judge for judge in judges}
 
 
-def _check_cell(row: ScoreRowView) -> str:
+def _check_cell(row: ScoreRow) -> str:
     checks = row.checks
     if not checks:
         return ""
@@ -181,7 +43,7 @@ def _check_cell(row: ScoreRowView) -> str:
     return f"{verdict} {labels}"
 
 
-def _score_cell(row: ScoreRowView) -> str:
+def _score_cell(row: ScoreRow) -> str:
     score = row.score
     if score is not None:
         text = fmt.score(score)
@@ -189,7 +51,7 @@ def _score_cell(row: ScoreRowView) -> str:
     return "error" if row.errors else fmt.MISSING
 
 
-def _repeats_cell(row: ScoreRowView) -> str:
+def _repeats_cell(row: ScoreRow) -> str:
     """``2/3 66.7% [20.8%, 93.9%] unstable``: repeats passed of those scored, the pass rate
     and its 95% Wilson interval; over several evaluations, their repeats pooled."""
     repeats = row.repeats
@@ -207,7 +69,7 @@ def _repeats_cell(row: ScoreRowView) -> str:
     return text
 
 
-def _quorum_cell(row: ScoreRowView) -> str:
+def _quorum_cell(row: ScoreRow) -> str:
     """``3/4 ok (min 3)``, ``2/4 MISSED (min 3)``; over several evaluations ``ok x2 (min 3)``
     or ``MISSED 1 of 2 (min 3)``."""
     quorums = row.quorums
@@ -231,7 +93,7 @@ def _spend_text(spend: CallSpend) -> str:
     return text
 
 
-def spend_lines(rows: Sequence[ScoreRowView]) -> list[str]:
+def spend_lines(rows: Sequence[ScoreRow]) -> list[str]:
     """What the judges' calls cost: the session, then per metric and per judge (none without
     judge calls)."""
     calls = [call for row in rows for call in row.calls]
@@ -247,10 +109,10 @@ def spend_lines(rows: Sequence[ScoreRowView]) -> list[str]:
             total.unpriced_tokens,
         )
     ]
-    by_metric: dict[str, list[JudgeCall]] = {}
+    by_metric: dict[str, list[JudgeCall | CallFacts]] = {}
     for row in rows:
         by_metric.setdefault(_short_metric(row.metric), []).extend(row.calls)
-    by_judge: dict[str, list[JudgeCall]] = {}
+    by_judge: dict[str, list[JudgeCall | CallFacts]] = {}
     for call in calls:
         by_judge.setdefault(call.judge_id, []).append(call)
     for label, groups in (("by metric", by_metric), ("by judge", by_judge)):
@@ -261,7 +123,7 @@ def spend_lines(rows: Sequence[ScoreRowView]) -> list[str]:
     return lines
 
 
-def summary_lines(rows: Sequence[ScoreRowView]) -> list[str]:
+def summary_lines(rows: Sequence[ScoreRow]) -> list[str]:
     """One table row per scored test x metric: score, check, and each judge's score.
 
     A judge column shows that judge's score, ``excl`` when it was excluded and the missing
@@ -328,3 +190,9 @@ def summary_lines(rows: Sequence[ScoreRowView]) -> list[str]:
         f"{sum(len(row.evaluations) for row in rows)} evaluation(s), {failed} failed check(s)"
     )
     return [*lines, *notes, *spend_lines(rows)]
+
+
+def render_pytest_report(report: PytestReport, *, indent: int | None = 2) -> str:
+    """The ``--ragas-report`` document as JSON text (UTF-8, keys in model order)."""
+    document = report.model_dump(mode="json")
+    return json.dumps(document, indent=indent, ensure_ascii=False) + "\n"

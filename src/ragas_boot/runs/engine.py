@@ -49,6 +49,7 @@ from ragas_boot.execution.results import Exclusion
 from ragas_boot.execution.spending import SpendMeter
 from ragas_boot.metrics.base import Metric, MetricConfig
 from ragas_boot.runs._concurrency import RunControl, bounded_run, run_blocking
+from ragas_boot.runs.evaluations import failed_evaluation, finished_evaluation
 from ragas_boot.runs.results import (
     DatasetInfo,
     Evaluation,
@@ -289,30 +290,6 @@ def _samples(dataset: Dataset | Sequence[Sample]) -> tuple[DatasetInfo, list[Sam
     return info, samples
 
 
-def _failure(error: Exception) -> EvaluationError:
-    kind = type(error).__name__
-    if isinstance(error, AllJudgesFailedError):
-        failures = getattr(error, "exclusions", None) or [
-            Exclusion(judge_id=item.judge_id, step=error.step, kind=item.kind, message=item.message)
-            for item in error.failures
-        ]
-        return EvaluationError(
-            kind="all_judges_failed",
-            type=kind,
-            message=str(error),
-            step=error.step,
-            failures=list(failures),
-            steps=list(getattr(error, "steps", [])),
-        )
-    if isinstance(error, SampleValidationError):
-        return EvaluationError(
-            kind="sample_validation", type=kind, message=str(error), field=error.field
-        )
-    if isinstance(error, NoConsensusError):
-        return EvaluationError(kind="no_consensus", type=kind, message=str(error))
-    return EvaluationError(kind="error", type=kind, message=str(error) or kind)
-
-
 async def _evaluate(plan: _Plan, sample: Sample, deadline_s: float | None = None) -> Evaluation:
     started = time.perf_counter()
     limit = asyncio.timeout(deadline_s)
@@ -337,23 +314,14 @@ async def _evaluate(plan: _Plan, sample: Sample, deadline_s: float | None = None
         if not isinstance(error, AllJudgesFailedError | SampleValidationError | NoConsensusError):
             log.exception("%s failed on sample %s with an unexpected error", plan.name, sample.id)
         required, _ = plan.metric.quorum_policy(plan.config)
-        return Evaluation(
-            metric=plan.name,
-            status="failed",
-            error=_failure(error),
-            duration_s=time.perf_counter() - started,
-            # No judge answering misses any quorum: the gate treats it as a missed quorum.
-            no_quorum=required is not None and isinstance(error, AllJudgesFailedError),
+        return failed_evaluation(
+            plan.name, error, min_judges=required, duration_s=time.perf_counter() - started
         )
-    scored = result.score is not None
-    return Evaluation(
-        metric=plan.name,
-        status="scored" if scored else "undefined",
-        score=result.score,
-        passed=result.passes(plan.config.threshold),
-        result=result,
+    return finished_evaluation(
+        plan.name,
+        result,
+        threshold=plan.config.threshold,
         duration_s=time.perf_counter() - started,
-        no_quorum=result.quorum is not None and not result.quorum.met,
     )
 
 

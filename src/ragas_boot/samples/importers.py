@@ -1,6 +1,8 @@
 """Build a :class:`Sample` from an agent trace in OpenAI chat format or as LangChain messages.
 
-Both importers read the trace message by message and raise
+An OpenAI trace is read by the one model of that format (:mod:`ragas_boot.samples.openai_chat`,
+which dataset files, the local servers and the tool agent read it with too). LangChain
+messages are read message by message. Both raise
 :class:`~ragas_boot.errors.SampleValidationError` at the first malformed part, naming it by
 its place in the input (``messages[3].tool_calls[0].function.arguments``). System (and
 developer) messages are skipped: no metric scores them.
@@ -11,30 +13,50 @@ and file parts are left out, because judges only read text.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from ragas_boot._loading import DATASET_LIMITS, LoadLimitError, load_json
 from ragas_boot.errors import SampleValidationError
 from ragas_boot.samples._base import join_path, prefixed, short_repr
 from ragas_boot.samples.messages import AIMessage, HumanMessage, Message, ToolCall, ToolMessage
+from ragas_boot.samples.openai_chat import (
+    AssistantMessage,
+    ChatMessage,
+    ChatToolCall,
+    DeveloperMessage,
+    FunctionResultMessage,
+    SystemMessage,
+    ToolResultMessage,
+    UserMessage,
+    chat_problem,
+    parse_arguments,
+)
 from ragas_boot.samples.sample import Sample
 
-__all__ = ["from_langchain_messages", "from_openai_messages"]
+__all__ = [
+    "from_langchain_messages",
+    "from_openai_messages",
+    "read_chat_messages",
+    "read_tool_calls",
+    "sample_messages",
+]
 
 _T = TypeVar("_T")
 
 _SKIPPED = "skip"
-_OPENAI_ROLES = {
-    "system": _SKIPPED,
-    "developer": _SKIPPED,
-    "user": "human",
-    "assistant": "ai",
-    "tool": "tool",
-    "function": "tool",
-}
+_Getter = Callable[[str], Any]
+_MESSAGES: TypeAdapter[list[ChatMessage]] = TypeAdapter(list[ChatMessage])
+_TOOL_CALLS: TypeAdapter[list[ChatToolCall]] = TypeAdapter(list[ChatToolCall])
+_CHAT_MODELS = (
+    SystemMessage,
+    DeveloperMessage,
+    UserMessage,
+    AssistantMessage,
+    ToolResultMessage,
+    FunctionResultMessage,
+)
 
 # LangChain spells a message's kind as its ``type`` ("human"), its class name
 # ("HumanMessage", in ``dumpd`` output) or a chunk class name; ``ChatMessage`` has a role.
@@ -66,12 +88,15 @@ def from_openai_messages(messages: Iterable[Any], **sample_fields: Any) -> Sampl
 
     Roles: ``system``/``developer`` are skipped; ``user`` becomes a :class:`HumanMessage`;
     ``assistant`` an :class:`AIMessage` whose ``tool_calls`` have their
-    ``function.arguments`` JSON string parsed (an empty string means ``{}``); ``tool`` (and
-    the legacy ``function``) a :class:`ToolMessage`, named after the call it answers. Content
-    may be a string, ``None`` (assistant only) or a list of text parts. Messages may be
-    mappings or pydantic models such as the OpenAI SDK's. The chat format has no field for a
-    failed tool call; agent logs that add ``status: "error"`` or ``is_error: true`` to a
-    ``tool`` message keep it as the message's ``status``.
+    ``function.arguments`` JSON string parsed (an empty string means ``{}``), a ``custom``
+    call's free-text input read as the argument ``input`` and a legacy ``function_call``
+    read as a last call; ``tool`` (and the legacy ``function``) a :class:`ToolMessage`, named
+    after the call it answers. Content may be a string, ``None`` (assistant only) or a list
+    of parts, whose text and refusal parts are read. Messages may be mappings, pydantic
+    models such as the OpenAI SDK's, or :mod:`~ragas_boot.samples.openai_chat` messages. The
+    chat format has no field for a failed tool call; agent logs that add ``status: "error"``
+    or ``is_error: true`` to a ``tool`` message keep it as the message's ``status``.
+    docs/data.md tables every shape.
 
     Args:
         messages: the ``messages`` list of a chat-completions request, plus the answers.
@@ -83,7 +108,8 @@ def from_openai_messages(messages: Iterable[Any], **sample_fields: Any) -> Sampl
     Raises:
         SampleValidationError: the trace is malformed; ``field`` locates the part.
     """
-    return _import(messages, _openai_view, _openai_calls, sample_fields)
+    chat = read_chat_messages(_message_list(messages))
+    return _sample(sample_messages(chat), sample_fields)
 
 
 def from_langchain_messages(messages: Iterable[Any], **sample_fields: Any) -> Sample:
@@ -109,24 +135,11 @@ def from_langchain_messages(messages: Iterable[Any], **sample_fields: Any) -> Sa
     Raises:
         SampleValidationError: the trace is malformed; ``field`` locates the part.
     """
-    return _import(messages, _langchain_view, _langchain_calls, sample_fields)
-
-
-_Getter = Callable[[str], Any]
-_View = Callable[[Any, str], tuple[str, _Getter]]
-_CallReader = Callable[[_Getter, str], list[ToolCall]]
-
-
-def _import(
-    messages: Iterable[Any], view: _View, read_calls: _CallReader, sample_fields: Mapping[str, Any]
-) -> Sample:
-    """The loop both importers share: ``view`` says what a message is, ``read_calls`` reads
-    an AI message's tool calls."""
     converted: list[Message] = []
     call_names: dict[str, str] = {}  # call id -> tool name, to name the tool messages
     for index, raw in enumerate(_message_list(messages)):
         path = f"messages[{index}]"
-        kind, get = view(raw, path)
+        kind, get = _langchain_view(raw, path)
         if kind == _SKIPPED:
             continue
         content_path = join_path(path, "content")
@@ -134,7 +147,7 @@ def _import(
             content = _content(get("content"), content_path, required=True)
             converted.append(_build(HumanMessage, path, content=content))
         elif kind == "ai":
-            calls = read_calls(get, path)
+            calls = _langchain_calls(get, path)
             call_names.update((call.id, call.name) for call in calls if call.id)
             content = _content(get("content"), content_path, required=False)
             if not content:  # OpenAI puts a refusal beside an empty content
@@ -159,18 +172,72 @@ def _import(
     return _sample(converted, sample_fields)
 
 
-def _openai_view(raw: Any, path: str) -> tuple[str, _Getter]:
-    if isinstance(raw, BaseModel):  # e.g. the OpenAI SDK's ChatCompletionMessage
-        raw = raw.model_dump(exclude_none=True)
-    message = _mapping(raw, path, "an OpenAI chat message (a mapping with a 'role')")
-    role = _required_text(message.get("role"), join_path(path, "role")).strip().lower()
-    kind = _OPENAI_ROLES.get(role)
-    if kind is None:
-        raise SampleValidationError(
-            f"unknown role {role!r}; expected one of {', '.join(_OPENAI_ROLES)}",
-            field=join_path(path, "role"),
-        )
-    return kind, message.get
+def read_chat_messages(messages: Sequence[Any], *, path: str = "messages") -> list[ChatMessage]:
+    """Validate messages in OpenAI chat format (mappings, or models such as the OpenAI SDK's).
+
+    Raises:
+        SampleValidationError: a message is malformed; ``field`` locates it under ``path``.
+    """
+    given = [_plain(message) for message in messages]
+    try:
+        return _MESSAGES.validate_python(given)
+    except ValidationError as error:
+        field, message = chat_problem(error, prefix=path)
+        raise SampleValidationError(message, field=field) from None
+
+
+def _plain(message: Any) -> Any:
+    if isinstance(message, BaseModel) and not isinstance(message, _CHAT_MODELS):
+        return message.model_dump(exclude_none=True)  # e.g. the OpenAI SDK's messages
+    return message
+
+
+def sample_messages(messages: Sequence[ChatMessage], *, path: str = "messages") -> list[Message]:
+    """The conversation a sample holds of validated chat messages (what each shape reads as:
+    :mod:`~ragas_boot.samples.openai_chat`).
+
+    Raises:
+        SampleValidationError: a tool call's arguments are not a JSON object, or a message
+            cannot be a sample's (``field`` locates it under ``path``).
+    """
+    converted: list[Message] = []
+    call_names: dict[str, str] = {}  # call id -> tool name, to name the tool messages
+    for index, message in enumerate(messages):
+        where = join_path(path, index)
+        if isinstance(message, UserMessage):
+            converted.append(_build(HumanMessage, where, content=message.text))
+        elif isinstance(message, AssistantMessage):
+            calls = message.sample_calls(path=where)
+            call_names.update((call.id, call.name) for call in calls if call.id)
+            converted.append(_build(AIMessage, where, content=message.text, tool_calls=calls))
+        elif isinstance(message, ToolResultMessage | FunctionResultMessage):
+            call_id = message.tool_call_id if isinstance(message, ToolResultMessage) else None
+            converted.append(
+                _build(
+                    ToolMessage,
+                    where,
+                    content=message.text,
+                    tool_call_id=call_id,
+                    name=message.name or call_names.get(call_id or ""),
+                    status=message.outcome,
+                )
+            )
+    return converted
+
+
+def read_tool_calls(calls: Any, *, path: str) -> list[ToolCall]:
+    """OpenAI-format tool calls (a list, as an assistant message's ``tool_calls``) as a
+    sample's tool calls.
+
+    Raises:
+        SampleValidationError: a call is malformed (``field`` under ``path``).
+    """
+    try:
+        read = _TOOL_CALLS.validate_python(calls)
+    except ValidationError as error:
+        field, message = chat_problem(error, prefix=path)
+        raise SampleValidationError(message, field=field) from None
+    return [call.tool_call(path=join_path(path, position)) for position, call in enumerate(read)]
 
 
 def _langchain_view(raw: Any, path: str) -> tuple[str, _Getter]:
@@ -232,7 +299,8 @@ def _langchain_calls(get: Callable[[str], Any], path: str) -> list[ToolCall]:
     if not raw_calls:
         extra = get("additional_kwargs")
         if isinstance(extra, Mapping) and extra.get("tool_calls"):
-            return _openai_calls(extra.get, join_path(path, "additional_kwargs"))
+            calls_path = join_path(join_path(path, "additional_kwargs"), "tool_calls")
+            return read_tool_calls(extra["tool_calls"], path=calls_path)
         if raw_calls is None:
             return []
     calls_path = join_path(path, "tool_calls")
@@ -241,77 +309,10 @@ def _langchain_calls(get: Callable[[str], Any], path: str) -> list[ToolCall]:
         call_path = join_path(calls_path, position)
         call = _mapping(raw, call_path, "a tool call (a mapping with 'name' and 'args')")
         name = _required_text(call.get("name"), join_path(call_path, "name"))
-        arguments = _arguments(call.get("args"), join_path(call_path, "args"))
+        arguments = parse_arguments(call.get("args"), join_path(call_path, "args"))
         call_id = _text(call.get("id"), join_path(call_path, "id"))
         calls.append(_build(ToolCall, call_path, name=name, args=arguments, id=call_id))
     return calls
-
-
-def _openai_calls(get: _Getter, path: str) -> list[ToolCall]:
-    calls = []
-    raw_calls = get("tool_calls")
-    if raw_calls is not None:
-        calls_path = join_path(path, "tool_calls")
-        for position, raw in enumerate(_list(raw_calls, calls_path, "a list of tool calls")):
-            calls.append(_openai_call(raw, join_path(calls_path, position)))
-    legacy = get("function_call")
-    if legacy is not None:
-        calls.append(_openai_function(legacy, join_path(path, "function_call"), call_id=None))
-    return calls
-
-
-def _openai_call(raw: Any, path: str) -> ToolCall:
-    if isinstance(raw, BaseModel):
-        raw = raw.model_dump(exclude_none=True)
-    call = _mapping(raw, path, "a tool call (a mapping with 'function')")
-    kind = call.get("type", "function")
-    call_id = _text(call.get("id"), join_path(path, "id"))
-    if kind == "function":
-        return _openai_function(call.get("function"), join_path(path, "function"), call_id)
-    if kind == "custom":
-        # Custom tools take free text, not JSON; it is scored as the single argument "input".
-        custom_path = join_path(path, "custom")
-        custom = _mapping(call.get("custom"), custom_path, "the custom tool call")
-        name = _required_text(custom.get("name"), join_path(custom_path, "name"))
-        text = _text(custom.get("input"), join_path(custom_path, "input")) or ""
-        return _build(ToolCall, path, name=name, arguments={"input": text}, id=call_id)
-    raise SampleValidationError(
-        f"unsupported tool call type {short_repr(kind)}; expected 'function' or 'custom'",
-        field=join_path(path, "type"),
-    )
-
-
-def _openai_function(raw: Any, path: str, call_id: str | None) -> ToolCall:
-    function = _mapping(raw, path, "the called function (a mapping with 'name' and 'arguments')")
-    name = _required_text(function.get("name"), join_path(path, "name"))
-    arguments = _arguments(function.get("arguments"), join_path(path, "arguments"))
-    return _build(ToolCall, path, name=name, arguments=arguments, id=call_id)
-
-
-def _arguments(raw: Any, path: str) -> Any:
-    """Arguments as given (a mapping), parsed from a JSON string, or ``{}`` when absent."""
-    if raw is None:
-        return {}
-    if not isinstance(raw, str):
-        return raw  # ToolCall validation checks that it is a JSON object
-    if not raw.strip():
-        return {}
-    try:
-        parsed = load_json(raw, limits=DATASET_LIMITS)
-    except LoadLimitError as exc:
-        raise SampleValidationError(f"refused: {exc}", field=path) from None
-    except ValueError as exc:
-        raise SampleValidationError(
-            f"not valid JSON ({exc}): {short_repr(raw)}", field=path
-        ) from None
-    if parsed is None:
-        return {}
-    if not isinstance(parsed, dict):
-        raise SampleValidationError(
-            f"expected a JSON object, got JSON {type(parsed).__name__} {short_repr(raw)}",
-            field=path,
-        )
-    return parsed
 
 
 _STATUSES = ("success", "error")

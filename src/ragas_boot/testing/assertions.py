@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING
 
 from ragas_boot._pytest.recording import (
     EQUALS_TOLERANCE,
-    EvaluationRecord,
     ScoreCheck,
     active_recorder,
+    evaluation_of_result,
 )
-from ragas_boot.reporting.pytest_table import criterion_label
 
 if TYPE_CHECKING:
     from ragas_boot.metrics.results import MetricResult
+    from ragas_boot.runs.pytest_session import PytestEvaluation
 
 __all__ = ["assert_score", "describe_evaluation"]
 
@@ -34,44 +34,58 @@ def _short(text: str, width: int = _REASON_WIDTH) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def describe_evaluation(record: EvaluationRecord) -> list[str]:
+def describe_evaluation(record: PytestEvaluation) -> list[str]:
     """Lines telling how a score came about: each judge's score and reason, exclusions, why.
 
     Used by :func:`assert_score`'s failure message; indented, without the headline.
     """
     lines: list[str] = []
-    details = []
-    if record.mode:
-        details.append(f"mode {record.mode}")
     result = record.result
-    if result is not None and record.model_scores:
+    model_scores = result.model_scores if result is not None else {}
+    details = []
+    if result is not None and result.mode:
+        details.append(f"mode {result.mode}")
+    if result is not None and model_scores:
         details.append(f"aggregation {result.aggregation}")
         details.append(f"agreement {result.agreement:.2f}")
     if details:
         lines.append("  " + ", ".join(details))
     asked = list(result.judge_ids) if result is not None else []
-    for judge in record.model_scores:
+    for judge in model_scores:
         if judge not in asked:
             asked.append(judge)
-    if record.model_scores:
-        width = max(len(judge) for judge in record.model_scores)
-        lines.append(f"  judges ({len(record.model_scores)} of {len(asked)} scored):")
-        for judge, score in record.model_scores.items():
-            reason = record.reasons.get(judge, "")
+    if model_scores and result is not None:
+        reasons = result.reasons()
+        width = max(len(judge) for judge in model_scores)
+        lines.append(f"  judges ({len(model_scores)} of {len(asked)} scored):")
+        for judge, score in model_scores.items():
+            reason = reasons.get(judge, "")
             line = f"    {judge.ljust(width)}  {score:.3f}"
             lines.append(line + (f"  {_short(reason)}" if reason else ""))
     elif result is not None and result.aggregation == "NONE":
         lines.append("  judges: none (computed without an LLM)")
-    if record.exclusions:
-        lines.append(f"  excluded ({len({e.judge_id for e in record.exclusions})}):")
-        for exclusion in record.exclusions:
+    if result is not None:
+        exclusions = result.exclusions
+    else:
+        exclusions = record.error.failures if record.error is not None else []
+    if exclusions:
+        lines.append(f"  excluded ({len({e.judge_id for e in exclusions})}):")
+        for exclusion in exclusions:
             lines.append(
                 f"    {exclusion.judge_id} at {exclusion.step}: {exclusion.kind}"
                 + (f" - {_short(exclusion.message)}" if exclusion.message else "")
             )
-    if record.explanation:
-        lines.append(f"  explanation: {record.explanation}")
+    explanation = _explanation(record)
+    if explanation:
+        lines.append(f"  explanation: {explanation}")
     return lines
+
+
+def _explanation(record: PytestEvaluation) -> str:
+    """How the score came about, why it is undefined, or why the evaluation failed."""
+    if record.result is not None:
+        return record.result.explanation or (record.result.undefined_reason or "")
+    return record.error.message if record.error is not None else ""
 
 
 def assert_score(
@@ -149,14 +163,14 @@ def assert_score(
     recorder = active_recorder()
     record = recorder.check(result, check) if recorder is not None else None
     if record is None and not isinstance(result, int | float):
-        record = EvaluationRecord.from_result(result, test=None)
+        record = evaluation_of_result(result, test=None)
     if passed:
         return
 
     if record is not None:
-        metric = criterion_label(record.metric, record.criterion)
+        metric = record.row
     if score is None:
-        reason = record.explanation if record is not None else ""
+        reason = _explanation(record) if record is not None else ""
         headline = f"{metric}: the score is undefined" + (f" ({reason})" if reason else "")
     elif expected is not None:
         headline = f"{metric}: score {score:.3f}, expected {check.label()}"

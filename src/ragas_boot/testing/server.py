@@ -87,7 +87,6 @@ from ragas_boot.chat.wire.embeddings import (
 )
 from ragas_boot.chat.wire.openai import (
     ChatCompletionRequest,
-    ToolCall,
     WireError,
     completion_body,
     error_body,
@@ -96,6 +95,7 @@ from ragas_boot.chat.wire.openai import (
     parse_json_body,
     unsupported,
 )
+from ragas_boot.samples.openai_chat import FunctionCall, FunctionToolCall
 from ragas_boot.testing._http import (
     HOST,
     BackgroundServer,
@@ -169,7 +169,7 @@ def hashed_vector(text: str, dimensions: int = DEFAULT_EMBEDDING_DIMENSIONS) -> 
 
 
 ReplyKind: TypeAlias = Literal[
-    "json", "text", "tool_calls", "error", "garbage", "empty", "hang", "drop", "trickle"
+    "json", "text", "tool_calls", "message", "error", "garbage", "empty", "hang", "drop", "trickle"
 ]
 FaultName: TypeAlias = Literal["429", "500", "garbage", "hang", "drop", "trickle", "fail_always"]
 
@@ -259,7 +259,7 @@ class ChatRequest:
     @property
     def stream(self) -> bool:
         """Whether the client asked for a streamed answer."""
-        return self.chat.stream
+        return self.chat.stream is True
 
     def asks_for(self, field_name: str) -> bool:
         """Whether the answer's schema has the property ``field_name``.
@@ -286,6 +286,7 @@ class Reply:
         kind: what the server sends (see the class methods).
         content: the message content (the JSON text for ``json``), or the error message.
         calls: for ``tool_calls``: ``(name, arguments as JSON text, id or None)`` each.
+        raw_message: for ``message``: the assistant message sent as it is.
         status: the HTTP status.
         retry_after: the ``Retry-After`` header in seconds, for errors.
         seconds: how long a ``hang`` holds the request, or a ``trickle`` takes to send its body.
@@ -303,6 +304,7 @@ class Reply:
     delay: float = 0.0
     usage: Mapping[str, int] | None = None
     pieces: int = 1
+    raw_message: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         for name in ("delay", "seconds"):
@@ -375,6 +377,30 @@ class Reply:
             call_id = call.get("id")
             specs.append((name, arguments, str(call_id) if call_id is not None else None))
         return cls("tool_calls", content=content, calls=tuple(specs), delay=delay, usage=usage)
+
+    @classmethod
+    def message(
+        cls,
+        message: Mapping[str, Any],
+        *,
+        delay: float = 0.0,
+        usage: Mapping[str, int] | None = None,
+    ) -> Reply:
+        """An answer whose ``choices[0].message`` is ``message``, sent as it is: any shape a
+        model may answer in (custom tool calls, a legacy ``function_call``, content parts, a
+        refusal), or a malformed one, to test how a client reads it. ``finish_reason`` is
+        ``tool_calls`` when it has ``tool_calls`` or a ``function_call``, else ``stop``.
+
+        Args:
+            message: the message (usually ``{"role": "assistant", ...}``), JSON-serialisable.
+            delay: seconds to wait before answering.
+            usage: fields that override the estimated token usage.
+
+        Raises:
+            TypeError: ``message`` is not JSON-serialisable.
+        """
+        json.dumps(message)  # refuse what could not be sent, here rather than on the server
+        return cls("message", raw_message=dict(message), delay=delay, usage=usage)
 
     @classmethod
     def error(
@@ -1062,7 +1088,7 @@ class FakeOpenAIServer:
     async def _answer_chat(self, request: web.Request, arrival: Received) -> web.StreamResponse:
         """Record and answer one chat request; a body that does not parse gets a 400 unrecorded."""
         try:
-            chat = parse_chat_request(parse_json_body(await request.read()))
+            chat = parse_chat_request(await request.read())
         except WireError as error:
             return _error_response(error)
         entry = self._begin(chat, arrival)
@@ -1278,10 +1304,15 @@ class FakeOpenAIServer:
         if reply.kind == "json" and request.forced_tool is not None:
             specs, content = ((request.forced_tool, reply.content or "", None),), None
         calls = [
-            ToolCall(name, arguments, call_id or f"call_{request.index:06d}{position:03d}")
+            FunctionToolCall(
+                id=call_id or f"call_{request.index:06d}{position:03d}",
+                function=FunctionCall(name=name, arguments=arguments),
+            )
             for position, (name, arguments, call_id) in enumerate(specs)
         ]
-        completion_chars = len(content or "") + sum(len(call.arguments) for call in calls)
+        completion_chars = len(content or "") + sum(len(call.arguments_text) for call in calls)
+        if reply.raw_message is not None:
+            completion_chars = len(json.dumps(reply.raw_message, ensure_ascii=False))
         prompt_chars = sum(len(message.text) for message in request.chat.messages)
         usage = {
             "prompt_tokens": math.ceil(prompt_chars / 4),
@@ -1297,6 +1328,11 @@ class FakeOpenAIServer:
             prompt_tokens=usage["prompt_tokens"],
             completion_tokens=usage["completion_tokens"],
         )
+        if reply.raw_message is not None:
+            choice = body["choices"][0]
+            choice["message"] = dict(reply.raw_message)
+            called = reply.raw_message.get("tool_calls") or reply.raw_message.get("function_call")
+            choice["finish_reason"] = "tool_calls" if called else "stop"
         body["usage"].update(reply.usage or {})  # extra fields, or a total of its own
         return json_response(200, body), dict(body["usage"])
 
@@ -1364,8 +1400,8 @@ def _callback_failure(what: str, error: Exception) -> tuple[Reply, None, str]:
 
 
 def _json_schema(chat: ChatCompletionRequest) -> dict[str, Any] | None:
-    if chat.forced_tool is not None or chat.schema is not None:
-        return chat.schema
+    if chat.forced_tool is not None or chat.answer_schema is not None:
+        return chat.answer_schema
     return find_schema_in_text(_texts(chat))
 
 

@@ -1,8 +1,12 @@
 """OpenAI's chat-completions wire format: one typed request, the bodies sent back.
 
-:func:`parse_chat_request` reads a ``POST /v1/chat/completions`` body into a
-:class:`ChatCompletionRequest`, or raises a :class:`WireError` naming the field at fault
-(``messages[0].role``, ``tool_choice``, ...). It reads every shape clients send:
+:func:`parse_chat_request` reads a ``POST /v1/chat/completions`` body (the raw bytes, read by
+pydantic-core straight from JSON, or a mapping) into a frozen :class:`ChatCompletionRequest`,
+or raises a :class:`WireError` whose ``param`` is the location of the first problem as
+pydantic gives it (``messages[2].tool_calls[0].function.name``). Its ``messages`` are the one
+model of the chat format (:mod:`ragas_boot.samples.openai_chat`), which dataset files, the
+importers and the tool agent read too, so a message shape reads, or fails, the same way here
+as there. The rest of the body:
 
 - ``response_format``: ``text``; ``json_object``, with or without a ``schema`` (llama.cpp's
   extension); ``json_schema`` with ``json_schema.schema`` (or without one: any JSON object);
@@ -10,33 +14,51 @@
   ``{"type": "function", "name": ...}`` of the Responses API;
 - ``tool_choice``: ``"none"``, ``"auto"``, ``"required"`` (``"any"`` is read as it),
   ``{"type": "function", "function": {"name": ...}}`` and the flat ``{"name": ...}``;
-- ``content``: a string, ``null``, or a list of parts (text parts are read as text; other
-  parts are kept with their type so an answerer can refuse them).
+- sampling options in OpenAI's ranges (``temperature``, ``top_p``, ``seed``, ``stop``, the
+  penalties, ``max_completion_tokens`` over ``max_tokens``), ``n`` only 1, ``stream``.
 
-What a request may ask is the same on every server; what a server can do with it (which
-models it serves, whether it reads images) is its answerer's business. These are bodies
-only: the HTTP around them is aiohttp's (``aiohttp.web`` in the test server and the local
-model's endpoint).
+Keys the format does not define are ignored. What a request may ask is the same on every
+server; what a server can do with it (which models it serves, whether it reads images) is its
+answerer's business. These are bodies only: the HTTP around them is aiohttp's
+(``aiohttp.web`` in the test server and the local model's endpoint).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Final, Literal, TypeAlias
+from typing import Annotated, Any, Final, Literal, TypeAlias
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PrivateAttr,
+    StrictBool,
+    StrictInt,
+    Tag,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from ragas_boot.samples.openai_chat import (
+    ChatMessage,
+    FunctionToolCall,
+    UserMessage,
+    chat_problem,
+)
 
 __all__ = [
     "ANY_OBJECT",
     "ChatCompletionRequest",
-    "ChatMessage",
-    "ContentPart",
     "FunctionTool",
+    "JsonObjectFormat",
+    "JsonSchemaFormat",
     "ResponseFormat",
-    "Role",
-    "ToolCall",
-    "ToolChoice",
+    "TextFormat",
     "WireError",
     "completion_body",
     "error_body",
@@ -67,139 +89,274 @@ class WireError(Exception):
         self.code = code
 
 
-Role: TypeAlias = Literal["system", "developer", "user", "assistant", "tool", "function"]
-_ROLES: Final = ("system", "developer", "user", "assistant", "tool", "function")
-_MAX_STOP: Final = 4
 ANY_OBJECT: Final[Mapping[str, Any]] = {"type": "object"}
 """The schema of "any JSON object" (``json_object`` without a schema)."""
+_MAX_STOP: Final = 4
 _TOOL_CHOICE_SHAPES: Final = (
     '\'none\', \'auto\', \'required\' or {"type": "function", "function": {"name": ...}}'
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ContentPart:
-    """One part of a message's content: ``text`` for a text part, else ``None``."""
-
-    type: str
-    text: str | None = None
+class _Body(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """A function call: in an assistant message of the request, or in an answer."""
-
-    name: str
-    arguments: str
-    id: str | None = None
+# -- response_format ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class ChatMessage:
-    """One message of the conversation.
+class TextFormat(_Body):
+    """``{"type": "text"}``: free text."""
 
-    Attributes:
-        role: who speaks.
-        parts: the content; a string content is one text part, ``null`` none.
-        tool_calls: an assistant message's calls.
-        tool_call_id: a tool message's answer to that call.
-        name: the ``name`` field, if any.
-    """
-
-    role: Role
-    parts: tuple[ContentPart, ...] = ()
-    tool_calls: tuple[ToolCall, ...] = ()
-    tool_call_id: str | None = None
-    name: str | None = None
+    type: Literal["text"]
 
     @property
-    def text(self) -> str:
-        """The text parts, joined by newlines ("" when there are none)."""
-        return "\n".join(part.text for part in self.parts if part.text is not None)
+    def answer_schema(self) -> dict[str, Any] | None:
+        """No schema."""
+        return None
 
 
-@dataclass(frozen=True, slots=True)
-class ResponseFormat:
-    """The ``response_format`` asked for.
+class JsonObjectFormat(_Body):
+    """``{"type": "json_object"}``: any JSON object, or one of llama.cpp's ``schema``."""
 
-    Attributes:
-        type: ``text``, ``json_object`` or ``json_schema``.
-        schema: the JSON schema given (``json_schema.schema``, or ``json_object``'s
-            ``schema``), or ``None``.
-        name: ``json_schema.name``, if any.
-        strict: ``json_schema.strict``, if given.
-    """
-
-    type: Literal["text", "json_object", "json_schema"]
-    schema: dict[str, Any] | None = None
-    name: str | None = None
-    strict: bool | None = None
+    type: Literal["json_object"]
+    object_schema: dict[str, Any] | None = Field(default=None, alias="schema")
 
     @property
-    def json_only(self) -> bool:
-        """Whether the answer must be JSON."""
-        return self.type != "text"
+    def answer_schema(self) -> dict[str, Any] | None:
+        """The ``schema`` given, if any."""
+        return self.object_schema
 
 
-@dataclass(frozen=True, slots=True)
-class FunctionTool:
-    """A function the model may call."""
+class JsonSchemaSpec(_Body):
+    """``response_format.json_schema``."""
 
-    name: str
+    name: str | None = None
+    json_schema: dict[str, Any] | None = Field(default=None, alias="schema")
+    strict: StrictBool | None = None
+
+
+class JsonSchemaFormat(_Body):
+    """``{"type": "json_schema", "json_schema": {...}}``: an answer of that schema (any
+    object without one)."""
+
+    type: Literal["json_schema"]
+    json_schema: JsonSchemaSpec
+
+    @property
+    def answer_schema(self) -> dict[str, Any] | None:
+        """``json_schema.schema``, if given."""
+        return self.json_schema.json_schema
+
+
+_FORMAT_TAGS: Final = {
+    "text": "TextFormat",
+    "json_object": "JsonObjectFormat",
+    "json_schema": "JsonSchemaFormat",
+}
+
+
+def _format_tag(value: Any) -> str | None:
+    kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
+    return _FORMAT_TAGS.get(kind) if isinstance(kind, str) else None
+
+
+ResponseFormat: TypeAlias = Annotated[
+    Annotated[TextFormat, Tag("TextFormat")]
+    | Annotated[JsonObjectFormat, Tag("JsonObjectFormat")]
+    | Annotated[JsonSchemaFormat, Tag("JsonSchemaFormat")],
+    Discriminator(
+        _format_tag,
+        custom_error_type="response_format",
+        custom_error_message="expected an object whose 'type' is text, json_object or json_schema",
+    ),
+]
+"""``response_format``, picked by its ``type``."""
+
+
+# -- tools and tool_choice ----------------------------------------------------------------
+
+
+class FunctionTool(_Body):
+    """A function the model may call (``tools[i].function``, or a flat tool itself)."""
+
+    type: Literal["function"] = "function"
+    name: str = Field(min_length=1)
     description: str | None = None
     parameters: dict[str, Any] | None = None
-    strict: bool | None = None
+    strict: StrictBool | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ToolChoice:
-    """``tool_choice``: a mode, and the function it names when it names one."""
-
-    mode: Literal["none", "auto", "required"]
-    function: str | None = None
+class _NestedTool(_Body):
+    type: Literal["function"] = "function"
+    function: FunctionTool
 
 
-@dataclass(frozen=True, slots=True)
-class ChatCompletionRequest:
+def _tool_tag(value: Any) -> str | None:
+    if isinstance(value, dict):
+        return "NestedTool" if "function" in value else "FunctionTool"
+    return None
+
+
+_Tool: TypeAlias = Annotated[
+    Annotated[_NestedTool, Tag("NestedTool")] | Annotated[FunctionTool, Tag("FunctionTool")],
+    Discriminator(
+        _tool_tag,
+        custom_error_type="tool",
+        custom_error_message='expected a tool: {"type": "function", "function": {"name": ...}}',
+    ),
+]
+
+
+class _NamedFunction(_Body):
+    name: str = Field(min_length=1)
+
+
+class _NamedChoice(_Body):
+    type: Literal["function"] = "function"
+    function: _NamedFunction | None = None
+    name: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _names_one(self) -> _NamedChoice:
+        if self.function is None and self.name is None:
+            raise PydanticCustomError("tool_choice", "must be " + _TOOL_CHOICE_SHAPES)
+        return self
+
+    @property
+    def chosen(self) -> str:
+        return self.function.name if self.function is not None else self.name or ""
+
+
+def _choice_tag(value: Any) -> str | None:
+    if value in ("none", "auto", "required", "any"):
+        return "ChoiceMode"
+    return "NamedChoice" if isinstance(value, dict) else None
+
+
+_ToolChoice: TypeAlias = Annotated[
+    Annotated[Literal["none", "auto", "required", "any"], Tag("ChoiceMode")]
+    | Annotated[_NamedChoice, Tag("NamedChoice")],
+    Discriminator(
+        _choice_tag,
+        custom_error_type="tool_choice",
+        custom_error_message="must be " + _TOOL_CHOICE_SHAPES,
+    ),
+]
+
+
+def _stop_list(value: Any) -> Any:
+    return [value] if isinstance(value, str) else () if value is None else value
+
+
+_Unit = Annotated[float, Field(strict=True, allow_inf_nan=False)]
+
+
+# -- the request --------------------------------------------------------------------------
+
+
+class ChatCompletionRequest(_Body):
     """One chat-completion request, read and checked.
 
     Attributes:
         model: the model id asked for.
-        messages: the conversation.
+        messages: the conversation (:data:`~ragas_boot.samples.openai_chat.ChatMessage`).
         response_format: the answer's format, if one was asked for.
-        tools: the functions offered.
-        tool_choice: whether and which function must be called.
+        tools: the tools offered, as sent (nested or flat; see :attr:`functions`).
+        tool_choice: as sent (see :attr:`tool_mode` and :attr:`named_tool`).
         temperature: sampling temperature, if given.
         top_p: nucleus sampling, if given.
-        max_tokens: completion cap (``max_completion_tokens`` wins over ``max_tokens``).
+        max_completion_tokens: completion cap, if given.
+        max_tokens_field: the older ``max_tokens``, if given (see :attr:`max_tokens`).
         seed: sampling seed, if given.
         stop: stop sequences.
         frequency_penalty: OpenAI's frequency penalty, if given.
         presence_penalty: OpenAI's presence penalty, if given.
         stream: whether a streamed answer was asked for.
-        body: the whole JSON body, as sent.
+        n: how many answers (only 1 is served).
     """
 
-    model: str
-    messages: tuple[ChatMessage, ...]
+    model: str = Field(min_length=1)
+    messages: list[ChatMessage] = Field(min_length=1)
     response_format: ResponseFormat | None = None
-    tools: tuple[FunctionTool, ...] = ()
-    tool_choice: ToolChoice = ToolChoice("auto")
-    temperature: float | None = None
-    top_p: float | None = None
-    max_tokens: int | None = None
-    seed: int | None = None
-    stop: tuple[str, ...] = ()
-    frequency_penalty: float | None = None
-    presence_penalty: float | None = None
-    stream: bool = False
-    body: dict[str, Any] = field(default_factory=dict, repr=False)
+    tools: list[_Tool] | None = None
+    tool_choice: _ToolChoice | None = None
+    temperature: Annotated[_Unit, Field(ge=0.0, le=2.0)] | None = None
+    top_p: Annotated[_Unit, Field(gt=0.0, le=1.0)] | None = None
+    max_completion_tokens: Annotated[StrictInt, Field(ge=1)] | None = None
+    max_tokens_field: Annotated[StrictInt, Field(ge=1)] | None = Field(
+        default=None, alias="max_tokens"
+    )
+    seed: Annotated[StrictInt, Field(ge=0)] | None = None
+    stop: Annotated[
+        tuple[Annotated[str, Field(min_length=1)], ...],
+        Field(max_length=_MAX_STOP),
+        BeforeValidator(_stop_list),
+    ] = ()
+    frequency_penalty: Annotated[_Unit, Field(ge=-2.0, le=2.0)] | None = None
+    presence_penalty: Annotated[_Unit, Field(ge=-2.0, le=2.0)] | None = None
+    stream: StrictBool | None = False
+    n: Literal[1] | None = None
+
+    _source: Any = PrivateAttr(default=None)
+    _body: dict[str, Any] | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _choice_fits_tools(self) -> ChatCompletionRequest:
+        named = self.named_tool
+        if named is not None and all(tool.name != named for tool in self.functions):
+            raise PydanticCustomError(
+                "tool_choice",
+                "names '{name}', which is not in 'tools'",
+                {"name": named, "path": "tool_choice"},
+            )
+        if self.tool_mode == "required" and not self.functions:
+            raise PydanticCustomError(
+                "tool_choice", "'required' needs 'tools'", {"path": "tool_choice"}
+            )
+        return self
+
+    @property
+    def body(self) -> dict[str, Any]:
+        """The whole JSON body, as sent (parsed from the bytes on first use)."""
+        if self._body is None:
+            source = self._source
+            self._body = dict(source) if isinstance(source, Mapping) else json.loads(source)
+        return self._body
+
+    @property
+    def max_tokens(self) -> int | None:
+        """The completion cap: ``max_completion_tokens``, else ``max_tokens``."""
+        if self.max_completion_tokens is not None:
+            return self.max_completion_tokens
+        return self.max_tokens_field
+
+    @property
+    def functions(self) -> tuple[FunctionTool, ...]:
+        """The functions offered, nested or flat alike."""
+        return tuple(
+            tool.function if isinstance(tool, _NestedTool) else tool for tool in self.tools or ()
+        )
+
+    @property
+    def tool_mode(self) -> Literal["none", "auto", "required"]:
+        """``none``, ``auto`` (the default) or ``required`` (a named function, ``any``)."""
+        choice = self.tool_choice
+        if choice is None:
+            return "auto"
+        if isinstance(choice, _NamedChoice) or choice == "any":
+            return "required"
+        return choice
+
+    @property
+    def named_tool(self) -> str | None:
+        """The function ``tool_choice`` names, if it names one."""
+        return self.tool_choice.chosen if isinstance(self.tool_choice, _NamedChoice) else None
 
     @property
     def prompt(self) -> str:
         """The text of the last user message, or ""."""
         for message in reversed(self.messages):
-            if message.role == "user":
+            if isinstance(message, UserMessage):
                 return message.text
         return ""
 
@@ -207,28 +364,29 @@ class ChatCompletionRequest:
     def forced_tool(self) -> FunctionTool | None:
         """The function the answer must call: the one ``tool_choice`` names, or the only tool
         when ``tool_choice`` is ``"required"``; else ``None``."""
-        choice = self.tool_choice
-        if choice.function is not None:
-            return next(tool for tool in self.tools if tool.name == choice.function)
-        if choice.mode == "required" and len(self.tools) == 1:
-            return self.tools[0]
+        named = self.named_tool
+        functions = self.functions
+        if named is not None:
+            return next(tool for tool in functions if tool.name == named)
+        if self.tool_mode == "required" and len(functions) == 1:
+            return functions[0]
         return None
 
     @property
-    def schema(self) -> dict[str, Any] | None:
+    def answer_schema(self) -> dict[str, Any] | None:
         """The JSON schema the answer must follow: the forced function's ``parameters``,
         else ``response_format``'s schema; ``None`` when neither gives one."""
         tool = self.forced_tool
         if tool is not None:
             return tool.parameters
-        return self.response_format.schema if self.response_format is not None else None
+        return self.response_format.answer_schema if self.response_format is not None else None
 
     @property
     def json_only(self) -> bool:
         """Whether the answer must be JSON (a forced call, or a JSON response format)."""
         if self.forced_tool is not None:
             return True
-        return self.response_format is not None and self.response_format.json_only
+        return self.response_format is not None and not isinstance(self.response_format, TextFormat)
 
 
 # -- reading a request ----------------------------------------------------------------------
@@ -249,254 +407,51 @@ def parse_json_body(raw: bytes) -> Any:
         ) from None
 
 
-def parse_chat_request(body: Any) -> ChatCompletionRequest:
-    """Read a ``POST /v1/chat/completions`` body (see the module docstring for the shapes).
+def parse_chat_request(body: bytes | Mapping[str, Any]) -> ChatCompletionRequest:
+    """Read a ``POST /v1/chat/completions`` body: the raw bytes as received (validated
+    straight from JSON), or the JSON object (see the module docstring for the shapes).
 
     Raises:
         WireError: 400, naming the field at fault in ``param``.
     """
-    if not isinstance(body, dict):
-        raise WireError(400, "The request body must be a JSON object.")
-    model = body.get("model")
-    if not isinstance(model, str) or not model:
-        raise WireError(400, "You must provide a model parameter.", param="model")
-    messages = _messages(body.get("messages"))
-    if body.get("n") not in (None, 1):
-        raise WireError(400, "Only n = 1 is supported.", param="n")
-    max_tokens = _integer(body, "max_completion_tokens", minimum=1)
-    if max_tokens is None:
-        max_tokens = _integer(body, "max_tokens", minimum=1)
-    tools = _tools(body.get("tools"))
-    return ChatCompletionRequest(
-        model=model,
-        messages=messages,
-        response_format=_response_format(body.get("response_format")),
-        tools=tools,
-        tool_choice=_tool_choice(body.get("tool_choice"), tools),
-        temperature=_number(body, "temperature", 0.0, 2.0, low_open=False),
-        top_p=_number(body, "top_p", 0.0, 1.0, low_open=True),
-        max_tokens=max_tokens,
-        seed=_integer(body, "seed", minimum=0),
-        stop=_stop(body.get("stop")),
-        frequency_penalty=_number(body, "frequency_penalty", -2.0, 2.0, low_open=False),
-        presence_penalty=_number(body, "presence_penalty", -2.0, 2.0, low_open=False),
-        stream=body.get("stream") is True,
-        body=body,
-    )
-
-
-def _number(
-    body: Mapping[str, Any], name: str, low: float, high: float, *, low_open: bool
-) -> float | None:
-    value = body.get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise WireError(400, f"'{name}' must be a number, got {value!r}.", param=name)
-    too_low = value <= low if low_open else value < low
-    if too_low or value > high:
-        bracket = "(" if low_open else "["
-        raise WireError(
-            400, f"'{name}' must be in {bracket}{low:g}, {high:g}], got {value!r}.", param=name
-        )
-    return float(value)
-
-
-def _integer(body: Mapping[str, Any], name: str, *, minimum: int) -> int | None:
-    value = body.get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise WireError(
-            400, f"'{name}' must be an integer >= {minimum}, got {value!r}.", param=name
-        )
-    return value
-
-
-def _text(value: Any, param: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise WireError(400, f"'{param}' must be a string.", param=param)
-    return value
-
-
-def _parts(content: Any, param: str) -> tuple[ContentPart, ...]:
-    if content is None:
-        return ()
-    if isinstance(content, str):
-        return (ContentPart("text", content),)
-    if not isinstance(content, list):
-        raise WireError(400, "'content' must be a string or an array of parts.", param=param)
-    parts: list[ContentPart] = []
-    for index, part in enumerate(content):
-        where = f"{param}[{index}]"
-        kind = part.get("type") if isinstance(part, dict) else None
-        if not isinstance(kind, str):
-            raise WireError(400, "A content part must be an object with a 'type'.", param=where)
-        if kind == "text":
-            text = part.get("text")
-            if not isinstance(text, str):
-                raise WireError(400, "A text part needs a 'text' string.", param=f"{where}.text")
-            parts.append(ContentPart("text", text))
+    try:
+        if isinstance(body, bytes | bytearray):
+            request = ChatCompletionRequest.model_validate_json(body)
+        elif isinstance(body, Mapping):
+            request = ChatCompletionRequest.model_validate(body)
         else:
-            parts.append(ContentPart(kind))
-    return tuple(parts)
+            raise WireError(400, "The request body must be a JSON object.")
+    except ValidationError as error:
+        raise _wire_error(error) from None
+    request._source = body
+    return request
 
 
-def _tool_calls(raw: Any, param: str) -> tuple[ToolCall, ...]:
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise WireError(400, "'tool_calls' must be an array.", param=param)
-    calls: list[ToolCall] = []
-    for index, call in enumerate(raw):
-        where = f"{param}[{index}]"
-        function = call.get("function") if isinstance(call, dict) else None
-        name = function.get("name") if isinstance(function, dict) else None
-        if not isinstance(name, str) or not name:
-            raise WireError(
-                400, "A tool call needs a 'function' with a 'name'.", param=f"{where}.function"
-            )
-        arguments = function.get("arguments") if isinstance(function, dict) else None
-        if not isinstance(arguments, str):
-            arguments = json.dumps(arguments if arguments is not None else {})
-        call_id = call.get("id") if isinstance(call, dict) else None
-        calls.append(ToolCall(name, arguments, call_id if isinstance(call_id, str) else None))
-    return tuple(calls)
+_TAGS: Final = (
+    *_FORMAT_TAGS.values(),
+    "NestedTool",
+    "FunctionTool",
+    "ChoiceMode",
+    "NamedChoice",
+)
+_TYPE_PROBLEMS: Final = {
+    "response_format": "unsupported response_format type {type}; use text, json_object or "
+    "json_schema",
+}
 
 
-def _messages(raw: Any) -> tuple[ChatMessage, ...]:
-    if not isinstance(raw, list) or not raw:
-        raise WireError(
-            400, "'messages' must be a non-empty array of message objects.", param="messages"
+def _wire_error(error: ValidationError) -> WireError:
+    first = error.errors(include_url=False)[0]
+    if first["type"] == "json_invalid":
+        problem = (first.get("ctx") or {}).get("error", "")
+        return WireError(
+            400,
+            f"We could not parse the JSON body of your request: it is not valid JSON ({problem}).",
         )
-    messages: list[ChatMessage] = []
-    for index, message in enumerate(raw):
-        where = f"messages[{index}]"
-        if not isinstance(message, dict):
-            raise WireError(400, "Each entry of 'messages' must be an object.", param=where)
-        role = message.get("role")
-        if role not in _ROLES:
-            raise WireError(
-                400,
-                f"Unknown role {role!r}; expected one of {', '.join(sorted(_ROLES))}.",
-                param=f"{where}.role",
-            )
-        messages.append(
-            ChatMessage(
-                role=role,
-                parts=_parts(message.get("content"), f"{where}.content"),
-                tool_calls=_tool_calls(message.get("tool_calls"), f"{where}.tool_calls"),
-                tool_call_id=_text(message.get("tool_call_id"), f"{where}.tool_call_id"),
-                name=_text(message.get("name"), f"{where}.name"),
-            )
-        )
-    return tuple(messages)
-
-
-def _stop(raw: Any) -> tuple[str, ...]:
-    if raw is None:
-        return ()
-    items = [raw] if isinstance(raw, str) else raw
-    if (
-        not isinstance(items, list)
-        or len(items) > _MAX_STOP
-        or not all(isinstance(item, str) and item for item in items)
-    ):
-        raise WireError(
-            400, f"'stop' must be a string or up to {_MAX_STOP} non-empty strings.", param="stop"
-        )
-    return tuple(items)
-
-
-def _schema(value: Any, param: str) -> dict[str, Any] | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise WireError(400, "A JSON schema must be an object.", param=param)
-    return value
-
-
-def _response_format(raw: Any) -> ResponseFormat | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, dict):
-        raise WireError(400, "'response_format' must be an object.", param="response_format")
-    kind = raw.get("type")
-    if kind == "text":
-        return ResponseFormat("text")
-    if kind == "json_object":
-        return ResponseFormat("json_object", _schema(raw.get("schema"), "response_format.schema"))
-    if kind == "json_schema":
-        spec = raw.get("json_schema")
-        if not isinstance(spec, dict):
-            raise WireError(
-                400,
-                "'response_format.json_schema' must be an object with a 'schema'.",
-                param="response_format.json_schema",
-            )
-        strict = spec.get("strict")
-        return ResponseFormat(
-            "json_schema",
-            _schema(spec.get("schema"), "response_format.json_schema.schema"),
-            name=_text(spec.get("name"), "response_format.json_schema.name"),
-            strict=strict if isinstance(strict, bool) else None,
-        )
-    raise WireError(
-        400,
-        f"Unsupported response_format type {kind!r}; use text, json_object or json_schema.",
-        param="response_format.type",
-    )
-
-
-def _tools(raw: Any) -> tuple[FunctionTool, ...]:
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise WireError(400, "'tools' must be an array.", param="tools")
-    tools: list[FunctionTool] = []
-    for index, tool in enumerate(raw):
-        where = f"tools[{index}]"
-        if not isinstance(tool, dict) or tool.get("type", "function") != "function":
-            raise WireError(400, "Only tools of type 'function' are supported.", param=where)
-        function = tool.get("function", tool)  # nested (Chat Completions) or flat (Responses)
-        if not isinstance(function, dict):
-            raise WireError(400, "'function' must be an object.", param=f"{where}.function")
-        where = f"{where}.function" if "function" in tool else where
-        name = function.get("name")
-        if not isinstance(name, str) or not name:
-            raise WireError(400, "A function needs a 'name'.", param=f"{where}.name")
-        strict = function.get("strict")
-        tools.append(
-            FunctionTool(
-                name=name,
-                description=_text(function.get("description"), f"{where}.description"),
-                parameters=_schema(function.get("parameters"), f"{where}.parameters"),
-                strict=strict if isinstance(strict, bool) else None,
-            )
-        )
-    return tuple(tools)
-
-
-def _tool_choice(raw: Any, tools: Sequence[FunctionTool]) -> ToolChoice:
-    if raw is None or raw == "auto":
-        return ToolChoice("auto")
-    if raw == "none":
-        return ToolChoice("none")
-    if raw in ("required", "any"):
-        if not tools:
-            raise WireError(400, "tool_choice 'required' needs 'tools'.", param="tool_choice")
-        return ToolChoice("required")
-    function = raw.get("function", raw) if isinstance(raw, dict) else None
-    name = function.get("name") if isinstance(function, dict) else None
-    if not isinstance(name, str) or not name:
-        raise WireError(400, f"'tool_choice' must be {_TOOL_CHOICE_SHAPES}.", param="tool_choice")
-    if all(tool.name != name for tool in tools):
-        raise WireError(
-            400, f"tool_choice names '{name}', which is not in 'tools'.", param="tool_choice"
-        )
-    return ToolChoice("required", name)
+    if not first["loc"] and first["type"] in ("model_type", "model_attributes_type"):
+        return WireError(400, "The request body must be a JSON object.")
+    param, message = chat_problem(error, tags=_TAGS, type_problems=_TYPE_PROBLEMS)
+    return WireError(400, f"{param}: {message}", param=param)
 
 
 def unsupported(request: ChatCompletionRequest) -> WireError | None:
@@ -524,7 +479,7 @@ def completion_body(
     created: int,
     model: str,
     content: str | None,
-    tool_calls: Sequence[ToolCall] = (),
+    tool_calls: Sequence[FunctionToolCall] = (),
     finish_reason: str = "stop",
     prompt_tokens: int,
     completion_tokens: int,
@@ -537,11 +492,7 @@ def completion_body(
     message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
     if tool_calls:
         message["tool_calls"] = [
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": call.arguments},
-            }
+            {"id": call.id, "type": "function", "function": call.function.model_dump()}
             for call in tool_calls
         ]
         if finish_reason == "stop":

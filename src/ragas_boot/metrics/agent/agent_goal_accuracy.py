@@ -13,7 +13,7 @@ from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.errors import SampleValidationError
 from ragas_boot.execution.results import Exclusion
 from ragas_boot.metrics.base import Metric, MetricConfig, ScoringOutcome
-from ragas_boot.metrics.prompting import render_conversation, render_prompt
+from ragas_boot.metrics.prompting import localized, render_conversation, render_prompt
 from ragas_boot.metrics.steps.explain import votes_pass
 from ragas_boot.samples import Sample
 
@@ -219,7 +219,7 @@ class AgentGoalAccuracyMetric(Metric[AgentGoalAccuracyConfig]):
         goals: dict[str, str],
         exclusions: list[Exclusion],
     ) -> str:
-        text = _TEXT["ru" if language == "ru" else "en"]
+        text = localized(_TEXT, language)
         yes = sum(verdicts.values())
         headline = text["achieved"] if votes_pass(yes, len(verdicts)) else text["not_achieved"]
         parts = [f"{headline}: " + text["votes"].format(yes=yes, total=len(verdicts))]

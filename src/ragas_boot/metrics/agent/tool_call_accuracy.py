@@ -21,6 +21,7 @@ from ragas_boot.metrics.agent.matching import (
 )
 from ragas_boot.metrics.agent.matching.report import SUMMARY_TEMPLATES_RU
 from ragas_boot.metrics.base import Metric, MetricConfig, Need, ScoringOutcome
+from ragas_boot.metrics.prompting import localized, prompt_language
 from ragas_boot.samples import Sample
 
 __all__ = ["ToolCallAccuracyConfig", "ToolCallAccuracyMetric"]
@@ -207,9 +208,9 @@ def _details(
         **{key: data[key] for key in _FROM_MATCHING},
     }
     summary = data["summary"]
-    if language == "ru":
+    if prompt_language(language) == "ru":
         summary = matching.summary_in(SUMMARY_TEMPLATES_RU)
-    explanation = _TEXT["ru" if language == "ru" else "en"].format(
+    explanation = localized(_TEXT, language).format(
         summary=summary,
         precision=precision,
         recall=recall,

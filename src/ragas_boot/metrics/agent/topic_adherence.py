@@ -15,6 +15,7 @@ from ragas_boot.execution.results import Exclusion
 from ragas_boot.metrics.base import Metric, MetricConfig, ScoringOutcome
 from ragas_boot.metrics.prompting import (
     bullet_list,
+    localized,
     render_conversation,
     render_prompt,
 )
@@ -282,7 +283,7 @@ class TopicAdherenceMetric(Metric[TopicAdherenceConfig]):
             if value is not None:
                 scores[judge_id] = value
         ordered = {judge.id: scores[judge.id] for judge in judges if judge.id in scores}
-        undefined = None if ordered else _TEXT["ru" if language == "ru" else "en"]["undefined"]
+        undefined = None if ordered else localized(_TEXT, language)["undefined"]
         metadata: dict[str, Any] = {
             "mode": config.mode.value,
             "reference_topics": reference,
@@ -356,7 +357,7 @@ class TopicAdherenceMetric(Metric[TopicAdherenceConfig]):
         scores: dict[str, float],
         exclusions: list[Exclusion],
     ) -> str:
-        text = _TEXT["ru" if language == "ru" else "en"]
+        text = localized(_TEXT, language)
         if not scores:
             return text["undefined"] + "."
         precisions = [d["precision"] for d in per_judge.values() if d["precision"] is not None]

@@ -16,6 +16,7 @@ from ragas_boot.metrics.embeddings.semantic_similarity import (
     SemanticSimilarityConfig,
     SemanticSimilarityMetric,
 )
+from ragas_boot.metrics.prompting import localized
 from ragas_boot.metrics.response.factual_correctness import (
     FactualCorrectnessConfig,
     FactualCorrectnessMetric,
@@ -111,7 +112,7 @@ class AnswerCorrectnessMetric(Metric[AnswerCorrectnessConfig]):
         self, sample: Sample, config: AnswerCorrectnessConfig, judges: Sequence[JudgeModel]
     ) -> ScoringOutcome:
         language = self._language(config)
-        text = _TEXT["ru" if language == "ru" else "en"]
+        text = localized(_TEXT, language)
         total = config.factual_weight + config.semantic_weight
         weights = {
             "factual": config.factual_weight / total,

@@ -13,7 +13,7 @@ from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.execution.results import Exclusion
 from ragas_boot.metrics.base import Metric, MetricConfig, Need, ScoringOutcome
 from ragas_boot.metrics.embeddings.vectors import cosine_similarity
-from ragas_boot.metrics.prompting import render_prompt
+from ragas_boot.metrics.prompting import localized, render_prompt
 from ragas_boot.samples import Sample
 
 __all__ = [
@@ -233,7 +233,7 @@ class ResponseRelevancyMetric(Metric[ResponseRelevancyConfig]):
         embedding_ids: Sequence[str],
         exclusions: Sequence[Exclusion],
     ) -> str:
-        text = _TEXT["ru" if self._language(config) == "ru" else "en"]
+        text = localized(_TEXT, self._language(config))
         parts = [
             text["headline"],
             text["judges"].format(

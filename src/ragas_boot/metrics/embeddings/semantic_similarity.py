@@ -19,6 +19,7 @@ from ragas_boot.metrics.embeddings.vectors import (
     cosine_similarity,
     prepare_texts,
 )
+from ragas_boot.metrics.prompting import localized
 from ragas_boot.samples import Sample
 
 __all__ = [
@@ -173,7 +174,7 @@ class SemanticSimilarityMetric(Metric[SemanticSimilarityConfig]):
         metadata: Mapping[str, Any],
         exclusions: Sequence[Exclusion],
     ) -> str:
-        text = _TEXT["ru" if self._language(config) == "ru" else "en"]
+        text = localized(_TEXT, self._language(config))
         details = ", ".join(f"{model} {value:.3f}" for model, value in cosines.items())
         parts = [
             text["headline"],

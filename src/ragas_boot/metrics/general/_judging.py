@@ -14,7 +14,7 @@ from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.errors import ConfigError, SampleValidationError
 from ragas_boot.execution.results import Exclusion, JudgeCall, StepRecord
 from ragas_boot.metrics.base import Metric, MetricConfig
-from ragas_boot.metrics.prompting import data_block, render_conversation
+from ragas_boot.metrics.prompting import data_block, localized, render_conversation
 from ragas_boot.samples import Sample
 
 __all__ = [
@@ -96,7 +96,7 @@ def render_interaction(
     ``response`` given beside it is shown as the final response. ``user_input`` is optional
     in a single-turn sample (a check such as "no profanity" needs only the response).
     """
-    labels = _LABELS["ru" if language == "ru" else "en"]
+    labels = localized(_LABELS, language)
     parts: list[str] = []
     if sample.user_input_messages and _conversation_view(sample, interaction):
         parts.append(f"{labels['conversation']}\n{render_conversation(sample.user_input_messages)}")

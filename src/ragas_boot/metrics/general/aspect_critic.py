@@ -14,7 +14,7 @@ from ragas_boot.metrics.general._judging import (
     JudgedTextMetric,
     render_interaction,
 )
-from ragas_boot.metrics.prompting import render_prompt
+from ragas_boot.metrics.prompting import localized, render_prompt
 from ragas_boot.metrics.steps.explain import votes_pass
 from ragas_boot.samples import Sample
 
@@ -133,7 +133,7 @@ class AspectCriticMetric(JudgedTextMetric[AspectCriticConfig]):
         verdicts: dict[str, bool],
         exclusions: Sequence[Any],
     ) -> str:
-        text = _TEXT["ru" if language == "ru" else "en"]
+        text = localized(_TEXT, language)
         yes = sum(verdicts.values())
         headline = text["met"] if votes_pass(yes, len(verdicts)) else text["not_met"]
         parts = [f"{headline}: " + text["votes"].format(yes=yes, total=len(verdicts))]

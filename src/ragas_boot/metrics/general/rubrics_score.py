@@ -19,7 +19,7 @@ from ragas_boot.metrics.general._judging import (
     render_interaction,
     render_reference,
 )
-from ragas_boot.metrics.prompting import render_prompt
+from ragas_boot.metrics.prompting import localized, render_prompt
 from ragas_boot.samples import Sample
 
 __all__ = ["RubricsScoreConfig", "RubricsScoreMetric", "level_model", "parse_rubrics"]
@@ -166,7 +166,7 @@ class RubricsScoreMetric(JudgedTextMetric[RubricsScoreConfig]):
         self, sample: Sample, config: RubricsScoreConfig, judges: Sequence[JudgeModel]
     ) -> ScoringOutcome:
         language = self._language(config)
-        text = _TEXT["ru" if language == "ru" else "en"]
+        text = localized(_TEXT, language)
         source = "config" if config.rubrics else "sample"
         levels = parse_rubrics(config.rubrics or sample.rubrics or {})
         low, high = min(levels), max(levels)

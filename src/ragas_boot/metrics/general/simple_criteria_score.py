@@ -20,7 +20,7 @@ from ragas_boot.metrics.general._judging import (
     render_reference,
     scale_text,
 )
-from ragas_boot.metrics.prompting import render_prompt
+from ragas_boot.metrics.prompting import localized, render_prompt
 from ragas_boot.samples import Sample
 
 __all__ = ["CriteriaScore", "SimpleCriteriaScoreConfig", "SimpleCriteriaScoreMetric", "normalize"]
@@ -119,7 +119,7 @@ class SimpleCriteriaScoreMetric(JudgedTextMetric[SimpleCriteriaScoreConfig]):
         judges: Sequence[JudgeModel],
     ) -> ScoringOutcome:
         language = self._language(config)
-        text = _TEXT["ru" if language == "ru" else "en"]
+        text = localized(_TEXT, language)
         prompt = render_prompt(
             self._template(config, "simple_criteria"),
             {"interaction": render_interaction(sample, language, config.interaction)},

@@ -14,6 +14,7 @@ from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.errors import MissingExtraError
 from ragas_boot.execution.results import StepRecord
 from ragas_boot.metrics.base import Metric, MetricConfig, Need, ScoringOutcome
+from ragas_boot.metrics.prompting import localized
 from ragas_boot.samples import Sample
 
 __all__ = ["NlpMetric", "NlpScore", "require"]
@@ -94,7 +95,8 @@ class NlpMetric(Metric[ConfigT]):
                 **self._settings_metadata(config),
                 **computed.details,
             }
-            return metadata, computed.summary_ru if language == "ru" else computed.summary_en
+            summaries = {"en": computed.summary_en, "ru": computed.summary_ru}
+            return metadata, localized(summaries, language)
 
         return ScoringOutcome(
             model_scores={},

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.metrics.base import Metric, MetricConfig, ScoringOutcome
-from ragas_boot.metrics.prompting import render_prompt
+from ragas_boot.metrics.prompting import localized, render_prompt
 from ragas_boot.metrics.steps import (
     Chain,
     Rating,
@@ -71,7 +71,7 @@ class AnswerAccuracyMetric(Metric[AnswerAccuracyConfig]):
         self, sample: Sample, config: AnswerAccuracyConfig, judges: Sequence[JudgeModel]
     ) -> ScoringOutcome:
         language = self._language(config)
-        text = _TEXT["ru" if language == "ru" else "en"]
+        text = localized(_TEXT, language)
         chain = Chain(self.executor, judges)
         values = {"response": sample.response, "reference": sample.reference}
         initial = await rate(

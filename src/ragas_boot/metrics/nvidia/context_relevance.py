@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.execution.results import StepRecord
 from ragas_boot.metrics.base import Metric, MetricConfig, ScoringOutcome
-from ragas_boot.metrics.prompting import render_prompt
+from ragas_boot.metrics.prompting import localized, render_prompt
 from ragas_boot.metrics.steps import (
     Chain,
     Rating,
@@ -62,7 +62,7 @@ class ContextRelevanceMetric(Metric[ContextRelevanceConfig]):
         self, sample: Sample, config: ContextRelevanceConfig, judges: Sequence[JudgeModel]
     ) -> ScoringOutcome:
         language = self._language(config)
-        text = _TEXT["ru" if language == "ru" else "en"]
+        text = localized(_TEXT, language)
         chain = Chain(self.executor, judges)
         contexts = contexts_of(sample)
         if not contexts:

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.metrics.base import Metric, MetricConfig, ScoringOutcome
-from ragas_boot.metrics.prompting import render_prompt
+from ragas_boot.metrics.prompting import localized, render_prompt
 from ragas_boot.metrics.steps import (
     Chain,
     Entities,
@@ -66,7 +66,7 @@ class ContextEntityRecallMetric(Metric[ContextEntityRecallConfig]):
         self, sample: Sample, config: ContextEntityRecallConfig, judges: Sequence[JudgeModel]
     ) -> ScoringOutcome:
         language = self._language(config)
-        text = _TEXT["ru" if language == "ru" else "en"]
+        text = localized(_TEXT, language)
         chain = Chain(self.executor, judges)
         contexts = contexts_of(sample)
         if not contexts:

@@ -11,7 +11,7 @@ from ragas_boot._enums import CaseInsensitiveEnum
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.execution.results import StepRecord
 from ragas_boot.metrics.base import Metric, MetricConfig, ScoringOutcome
-from ragas_boot.metrics.prompting import render_prompt
+from ragas_boot.metrics.prompting import localized, render_prompt
 from ragas_boot.metrics.steps import (
     Chain,
     contexts_of,
@@ -123,7 +123,7 @@ class ContextPrecisionMetric(Metric[ContextPrecisionConfig]):
         self, sample: Sample, config: ContextPrecisionConfig, judges: Sequence[JudgeModel]
     ) -> ScoringOutcome:
         language = self._language(config)
-        text = _TEXT["ru" if language == "ru" else "en"]
+        text = localized(_TEXT, language)
         strategy = config.evaluation_strategy
         chain = Chain(self.executor, judges)
         contexts = contexts_of(sample)

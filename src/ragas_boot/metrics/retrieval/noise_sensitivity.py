@@ -10,7 +10,7 @@ from pydantic import Field
 from ragas_boot._enums import CaseInsensitiveEnum
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.metrics.base import Metric, MetricConfig, ScoringOutcome
-from ragas_boot.metrics.prompting import render_prompt
+from ragas_boot.metrics.prompting import localized, render_prompt
 from ragas_boot.metrics.steps import (
     Chain,
     Statements,
@@ -141,7 +141,7 @@ class NoiseSensitivityMetric(Metric[NoiseSensitivityConfig]):
         self, sample: Sample, config: NoiseSensitivityConfig, judges: Sequence[JudgeModel]
     ) -> ScoringOutcome:
         language = self._language(config)
-        text = _TEXT["ru" if language == "ru" else "en"]
+        text = localized(_TEXT, language)
         mode = config.mode
         chain = Chain(self.executor, judges)
         contexts = contexts_of(sample)

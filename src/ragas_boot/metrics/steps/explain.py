@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ragas_boot.execution.results import Exclusion
+from ragas_boot.metrics.prompting import localized
 
 __all__ = ["mean_text", "outcome_text", "votes_pass"]
 
@@ -32,14 +33,10 @@ def votes_pass(yes: int, total: int) -> bool:
     return total > 0 and yes * 2 >= total
 
 
-def _text(language: str) -> dict[str, str]:
-    return _TEXT["ru" if language == "ru" else "en"]
-
-
 def mean_text(language: str, scores: Mapping[str, float]) -> str:
     """``mean over 3 judge(s): 0.67`` in ``language``."""
     mean = sum(scores.values()) / len(scores) if scores else 0.0
-    return _text(language)["mean"].format(judges=len(scores), score=f"{mean:.2f}")
+    return localized(_TEXT, language)["mean"].format(judges=len(scores), score=f"{mean:.2f}")
 
 
 def outcome_text(
@@ -50,7 +47,7 @@ def outcome_text(
     lower_is_better: bool = False,
 ) -> str:
     """The sentences joined, with the excluded judges and the direction added."""
-    text = _text(language)
+    text = localized(_TEXT, language)
     parts = [part for part in parts if part]
     if lower_is_better:
         parts.append(text["lower"])

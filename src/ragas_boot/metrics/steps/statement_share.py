@@ -8,7 +8,7 @@ from typing import Any, ClassVar, TypeVar
 
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.metrics.base import Metric, MetricConfig, ScoringOutcome
-from ragas_boot.metrics.prompting import render_prompt
+from ragas_boot.metrics.prompting import localized, render_prompt
 from ragas_boot.metrics.steps.chain import Chain
 from ragas_boot.metrics.steps.decompose import Statements
 from ragas_boot.metrics.steps.explain import mean_text, outcome_text
@@ -55,7 +55,7 @@ class StatementShareMetric(Metric[ConfigT]):
         self, sample: Sample, config: ConfigT, judges: Sequence[JudgeModel]
     ) -> ScoringOutcome:
         language = self._language(config)
-        text = self.texts["ru" if language == "ru" else "en"]
+        text = localized(self.texts, language)
         lower = self.lower_is_better
         chain = Chain(self.executor, judges)
         contexts = contexts_of(sample)

@@ -359,7 +359,7 @@ def describe_validator(validator: ParamRule | Callable[[Any], Any]) -> str:
 class ToolCallExpectation(SuiteModel):
     """One tool call a case expects, and what its parameters must look like.
 
-    Args:
+    Attributes:
         tool_name: the tool that must be called.
         required_params: parameters that must be present; a value is the expected value
             (compared as argument values), ``None`` accepts any value.
