@@ -100,3 +100,65 @@ def test_the_testing_face_is_pinned_and_importable():
     exec("from ragas_boot.testing import *", namespace)
     for name in TESTING_PUBLIC:
         assert getattr(ragas_boot.testing, name) is namespace[name]
+
+
+#: ``ragas_boot.suites``: tool suites, datasets with expectations (a suite run is a RunResult).
+SUITES_PUBLIC = [
+    "DEFAULT_MAX_LATENCY_MS",
+    "DEFAULT_MAX_TOOL_CALLS",
+    "DEFAULT_PASS_THRESHOLD",
+    "SUITE_METRICS",
+    "Agent",
+    "AgentReply",
+    "AgentRun",
+    "AgentTestCase",
+    "AgentTestSuite",
+    "ArgumentRule",
+    "CaseExpectations",
+    "ExpectationAlternatives",
+    "ExpectedToolCall",
+    "FailedSample",
+    "FailureAnalysis",
+    "FailureGroup",
+    "FailureKind",
+    "Finding",
+    "JsonType",
+    "OpenAIToolAgent",
+    "RangeRule",
+    "ScoringSettings",
+    "StopReason",
+    "SuiteCase",
+    "ToolCallExpectation",
+    "ToolSpec",
+    "aevaluate_cases",
+    "analyze_failures",
+    "arun_agent",
+    "arun_case",
+    "arun_suite",
+    "as_agent_reply",
+    "case_explanation",
+    "case_sample",
+    "evaluate_cases",
+    "load_suite",
+    "pytest_cases",
+    "run_agent",
+    "run_case",
+    "run_suite",
+    "suite_json_schema",
+    "validate_suite",
+]
+
+
+def test_the_suites_face_is_pinned_and_importable():
+    import ragas_boot.suites
+
+    assert ragas_boot.suites.__all__ == SUITES_PUBLIC
+    namespace: dict[str, object] = {}
+    exec("from ragas_boot.suites import *", namespace)
+    for name in SUITES_PUBLIC:
+        assert getattr(ragas_boot.suites, name) is namespace[name]
+    # one model per idea: the suites' rules and records are the samples' own
+    import ragas_boot.samples
+
+    for name in ("ArgumentRule", "ExpectedToolCall", "CaseExpectations", "AgentRun"):
+        assert getattr(ragas_boot.suites, name) is getattr(ragas_boot.samples, name)

@@ -146,7 +146,7 @@ def test_a_suite_run_with_a_home_that_cannot_be_made_exits_by_the_gate(
         "--min-pass-rate", rate, "--out", report,
     )  # fmt: skip
     assert result.code == code, result.text
-    assert json.loads(report.read_text(encoding="utf-8"))["cases"]
+    assert json.loads(report.read_text(encoding="utf-8"))["samples"]
     assert "warning: run not recorded: cannot open the run history" in result.err
     assert "Traceback" not in result.text
 

@@ -12,6 +12,7 @@ from ragas_boot.datasets import parse_dataset
 from ragas_boot.errors import DatasetError
 from ragas_boot.metrics import ToolCallAccuracyConfig, ToolCallAccuracyMetric
 from ragas_boot.metrics.agent.matching import (
+    ABSENT,
     FailedCalls,
     argument_score,
     match_tool_calls,
@@ -216,14 +217,109 @@ def test_optional_calls_keep_order_rules() -> None:
         ("subset", {"sky": "clear"}, ["sky"], False),
         ("subset", {"tags": [1, 2]}, {"tags": [2, 1]}, False),  # arrays compare whole
         ("subset", {}, {"anything": 1}, True),
+        ({"one_of": ["celsius", "fahrenheit"]}, None, "celsius", True),
+        ({"one_of": ["celsius", "fahrenheit"]}, None, "kelvin", False),
+        ({"one_of": [1, 2]}, None, 1.0, True),  # JSON equality: 1 == 1.0
+        ({"one_of": [1, 2]}, None, True, False),  # ... but true is no number
+        ({"type": "integer"}, None, 5, True),
+        ({"type": "integer"}, None, 5.0, True),
+        ({"type": "integer"}, None, 5.5, False),
+        ({"type": "int"}, None, "5", False),  # Python's names too
+        ({"type": "boolean"}, None, 0, False),
+        ({"type": "null"}, None, None, True),
+        ({"type": "object"}, None, {"a": 1}, True),
+        ({"range": [1, 7]}, None, 7, True),
+        ({"range": [1, 7]}, None, 8, False),
+        ({"range": {"min": 1}}, None, 10**6, True),
+        ({"range": {"max": 7}}, None, "3", False),  # EXACT: a string is no number
+        ({"range": [1, 7]}, None, True, False),
+        ({"range": [0, 1]}, None, float("nan"), False),
+        ({"type": "integer", "range": [1, 7]}, None, 3, True),  # every check must pass
+        ({"type": "integer", "range": [1, 7]}, None, 3.5, False),
+        ({"type": "integer", "range": [1, 7]}, None, 9, False),
+        ({"one_of": ["Tokyo", "Tokio"], "regex": "^Tok"}, None, "Tokio", True),
+        ({"one_of": ["celsius", "fahrenheit"]}, "celsius", "fahrenheit", False),  # and equal
+        ({"type": "integer"}, 5, 5, True),
+        ({"type": "integer"}, 5, 6, False),
+        ({"tolerance": 0.5, "range": [0, 10]}, 9.8, 10.2, False),
+        ({"check": str.istitle}, None, "Hanoi", True),
+        ({"check": str.istitle}, None, "hanoi", False),
+        ({"one_of": ["a"], "optional": True}, None, "a", True),
+        ({"one_of": ["a"], "optional": True}, None, "b", False),
+        ("forbidden", None, "anything", False),
+        ("forbidden", None, None, False),  # present as null is still present
     ],
 )
 def test_rules_one_by_one(rule: Any, expected: Any, value: Any, passes: bool) -> None:
     arguments = {} if expected is None else {"v": expected}
     reference = ruled(arguments, v=rule)
     assert f1([ToolCall("geo", {"v": value})], [reference]) == (1.0 if passes else 0.0)
-    failure = rule_failure(reference.argument_rules["v"], value, expected)
+    failure = rule_failure(reference.argument_rules["v"], value, arguments.get("v", ABSENT))
     assert (failure is None) == passes
+
+
+@pytest.mark.parametrize(
+    ("rule", "value", "message"),
+    [
+        ({"type": "integer"}, "5", "expected type integer, got string"),
+        ({"type": "string"}, 5.0, "expected type string, got integer"),
+        ({"one_of": ["c", "f"]}, "k", "expected one of ['c', 'f']"),
+        ({"regex": "^T"}, "Paris", "expected a string matching /^T/"),
+        ({"range": [1, 7]}, 9, "expected a number in [1, 7]"),
+        ({"range": {"min": 1}}, 0, "expected a number >= 1"),
+        ("forbidden", "x", "the argument is forbidden"),
+        ({"check": str.istitle}, "hanoi", "check str.istitle returned False"),
+    ],
+)
+def test_a_failed_rule_says_why(rule: Any, value: Any, message: str) -> None:
+    assert rule_failure(ArgumentRule.model_validate(rule), value) == message
+
+
+def test_absent_arguments_and_their_rules() -> None:
+    required = ArgumentRule(one_of=["c"])
+    assert rule_failure(required, None, present=False) == "expected the argument, which is missing"
+    assert rule_failure(ArgumentRule(one_of=["c"], optional=True), None, present=False) is None
+    assert rule_failure(ArgumentRule(forbidden=True), None, present=False) is None
+    # a forbidden argument absent passes; present it fails the pair
+    reference = ruled(
+        {"city": "Oslo"}, debug="forbidden", units={"one_of": ["c"], "optional": True}
+    )
+    assert f1([ToolCall("geo", {"city": "Oslo"})], [reference]) == 1.0
+    assert f1([ToolCall("geo", {"city": "Oslo", "units": "c"})], [reference]) == 1.0
+    assert f1([ToolCall("geo", {"city": "Oslo", "units": "k"})], [reference]) == 0.0
+    forbidden = match_tool_calls([ToolCall("geo", {"city": "Oslo", "debug": 1})], [reference])
+    assert forbidden.f1 == 0.0
+    assert forbidden.incorrect[0].different_keys == ["debug"]
+    assert forbidden.incorrect[0].missing_keys == []  # units is optional, debug forbidden
+
+
+def test_a_check_that_raises_fails_with_its_error() -> None:
+    def strict(value: Any) -> bool:
+        raise RuntimeError("boom")
+
+    failure = rule_failure(ArgumentRule(check=strict), "x")
+    assert failure is not None
+    assert failure.endswith(
+        "test_a_check_that_raises_fails_with_its_error.<locals>.strict raised RuntimeError: boom"
+    )
+    assert f1([ToolCall("geo", {"v": 1})], [ruled({}, v=strict)]) == 0.0
+
+
+def test_a_python_check_is_named_in_json_and_left_out_of_the_schema() -> None:
+    reference = ruled({}, city=str.istitle)
+    dumped = Sample(tool_calls=[], reference_tool_calls=[reference]).model_dump(mode="json")
+    rule = dumped["reference_tool_calls"][0]["argument_rules"]["city"]
+    assert rule["check"] == "check str.istitle"
+    assert "check" not in ArgumentRule.model_json_schema()["properties"]
+    with pytest.raises(SampleValidationError, match="check is a Python callable"):
+        Sample.model_validate(
+            {
+                "tool_calls": [],
+                "reference_tool_calls": [
+                    {"name": "geo", "argument_rules": {"city": {"check": "check str.istitle"}}}
+                ],
+            }
+        )
 
 
 def test_normalize_reaches_into_rules() -> None:
@@ -308,12 +404,12 @@ def test_the_metric_reads_rules_from_a_sample_dict() -> None:
         (
             [{"name": "g", "argument_rules": {"x": {"tolerance": 0.1, "any": True}}}],
             "reference_tool_calls[0].argument_rules.x",
-            "exactly one of any, regex, tolerance, subset; got any, tolerance",
+            "any stands alone, but the rule also says tolerance",
         ),
         (
             [{"name": "g", "argument_rules": {"x": {}}}],
             "reference_tool_calls[0].argument_rules.x",
-            "got none",
+            "a rule needs a check",
         ),
         (
             [{"name": "g", "argument_rules": {"x": {"tolerance": -1}}}],
@@ -334,6 +430,42 @@ def test_the_metric_reads_rules_from_a_sample_dict() -> None:
             [{"name": "g", "arguments": {"x": 1}, "argument_rules": {"x": "any"}}],
             "reference_tool_calls[0].argument_rules.x",
             "takes no value in arguments",
+        ),
+        (
+            [{"name": "g", "arguments": {"x": 1}, "argument_rules": {"x": "forbidden"}}],
+            "reference_tool_calls[0].argument_rules.x",
+            "the forbidden rule takes no value in arguments",
+        ),
+        (
+            [{"name": "g", "argument_rules": {"x": {"forbidden": True, "optional": True}}}],
+            "reference_tool_calls[0].argument_rules.x",
+            "forbidden stands alone, but the rule also says optional",
+        ),
+        (
+            [
+                {
+                    "name": "g",
+                    "arguments": {"x": 1},
+                    "argument_rules": {"x": {"tolerance": 1, "subset": True}},
+                }
+            ],
+            "reference_tool_calls[0].argument_rules.x",
+            "tolerance compares numbers and subset objects",
+        ),
+        (
+            [{"name": "g", "argument_rules": {"x": {"range": [7, 1]}}}],
+            "reference_tool_calls[0].argument_rules.x.range",
+            "range min 7 is above max 1",
+        ),
+        (
+            [{"name": "g", "argument_rules": {"x": {"one_of": []}}}],
+            "reference_tool_calls[0].argument_rules.x.one_of",
+            "at least 1 item",
+        ),
+        (
+            [{"name": "g", "argument_rules": {"x": {"type": "decimal"}}}],
+            "reference_tool_calls[0].argument_rules.x.type",
+            "'string', 'integer'",
         ),
         (
             [{"name": "g", "optional": "sometimes"}],

@@ -204,3 +204,26 @@ def test_switched_off_metrics_fail_only_the_tests_that_ask_for_them(write_tests,
 
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(["*metric beans are switched off*"])
+
+
+def test_case_expectations_is_a_bean_fixture_like_any_metric(write_tests, project):
+    write_tests(
+        "test_cases",
+        """
+        from ragas_boot import AIMessage, HumanMessage, Sample
+        from ragas_boot.metrics import CaseExpectationsMetric
+
+        def test_keywords_and_budgets(case_expectations, ragas_container):
+            assert isinstance(case_expectations, CaseExpectationsMetric)
+            assert case_expectations is ragas_container.case_expectations()
+            sample = Sample(
+                user_input_messages=[HumanMessage("Weather?"), AIMessage("Sunny in Hue.")],
+                expectations={"response_contains": ["Hue", "rain"], "max_tool_calls": 0},
+            )
+            result = case_expectations.evaluate(sample)
+            assert result.score == 2 / 3
+            assert result.metadata["failed_checks"][0]["expected"] == ["rain"]
+        """,
+    )
+
+    project.runpytest().assert_outcomes(passed=1)

@@ -14,7 +14,7 @@ from ragas_boot.chat.judge import TokenUsage
 from ragas_boot.execution.results import Exclusion, JudgeCall, StepRecord
 from ragas_boot.metrics.results import Quorum, RepeatSummary
 from ragas_boot.reporting import REPORT_SCHEMA_VERSION, render_json, report_json_schema
-from ragas_boot.runs import results
+from ragas_boot.runs import analysis, results
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "report-json.md"
 
@@ -34,6 +34,7 @@ TOP_LEVEL = [
     "duration_s",
     "stopped",
     "max_cost",
+    "analysis",
 ]
 
 DOCUMENTED: list[type[BaseModel]] = [
@@ -55,6 +56,10 @@ DOCUMENTED: list[type[BaseModel]] = [
     results.AgreementSummary,
     results.PairAgreement,
     results.RunTotals,
+    analysis.FailureAnalysis,
+    analysis.FailedSample,
+    analysis.Finding,
+    analysis.FailureGroup,
 ]
 
 
@@ -113,6 +118,8 @@ def test_the_report_reads_back_as_a_run_result(run):
 def test_the_json_schema_lists_the_same_top_level_fields(run):
     schema = report_json_schema()
     # Every field a run report always has, then the one only compare on labels adds.
+    assert schema["properties"]["analysis"]["anyOf"][0] == {"$ref": "#/$defs/FailureAnalysis"}
+    assert {"FailureAnalysis", "FailedSample", "Finding", "FailureGroup"} <= set(schema["$defs"])
     assert list(schema["properties"]) == [*TOP_LEVEL, "calibration"]
     assert "calibration" not in schema["required"]
     assert set(schema["required"]) >= {"schema_version", "samples", "metric_summaries"}
@@ -132,12 +139,14 @@ def test_the_documentation_covers_every_field():
 
 def _whole_document(run):
     """The report as one dump of the run: what the pieces must add up to."""
-    from ragas_boot.reporting.json_report import generator
+    from ragas_boot.reporting.json_report import analysis_document, generator
 
+    found = analysis.failure_analysis(run)
     return {
         "schema_version": REPORT_SCHEMA_VERSION,
         "generator": generator(),
         **run.model_dump(mode="json"),
+        "analysis": analysis_document(found) if found is not None else None,
     }
 
 

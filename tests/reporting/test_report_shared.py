@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import re
-from datetime import UTC, datetime
 
 import pytest
 
@@ -23,29 +21,10 @@ from ragas_boot.reporting.allure_page import (
     repeats_page_name,
 )
 from ragas_boot.reporting.pytest_table import summary_lines
-from ragas_boot.reporting.suite_report import render_console, render_html, render_json
 from ragas_boot.runs import RunResult
 from ragas_boot.runs.evaluations import finished_evaluation
 from ragas_boot.runs.pytest_session import PytestEvaluation, ScoreCheck, ScoreRow
 from ragas_boot.runs.results import Evaluation, EvaluationError
-from ragas_boot.suites import AgentRun, AgentTestCase, SuiteResult, score_case
-
-
-@pytest.fixture
-def suite_result() -> SuiteResult:
-    """A case that checks only keywords: precision, recall and params have no score."""
-    case = score_case(
-        AgentTestCase(id="T1", user_message="hi", expected_output_contains=["hello"]),
-        AgentRun(response="hello", latency_ms=3),
-    )
-    return SuiteResult(
-        suite="s",
-        agent="a:b",
-        started_at=datetime(2025, 1, 2, tzinfo=UTC),
-        duration_s=0.1,
-        concurrency=1,
-        cases=[case],
-    )
 
 
 def _event(**fields: object) -> EvaluationFinished:
@@ -68,10 +47,9 @@ def _styles(page: str) -> list[str]:
     return re.findall(r"<style>(.*?)</style>", page, flags=re.DOTALL)
 
 
-def test_every_page_carries_the_one_stylesheet(run: RunResult, suite_result: SuiteResult) -> None:
+def test_every_page_carries_the_one_stylesheet(run: RunResult) -> None:
     pages = {
-        "run": render_run_html(run),
-        "suite": render_html(suite_result, suite_result.gate(0.9)),
+        "run": render_run_html(run),  # a suite run's page too: it is a RunResult
         "allure": render_page(_event(score=0.5, model_scores={"judge-a": 0.5})),
     }
 
@@ -81,25 +59,6 @@ def test_every_page_carries_the_one_stylesheet(run: RunResult, suite_result: Sui
     # the classes the suite and Allure pages use are in it
     for selector in (".gate.pass", ".gate.fail", ".tile", ".badge.good", ".badge.none"):
         assert selector in STYLESHEET
-
-
-def test_the_suite_report_spells_no_score_like_the_run_report(suite_result: SuiteResult) -> None:
-    text = render_console(suite_result)
-    row = next(line for line in text.splitlines() if line.startswith("PASS"))
-
-    assert row.split()[3:6] == [fmt.MISSING] * 3  # precision, recall, params
-    assert "–" not in text  # the en dash it used before
-    assert fmt.MISSING in render_html(suite_result)
-    assert fmt.score(None) == fmt.percent(None) == fmt.fraction(None) == fmt.MISSING
-
-
-def test_the_suite_json_has_the_run_reports_envelope(suite_result: SuiteResult) -> None:
-    data = json.loads(render_json(suite_result))
-
-    assert data["schema_version"] == 1
-    assert data["generator"]["name"] == "ragas-boot"
-    assert data["cases"][0]["tool_precision"] is None  # null in JSON, never the mark
-    assert render_json(suite_result).endswith("}\n")
 
 
 def _tested(

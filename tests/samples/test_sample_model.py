@@ -23,6 +23,8 @@ FIELDS = [
     "reference_topics",
     "tool_calls",
     "reference_tool_calls",
+    "expectations",
+    "agent_run",
     "labels",
     "metadata",
     "id",
@@ -202,7 +204,7 @@ def test_json_schema_describes_every_field() -> None:
     for name, prop in schema["properties"].items():
         assert prop.get("description"), name
     for definition in schema["$defs"].values():
-        for name, prop in definition["properties"].items():
+        for name, prop in definition.get("properties", {}).items():  # enums have none
             assert prop.get("description"), name
 
 

@@ -15,9 +15,12 @@ from ragas_boot.testing import FakeOpenAIServer, Reply
 
 @pytest.fixture(autouse=True)
 def _no_outside_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The caller's RAGAS_CONFIG or active profiles must not change which agent runs."""
+    """The caller's RAGAS_CONFIG or active profiles must not change which agent runs, nor
+    the terminal's width the report."""
     monkeypatch.delenv("RAGAS_CONFIG", raising=False)
     monkeypatch.delenv("SPRING_PROFILES_ACTIVE", raising=False)
+    # the console tables are laid out for a wide terminal, whatever runs the tests
+    monkeypatch.setenv("COLUMNS", "200")
 
 
 @pytest.fixture

@@ -12,9 +12,15 @@ from suite_helpers import scripted_turns
 
 from ragas_boot.cli import main
 from ragas_boot.metrics import FailedCalls
+from ragas_boot.runs.analysis import sample_findings
 from ragas_boot.runs.suites.suite import resolve_reference
-from ragas_boot.samples import from_openai_messages
-from ragas_boot.suites import AgentRun, load_suite, score_case
+from ragas_boot.suites import (
+    ScoringSettings,
+    as_agent_reply,
+    case_sample,
+    evaluate_cases,
+    load_suite,
+)
 from ragas_boot.testing import FakeOpenAIServer, Reply
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "04_tool_suite"
@@ -36,20 +42,26 @@ def test_the_example_runs_from_its_folder(
 
     code = cli("run", "suite.yaml", "--out", str(tmp_path / "report.json"))
 
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert code == EXIT_GATE_FAILED  # 9 of 10 pass: under the suite's 0.95
     assert "agent weather_agent:run" in out
-    assert "FAIL     T003_no_tool_needed" in out
-    assert 'forbidden_call: Called tools when none should be called: get_weather({"city":' in out
-    assert "Results: 9/10 passed (90.0%)" in out
-    assert "Over-calling: 1 case (T003_no_tool_needed)" in out
-    assert "CI GATE FAILED: 90.0% < 95.0% required" in out
+    assert "│ FAIL   │ T003_no_tool_needed  │ 0.000 fail         │ 1.000 pass" in out
+    assert 'over_calling: Called tools when none should be called: get_weather({"city":' in out
+    assert "Samples passing every metric: 9/10 (90.0%)" in out
+    assert "Over-calling: 1 sample (T003_no_tool_needed)" in out
+    assert "FAILED 9/10 samples passed every metric (90.0%), under the 95.0% required" in (
+        captured.err
+    )
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
-    assert report["analysis"]["failed_case_ids"] == ["T003_no_tool_needed"]
+    assert report["analysis"]["failed_sample_ids"] == ["T003_no_tool_needed"]
     # the agent took the second alternative, and its failed first call was left out
-    assert "PASS     T009_either_tool        1.00        1.00" in out
-    assert "PASS     T010_recovered_retry    1.00        1.00" in out
-    assert out.count("T010_recovered_retry") == 1  # no issue reported for the retry
+    assert "│ PASS   │ T009_either_tool     │ 1.000 pass" in out
+    assert "│ PASS   │ T010_recovered_retry │ 1.000 pass" in out
+    assert out.count("T010_recovered_retry") == 1  # no finding reported for the retry
+    tools = {s["sample_id"]: s["evaluations"][0]["result"]["metadata"] for s in report["samples"]}
+    assert tools["T009_either_tool"]["alternative"] == 1
+    assert tools["T010_recovered_retry"]["excluded"] == [0]
 
     assert cli("run", "suite.yaml", "--min-pass-rate", "0.85") == EXIT_OK
 
@@ -118,7 +130,7 @@ def test_the_example_against_the_test_server_as_the_agent_model(
 
     out = capsys.readouterr().out
     assert "agent model weather-agent (test-server)" in out
-    assert "Results: 10/10 passed (100.0%)" in out, out
+    assert "Samples passing every metric: 10/10 (100.0%)" in out, out
     assert code == EXIT_OK
     first = openai_server.requests_for("weather-agent")[0].request
     assert first.messages[0]["role"] == "system"
@@ -157,17 +169,14 @@ def test_the_example_agent_retries_after_a_failed_call() -> None:
     tools = [message for message in trace if message["role"] == "tool"]
     assert [message.get("status") for message in tools] == ["error", None]
     assert "unknown city 'HCMC'" in tools[0]["content"]
-    # with the default scoring the failed call costs precision: P = 1/2
-    sample = from_openai_messages(trace)
-    counted = score_case(
-        case,
-        AgentRun(
-            response=trace[-1]["content"],
-            tool_calls=sample.actual_tool_calls(),
-            messages=sample.user_input_messages or [],
-        ),
-    )
-    # (0.3 · 1/2 + 0.3 + 0.3 + 0.1) / 1.0 = 0.85: still a pass, with an extra_call issue
-    assert (counted.tool_precision, counted.score) == (0.5, pytest.approx(0.85))
-    assert [issue.kind.value for issue in counted.issues] == ["extra_call"]
+    # with the default scoring the failed call costs precision: P = 1/2, F1 = 0.667: a fail
+    # (0.1.x passed it at 0.85 with an extra_call issue)
+    reply = as_agent_reply(trace, inputs=case.conversation())
+    sample = case_sample(case, reply, latency_ms=1.0)
+    default = suite.model_copy(update={"scoring": ScoringSettings()})
+    counted = evaluate_cases(default, [sample]).samples[0]
+    assert counted.evaluation("tool_call_accuracy").score == pytest.approx(2 / 3)
+    assert not counted.passed
+    assert [finding.kind.value for finding in sample_findings(counted)] == ["over_calling"]
     assert suite.scoring.failed_calls == FailedCalls.EXCLUDE_RECOVERED
+    assert evaluate_cases(suite, [sample]).samples[0].passed

@@ -13,8 +13,8 @@ from ragas_boot.samples import AIMessage, HumanMessage
 from ragas_boot.suites import (
     AgentTestCase,
     AgentTestSuite,
+    ArgumentRule,
     JsonType,
-    ParamRule,
     ToolCallExpectation,
     load_suite,
     suite_json_schema,
@@ -48,8 +48,8 @@ def test_the_weather_suite_loads() -> None:
         "T003_no_tool_needed",
     ]
     rule = suite.cases[0].expected_tool_calls[0].param_validators["units"]
-    assert rule == ParamRule(one_of=["celsius", "fahrenheit"])
-    assert suite.cases[1].expected_tool_calls[0].param_validators["days"] == ParamRule(
+    assert rule == ArgumentRule(one_of=["celsius", "fahrenheit"])
+    assert suite.cases[1].expected_tool_calls[0].param_validators["days"] == ArgumentRule(
         type=JsonType.INTEGER, range={"min": 1, "max": 7}
     )
     assert suite.tools[0].parameters["required"] == ["city"]  # from input_schema
@@ -159,7 +159,7 @@ def test_an_unknown_key_gets_a_hint(tmp_path: Path) -> None:
             "user_message: hi\n    expected_tool_calls: [{tool_name: x, "
             "param_validators: {a: {}}}]",
             "expected_tool_calls[0].param_validators.a",
-            "needs one_of, regex, range, type, tolerance or subset",
+            "a rule needs a check",
         ),
         (
             "user_message: hi\n    expected_tool_calls: [{tool_name: x, "
@@ -307,7 +307,9 @@ def test_suites_built_in_python() -> None:
     )
 
     assert suite.resolve_agent()([]) == "ok"
-    assert callable(suite.cases[0].expected_tool_calls[0].param_validators["units"])
+    rule = suite.cases[0].expected_tool_calls[0].param_validators["units"]
+    assert callable(rule.check)
+    assert rule.describe().startswith("check test_suite_loading.")
 
 
 def test_the_json_schema_describes_suite_files() -> None:
@@ -317,4 +319,8 @@ def test_the_json_schema_describes_suite_files() -> None:
     assert "base_dir" not in schema["properties"]
     case = schema["$defs"]["AgentTestCase"]
     assert case["properties"]["max_tool_calls"]["default"] == 5
-    assert "ParamRule" in schema["$defs"]
+    validator = schema["$defs"]["ArgumentRule"]
+    assert {"one_of", "range", "type", "regex", "forbidden", "optional"} <= set(
+        validator["properties"]
+    )
+    assert "check" not in validator["properties"]  # Python only

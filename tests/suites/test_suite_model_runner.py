@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from suite_helpers import AGENT_MODEL, scripted_turns, tool_calls_log, weather_call
+from suite_helpers import AGENT_MODEL, kinds, score_of, scripted_turns, tool_calls_log, weather_call
 
 from ragas_boot.chat import JudgeSpec
 from ragas_boot.execution import LoopPortal
+from ragas_boot.runs.analysis import sample_findings
 from ragas_boot.suites import (
     AgentTestSuite,
-    IssueKind,
     OpenAIToolAgent,
     StopReason,
     arun_case,
@@ -34,23 +34,23 @@ async def agent(
     await model.aclose()
 
 
-def _kinds(result: Any) -> list[IssueKind]:
-    return [issue.kind for issue in result.issues]
-
-
 @pytest.mark.asyncio
 async def test_passing_case_runs_tools_and_sends_their_results(
     weather_model: FakeOpenAIServer, weather_suite: AgentTestSuite, agent: OpenAIToolAgent
 ) -> None:
     result = await arun_case(weather_suite.case("T001_current_weather"), agent)
 
-    assert result.passed, result.issues
-    assert result.score == 1.0
-    assert (result.tool_precision, result.tool_recall, result.param_accuracy) == (1.0, 1.0, 1.0)
-    assert result.response == "The weather in Hanoi right now is 31°C and cloudy."
-    assert [call.name for call in result.tool_calls] == ["get_weather"]
-    assert result.turns == 2
-    assert result.stop_reason is StopReason.ANSWERED
+    assert result.passed, sample_findings(result)
+    assert (score_of(result, "tool_call_accuracy"), score_of(result, "case_expectations")) == (
+        1.0,
+        1.0,
+    )
+    sample = result.sample
+    assert sample.response == "The weather in Hanoi right now is 31°C and cloudy."
+    assert [call.name for call in sample.actual_tool_calls()] == ["get_weather"]
+    assert sample.agent_run.turns == 2
+    assert sample.agent_run.stop_reason is StopReason.ANSWERED
+    assert sample.agent_run.agent == f"model {AGENT_MODEL} (local)"
     first, second = (record.request for record in weather_model.requests_for(AGENT_MODEL))
     assert first.messages[0] == {"role": "system", "content": "You are a weather assistant."}
     assert [tool["function"]["name"] for tool in first.tools or []] == [
@@ -62,11 +62,16 @@ async def test_passing_case_runs_tools_and_sends_their_results(
     assert json.loads(tool_message["content"])["temperature"] == 31
     assert tool_message["tool_call_id"] == second.messages[-2]["tool_calls"][0]["id"]
     assert tool_calls_log()[-1] == {"city": "Hanoi", "units": "celsius"}
-    assert [message.type for message in result.messages] == ["human", "ai", "tool", "ai"]
+    assert [message.type for message in sample.user_input_messages] == [
+        "human",
+        "ai",
+        "tool",
+        "ai",
+    ]
 
 
 @pytest.mark.asyncio
-async def test_wrong_parameters_get_partial_credit_and_fail_the_case(
+async def test_wrong_parameters_fail_the_call_and_are_named(
     openai_server: FakeOpenAIServer, weather_suite: AgentTestSuite, agent: OpenAIToolAgent
 ) -> None:
     openai_server.respond(
@@ -86,20 +91,16 @@ async def test_wrong_parameters_get_partial_credit_and_fail_the_case(
     result = await arun_case(weather_suite.case("T002_5day_forecast"), agent)
 
     assert not result.passed
-    assert _kinds(result) == [IssueKind.WRONG_VALUE, IssueKind.WRONG_VALUE, IssueKind.INVALID_PARAM]
-    city, days, invalid = result.issues
-    assert (city.tool, city.param, city.expected, city.actual) == (
-        "get_forecast",
-        "city",
-        "Ho Chi Minh City",
-        "Saigon",
-    )
-    assert (days.param, days.expected, days.actual) == ("days", 5, 10)
-    assert (invalid.param, invalid.actual) == ("days", 10)
-    assert invalid.expected == "type integer, in [1, 7]"
-    # city: wrong value 0.5; days: wrong value, then a failed validator, 0
-    assert result.param_accuracy == pytest.approx(0.25)
-    assert result.score == pytest.approx((0.3 + 0.3 + 0.3 * 0.25) / 0.9)
+    assert score_of(result, "tool_call_accuracy") == 0.0  # 0.1.x gave 0.694: no partial credit
+    (finding,) = sample_findings(result)
+    assert (finding.kind.value, finding.tool) == ("parameter_errors", "get_forecast")
+    # days is checked by its rule (type integer, in [1, 7]) and by the value 5: the first
+    # check that fails says why
+    assert finding.params == {
+        "city": "expected 'Ho Chi Minh City', got 'Saigon'",
+        "days": "expected 5, got 10",
+    }
+    assert finding.expected["arguments"] == {"city": "Ho Chi Minh City", "days": 5}
     # the canned result of the tool was sent back to the model
     answered = openai_server.requests_for(AGENT_MODEL)[-1].request.messages[-1]
     assert json.loads(answered["content"]) == {"forecast": ["sunny", "rain", "sunny"]}
@@ -124,12 +125,12 @@ async def test_must_not_call_case_fails_listing_the_calls(
     result = await arun_case(weather_suite.case("T003_no_tool_needed"), agent)
 
     assert not result.passed
-    assert result.score == 0.0
-    assert result.output_score == 1.0
-    (issue,) = result.issues
-    assert issue.kind is IssueKind.FORBIDDEN_CALL
-    assert issue.actual == [{"name": "get_weather", "arguments": {"city": "Hanoi"}}]
-    assert 'get_weather({"city": "Hanoi"})' in issue.message
+    assert score_of(result, "tool_call_accuracy") == 0.0
+    assert score_of(result, "case_expectations") == 1.0
+    (finding,) = sample_findings(result)
+    assert finding.kind.value == "over_calling"
+    assert finding.actual == [{"name": "get_weather", "arguments": {"city": "Hanoi"}}]
+    assert 'get_weather({"city": "Hanoi"})' in finding.message
 
 
 @pytest.mark.asyncio
@@ -141,10 +142,10 @@ async def test_latency_over_budget_fails_the_case(
     result = await arun_case(weather_suite.case("T004_latency_budget"), agent)
 
     assert not result.passed
-    assert result.score == 1.0  # right tool, right answer: only the budget failed
-    assert _kinds(result) == [IssueKind.LATENCY]
-    assert result.latency_ms >= 1600  # two model turns of 800 ms
-    assert result.issues[0].expected == 1500
+    assert score_of(result, "tool_call_accuracy") == 1.0  # right tool: only the budget failed
+    assert kinds(result) == ["latency"]
+    assert result.sample.agent_run.latency_ms >= 1600  # two model turns of 800 ms
+    assert sample_findings(result)[0].expected == 1500
 
 
 @pytest.mark.asyncio
@@ -159,15 +160,14 @@ async def test_over_calling_stops_at_the_budget(
     result = await arun_case(weather_suite.case("T005_over_calling"), agent)
 
     assert not result.passed
-    assert result.stop_reason is StopReason.TOOL_BUDGET
-    assert len(result.tool_calls) == 3  # the turn that crossed the budget of 2 is recorded
-    assert len(calls) == 2  # ... but not executed
+    assert result.sample.agent_run.stop_reason is StopReason.TOOL_BUDGET
+    assert len(result.sample.actual_tool_calls()) == 3  # the turn over the budget of 2 ...
+    assert len(calls) == 2  # ... is recorded but not executed
     assert openai_server.count(AGENT_MODEL) == 3
-    assert _kinds(result) == [IssueKind.EXTRA_CALL, IssueKind.EXTRA_CALL, IssueKind.OVER_BUDGET]
-    assert result.issues[-1].expected == 2
-    assert result.issues[-1].actual == 3
-    assert result.tool_precision == pytest.approx(1 / 3)
-    assert result.tool_recall == 1.0
+    assert kinds(result) == ["over_calling"] * 3
+    assert (sample_findings(result)[-1].expected, sample_findings(result)[-1].actual) == (2, 3)
+    matching = result.evaluation("tool_call_accuracy").result.metadata
+    assert (matching["precision"], matching["recall"]) == (pytest.approx(1 / 3), 1.0)
 
 
 @pytest.mark.asyncio
@@ -176,10 +176,9 @@ async def test_whole_suite_against_a_good_model(
 ) -> None:
     result = await arun_suite(weather_suite, agent)
 
-    assert [case.case_id for case in result.cases] == [case.id for case in weather_suite.cases]
-    assert result.passed == 5
-    assert result.agent == f"model {AGENT_MODEL} (local)"
-    assert result.gate(0.9).passed
+    assert [run.sample_id for run in result.samples] == [case.id for case in weather_suite.cases]
+    assert result.passed_samples == 5
+    assert result.gate(min_sample_pass_rate=0.9).passed
 
 
 def test_sync_run_suite_closes_the_agent_clients(
@@ -190,7 +189,7 @@ def test_sync_run_suite_closes_the_agent_clients(
     first = run_suite(weather_suite, agent, cases=["T001_current_weather"])
     second = run_suite(weather_suite, agent, cases=["T002_5day_forecast"])  # usable again
 
-    assert first.passed == second.passed == 1
+    assert first.passed_samples == second.passed_samples == 1
 
 
 @pytest.mark.asyncio
@@ -247,12 +246,12 @@ async def test_a_failing_model_is_an_agent_error_not_a_crash(
 
     result = await arun_suite(weather_suite, agent, cases=["T001_current_weather"])
 
-    (case,) = result.cases
+    (case,) = result.samples
     assert not case.passed
-    assert case.error is not None
-    assert case.error.startswith("JudgeHTTPError: HTTP 401")
-    assert [issue.kind for issue in case.issues] == [IssueKind.AGENT_ERROR]
-    assert case.tool_precision is None
+    error = case.sample.agent_run.error
+    assert error is not None
+    assert error.startswith("JudgeHTTPError: HTTP 401")
+    assert kinds(case) == ["agent_errors"]
     assert openai_server.count(AGENT_MODEL) == 1  # a 401 is not retried
 
 
@@ -274,8 +273,8 @@ async def test_unparseable_tool_arguments_are_answered_with_an_error(
 
     result = await arun_case(weather_suite.case("T001_current_weather"), agent)
 
-    assert result.tool_calls[0].arguments == {}
-    assert [issue.kind for issue in result.issues][:1] == [IssueKind.MISSING_PARAM]
+    assert result.sample.actual_tool_calls()[0].arguments == {}
+    assert sample_findings(result)[0].params == {"city": "expected the argument, which is missing"}
     sent = openai_server.requests_for(AGENT_MODEL)[-1].request.messages
     assert sent[-2]["tool_calls"][0]["function"]["arguments"] == "{city: Hanoi"
     assert "not valid JSON" in json.loads(sent[-1]["content"])["error"]
@@ -328,7 +327,7 @@ async def test_case_tool_results_override_and_unknown_tools_get_a_mock(
         "result": "Mock result for other",
         "input_received": {"q": 1},
     }
-    assert [issue.kind for issue in result.issues] == [IssueKind.UNEXPECTED_TOOL]
+    assert kinds(result) == ["wrong_tool"]
 
 
 def test_the_agent_runs_on_a_given_portal(
@@ -341,7 +340,7 @@ def test_the_agent_runs_on_a_given_portal(
     finally:
         portal.close()
 
-    assert result.cases[0].passed
+    assert result.samples[0].passed
 
 
 class _CountingTurns:
@@ -369,7 +368,7 @@ async def test_a_turn_policy_of_ones_own_attempts_every_turn(
         await agent.aclose()
 
     assert result.passed
-    assert result.turns == 2  # the tool call, then the answer
+    assert result.sample.agent_run.turns == 2  # the tool call, then the answer
     assert turns.turns == [AGENT_MODEL, AGENT_MODEL]
     assert weather_model.count(AGENT_MODEL) == 2
 

@@ -7,14 +7,13 @@ import threading
 from typing import Any
 
 import pytest
-from suite_helpers import WEATHER_SUITE
+from suite_helpers import WEATHER_SUITE, kinds
 
 from ragas_boot.samples import AIMessage, HumanMessage, Message, Sample, ToolCall, ToolMessage
 from ragas_boot.suites import (
     AgentReply,
     AgentTestCase,
     AgentTestSuite,
-    IssueKind,
     arun_case,
     arun_suite,
     as_agent_reply,
@@ -52,7 +51,10 @@ def test_a_sync_agent() -> None:
     result = run_case(CASE, sync_agent)
 
     assert result.passed
-    assert result.tool_calls == [CALL]
+    assert result.sample.actual_tool_calls() == [CALL]
+    # an answer given without a trace is the conversation's AI turns, for every metric
+    assert [m.type for m in result.sample.user_input_messages] == ["human", "ai", "ai"]
+    assert result.sample.agent_run.agent == "test_suite_python_agents:sync_agent"
 
 
 @pytest.mark.asyncio
@@ -60,15 +62,15 @@ async def test_an_async_agent() -> None:
     result = await arun_case(CASE, async_agent)
 
     assert result.passed
-    assert result.response == ANSWER
+    assert result.sample.response == ANSWER
 
 
 @pytest.mark.asyncio
 async def test_an_object_with_an_async_call() -> None:
     result = await arun_case(CASE, AsyncCallable())
 
-    assert result.response == ANSWER
-    assert [issue.kind for issue in result.issues] == [IssueKind.MISSING_TOOL]
+    assert result.sample.response == ANSWER
+    assert kinds(result) == ["tool_not_called"]
 
 
 @pytest.mark.asyncio
@@ -89,8 +91,8 @@ async def test_sync_agents_run_in_threads_so_cases_overlap() -> None:
     )
     result = await arun_suite(suite, waiting, concurrency=4)
 
-    assert [case.error for case in result.cases] == [None] * 4
-    assert result.passed == 4
+    assert [run.sample.agent_run.error for run in result.samples] == [None] * 4
+    assert result.passed_samples == 4
     assert len(threads) == 4
     assert threading.get_ident() not in threads
 
@@ -130,8 +132,8 @@ async def test_no_more_cases_than_the_concurrency_run_at_once() -> None:
     result = await run
     assert most == 2
     assert started == [f"c{index}" for index in range(6)]
-    assert [case.case_id for case in result.cases] == [f"c{index}" for index in range(6)]
-    assert result.passed == 6
+    assert [run.sample_id for run in result.samples] == [f"c{index}" for index in range(6)]
+    assert result.passed_samples == 6
 
 
 def test_an_agent_may_ask_for_its_case() -> None:
@@ -259,9 +261,10 @@ def test_an_unreadable_reply_is_an_agent_error(output: Any, message: str) -> Non
     result = run_case(CASE, lambda messages: output)
 
     assert not result.passed
-    assert result.error is not None
-    assert message in result.error
-    assert result.issues[0].kind is IssueKind.AGENT_ERROR
+    error = result.sample.agent_run.error
+    assert error is not None
+    assert message in error
+    assert kinds(result) == ["agent_errors"]
 
 
 def test_an_agent_that_raises_fails_only_its_case() -> None:
@@ -274,10 +277,12 @@ def test_an_agent_that_raises_fails_only_its_case() -> None:
 
     result = run_suite(suite, flaky)
 
-    failed = result.case("T003_no_tool_needed")
-    assert failed.error == "ConnectionError: upstream down"
-    assert failed.stop_reason.value == "error"
-    assert result.total == 5
+    failed = next(run for run in result.samples if run.sample_id == "T003_no_tool_needed")
+    assert failed.sample.agent_run.error == "ConnectionError: upstream down"
+    assert failed.sample.agent_run.stop_reason.value == "error"
+    assert not failed.passed
+    assert len(result.samples) == 5
+    assert result.stopped is None
 
 
 def test_the_suite_default_agent_is_resolved_beside_the_file() -> None:
@@ -285,6 +290,8 @@ def test_the_suite_default_agent_is_resolved_beside_the_file() -> None:
 
     result = run_suite(suite)
 
-    assert result.agent == "passing_agent:run"
-    assert result.passed == result.total == 5
-    assert result.gate(1.0).passed
+    assert {run.sample.agent_run.agent for run in result.samples} == {"passing_agent:run"}
+    assert result.passed_samples == len(result.samples) == 5
+    assert result.gate(min_sample_pass_rate=1.0).passed
+    assert result.dataset.name == "Weather Agent Tests"
+    assert result.dataset.path == str(WEATHER_SUITE)

@@ -28,7 +28,6 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from enum import StrEnum
 from typing import Any, Protocol, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -39,7 +38,7 @@ from ragas_boot.chat.openai_judge import LoopBoundChatModel, api_base_url
 from ragas_boot.config.settings import RetrySettings
 from ragas_boot.config.urls import mask_url
 from ragas_boot.errors import JudgeOutputError, SampleValidationError
-from ragas_boot.samples import AIMessage, HumanMessage, Message, ToolCall, ToolMessage
+from ragas_boot.samples import AIMessage, HumanMessage, Message, StopReason, ToolCall, ToolMessage
 from ragas_boot.samples._base import message_of
 from ragas_boot.samples.openai_chat import (
     AssistantMessage,
@@ -70,17 +69,6 @@ DEFAULT_MAX_TOOL_CALLS = 5
 
 ToolFunction = Callable[..., Any]
 """A tool's implementation: called with the call's arguments as keywords, sync or async."""
-
-
-class StopReason(StrEnum):
-    """Why the agent's run ended."""
-
-    ANSWERED = "answered"
-    """The agent gave its final answer."""
-    TOOL_BUDGET = "tool_budget"
-    """The built-in runner stopped the model after it exceeded the tool-call budget."""
-    ERROR = "error"
-    """The agent failed."""
 
 
 class AgentReply(BaseModel):

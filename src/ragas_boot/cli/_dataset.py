@@ -1,10 +1,17 @@
-"""Running a dataset (``evaluate``, ``compare``, ``calibrate``): plan -> run -> report -> exit code.
+"""Running a dataset (``evaluate``, ``compare``, ``calibrate``, ``suite run``): plan -> run ->
+report -> exit code.
 
 :func:`run_dataset` is those four calls; each is a function a test can drive with a
 :class:`~ragas_boot.cli._options.RunOptions` and no argparse. The plan does everything that can
 fail on bad input before a judge is asked (report paths, the dataset, the settings, the metric
 names, calibration labels, the baseline); the run owns the container and the progress bar; the
 report prints and writes what finished, then records it; the exit code applies the gate policy.
+
+A suite file is a dataset with expectations (any of these commands takes one): the plan
+compiles its cases to samples and finds its configuration (beside the suite when no
+``--config``); the run first runs the suite's agent on every case (on the container's loop,
+so a configured model can be the agent), then scores the samples like any dataset; the gate
+also requires the suite's ``min-pass-rate`` of samples passing every metric.
 
 ``evaluate`` and ``compare`` never lose finished work: on SIGINT or SIGTERM they stop sending,
 cancel the judge calls in flight, write every report of what finished (the rest marked
@@ -14,9 +21,10 @@ cancel the judge calls in flight, write every report of what finished (the rest 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,7 +45,7 @@ from ragas_boot.cli._metrics import metric_names, needs_models, without_embeddin
 from ragas_boot.cli._options import RunLimits, RunOptions
 from ragas_boot.cli._outputs import write_reports
 from ragas_boot.cli._reports import REPORT_KINDS, report_paths
-from ragas_boot.cli._source import load_source
+from ragas_boot.cli._source import load_source, load_suite_source
 
 if TYPE_CHECKING:
     from ragas_boot.config.settings import RagasSettings
@@ -46,6 +54,7 @@ if TYPE_CHECKING:
     from ragas_boot.runs import ProgressCallback, RunControl, RunResult
     from ragas_boot.runs.history import StoredRun
     from ragas_boot.runs.regressions import RunDiff
+    from ragas_boot.runs.suites.suite import AgentTestSuite
 
 __all__ = [
     "Interrupts",
@@ -70,6 +79,10 @@ class RunPlan:
     metrics: list[str]  # bean names
     reports: list[tuple[Path, str]]  # each --out with its kind, checked writable
     baseline: StoredRun | None
+    # A suite file as the dataset: its agent runs first; ``dataset`` holds its compiled cases.
+    suite: AgentTestSuite | None = None
+    # The chat model a suite run may use as its agent (the container then builds judges).
+    agent_model: str | None = None
     # What the run found that its summary must show (an unusable response cache, corrupt
     # entries in it), one line each; filled by run_plan, printed by report_run.
     warnings: list[str] = field(default_factory=list)
@@ -116,23 +129,41 @@ def plan_run(options: RunOptions) -> RunPlan:
         UsageError: a bad ``--out`` or ``--metric``, ``--fail-on-regression`` without
             ``--baseline``.
         DatasetError: a dataset of no samples, unless ``allow_empty``.
-        RagasBootError: a bad dataset, configuration, criterion, label or baseline.
+        RagasBootError: a bad dataset, suite, configuration, criterion, label or baseline.
     """
     kinds = ("html", "json") if options.view == "calibrate" else tuple(REPORT_KINDS.values())
     reports = report_paths(options.out, follow_symlinks=options.follow_symlinks, kinds=kinds)
     metric_names(options.metrics)  # an unknown metric is reported before anything is loaded
-    dataset = load_source(options)
-    if not len(dataset) and not options.allow_empty:
-        from ragas_boot.errors import DatasetError
+    suite = load_suite_source(options)
+    if suite is not None:
+        from ragas_boot.runs.suites.runner import suite_dataset
 
-        raise DatasetError(
-            "the dataset has no samples, so no gate could fail on it; check the file (a "
-            "truncated export, a wrong filter?), or pass --allow-empty to accept it",
-            file=options.dataset,
-        )
-    loaded = load_settings(options.config, options.profiles)
+        dataset = suite_dataset(suite, suite.samples(options.cases or None))
+        loaded, agent_model = _suite_settings(options, suite)
+        if options.min_sample_pass_rate is None:
+            options = dataclasses.replace(options, min_sample_pass_rate=suite.min_pass_rate)
+    else:
+        if options.view == "suite":
+            raise UsageError(f"{options.dataset} is not a suite file (a mapping with 'cases')")
+        dataset = load_source(options)
+        agent_model = None
+        if not len(dataset) and not options.allow_empty:
+            from ragas_boot.errors import DatasetError
+
+            raise DatasetError(
+                "the dataset has no samples, so no gate could fail on it; check the file (a "
+                "truncated export, a wrong filter?), or pass --allow-empty to accept it",
+                file=options.dataset,
+            )
+        loaded = load_settings(options.config, options.profiles)
     settings, limits = options.over(loaded)
-    names = metric_names(options.metrics, settings, dataset.samples)
+    if options.view == "suite":  # the suite's metrics, and those asked for besides
+        from ragas_boot.runs.suites.scoring import SUITE_METRICS
+
+        extra = metric_names(options.metrics, settings) if options.metrics else []
+        names = list(dict.fromkeys([*SUITE_METRICS, *extra]))
+    else:
+        names = metric_names(options.metrics, settings, dataset.samples)
     if options.view == "calibrate":  # before any judge is asked: labels and the extra are needed
         from ragas_boot.runs.calibration import check_ready
 
@@ -149,21 +180,52 @@ def plan_run(options: RunOptions) -> RunPlan:
         metrics=names,
         reports=reports,
         baseline=baseline,
+        suite=suite,
+        agent_model=agent_model,
     )
 
 
+def _suite_settings(options: RunOptions, suite: AgentTestSuite) -> tuple[RagasSettings, str | None]:
+    """A suite run's settings (``--config``, ``$RAGAS_CONFIG``, beside the suite, here; the
+    defaults when there is none: a Python agent needs no configuration) and the chat model
+    it may run as its agent (``--agent-model``, else the suite's ``agent-model``)."""
+    from ragas_boot.config.settings import RagasSettings
+    from ragas_boot.runs.suites.agents import suite_config_path
+
+    if options.agent and options.agent_model:
+        raise UsageError("give --agent or --agent-model, not both")
+    config = suite_config_path(options.config, suite)
+    if config is None:
+        if options.agent_model:
+            raise UsageError(
+                f"--agent-model {options.agent_model} needs a configuration declaring it: "
+                "pass --config"
+            )
+        if options.profiles:
+            raise UsageError(
+                f"--profile {','.join(options.profiles)} needs a configuration file: pass --config"
+            )
+        return RagasSettings(), None
+    model = None if options.agent else options.agent_model or suite.agent_model
+    return load_settings(str(config), options.profiles), model
+
+
 def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
-    """Score the dataset: the container lives (and the local judge runs) only this long."""
+    """Score the dataset (a suite's: its agent first): the container lives (and the local
+    judge runs) only this long."""
     from ragas_boot.runs import evaluate_dataset
 
     options = plan.options
-    with _wired(plan) as (beans, cache):
+    with _wired(plan) as (container, beans, cache):
+        dataset, configs = plan.dataset, options.metric_overrides(list(beans))
+        if plan.suite is not None:
+            dataset, configs = _run_agent(plan, container, beans, configs, control)
         enabled = options.progress and stderr().is_terminal
         with _progress(enabled, len(plan.dataset)) as callback:
             run = evaluate_dataset(
-                plan.dataset,
+                dataset,
                 beans,
-                configs=options.metric_overrides(list(beans)),
+                configs=configs,
                 concurrency=options.concurrency,
                 progress=callback,
                 deadline_s=plan.limits.deadline_s,
@@ -174,6 +236,41 @@ def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
             )
         plan.warnings.extend(_cache_warnings(cache))
         return run
+
+
+def _run_agent(
+    plan: RunPlan,
+    container: Any,
+    beans: dict[str, Any],
+    configs: dict[str, Any],
+    control: RunControl | None,
+) -> tuple[Dataset, dict[str, Any]]:
+    """A suite's agent on its cases (the container's model, when the suite runs one), and
+    the configs of the metrics: the suite's ``scoring`` under the flags' overrides."""
+    from ragas_boot.runs.suites.agents import choose_agent
+    from ragas_boot.runs.suites.runner import run_agent, suite_configs, suite_dataset
+
+    suite, options = plan.suite, plan.options
+    assert suite is not None
+    agent = choose_agent(
+        suite,
+        agent=options.agent,
+        agent_model=options.agent_model,
+        container=container if plan.agent_model is not None else None,
+    )
+    enabled = options.progress and stderr().is_terminal
+    with _agent_progress(enabled, len(plan.dataset)) as callback:
+        samples = run_agent(
+            suite,
+            agent,
+            concurrency=options.agent_concurrency,
+            cases=options.cases or None,
+            portal=container.portal(),
+            on_sample=callback,
+            control=control,
+        )
+    merged = suite_configs(suite, configs)
+    return suite_dataset(suite, samples), {k: v for k, v in merged.items() if k in beans}
 
 
 def report_run(plan: RunPlan, run: RunResult) -> Reported:
@@ -246,7 +343,7 @@ def exit_code(
         return EXIT_BAD_INPUT
     if run.stopped == "budget":
         return EXIT_BUDGET
-    gate = run.gate(options.fail_under, min_pass_rate=options.min_pass_rate)
+    gate = options.gate(run)
     if not gate.passed or run.stopped is None:  # no PASSED line for a run cut short
         for line in run_gate_lines(gate):
             message(line, "green" if gate.passed else "bold red")
@@ -258,12 +355,13 @@ def exit_code(
 def _snapshot(plan: RunPlan, run: RunResult) -> StoredRun:
     """The run as the history keeps it (what a ``--baseline`` is compared with), whether or
     not it is recorded."""
-    from ragas_boot.runs.history import snapshot_run
+    from ragas_boot.runs.history import RunKind, snapshot_run
 
     source = plan.settings.source
+    kinds: dict[str, RunKind] = {"evaluate": "evaluate", "suite": "suite"}
     return snapshot_run(
         run,
-        kind="evaluate" if plan.options.view == "evaluate" else "compare",
+        kind=kinds.get(plan.options.view, "compare"),
         config_files=source.files,
         profiles=source.active_profiles,
     )
@@ -272,7 +370,9 @@ def _snapshot(plan: RunPlan, run: RunResult) -> StoredRun:
 def _calibration(plan: RunPlan, run: RunResult) -> Any:
     """The run against the samples' labels (``calibrate``; ``compare`` when labelled)."""
     options = plan.options
-    if options.view == "evaluate" or not any(sample.labels for sample in plan.dataset.samples):
+    if options.view in ("evaluate", "suite") or not any(
+        sample.labels for sample in plan.dataset.samples
+    ):
         return None
     from ragas_boot.errors import MissingExtraError, SampleValidationError
     from ragas_boot.runs.calibration import calibrate
@@ -292,7 +392,7 @@ def _dry_run(plan: RunPlan) -> int:
     from ragas_boot.reporting.estimate import estimate_renderables
     from ragas_boot.runs.estimate import estimate_run
 
-    with _wired(plan) as (beans, cache):
+    with _wired(plan) as (_, beans, cache):
         estimate = estimate_run(
             plan.dataset,
             beans,
@@ -321,10 +421,10 @@ def _cache_warnings(cache: ResponseCache | None) -> list[str]:
 
 
 @contextlib.contextmanager
-def _wired(plan: RunPlan) -> Iterator[tuple[dict[str, Any], ResponseCache | None]]:
-    """The container of a run or a dry run, while the block lasts: the plan's metric beans,
-    each checked ready (a missing judge or embedding model fails here, before any call), and
-    the judges' response cache.
+def _wired(plan: RunPlan) -> Iterator[tuple[Any, dict[str, Any], ResponseCache | None]]:
+    """The container of a run or a dry run, while the block lasts, with the plan's metric
+    beans, each checked ready (a missing judge or embedding model fails here, before any
+    call), and the judges' response cache.
 
     Metrics that use no judge (ToolCallAccuracy, NLP) never build one: such a run needs
     neither the local judge's extra nor a reachable model. By default, metrics that need
@@ -334,7 +434,11 @@ def _wired(plan: RunPlan) -> Iterator[tuple[dict[str, Any], ResponseCache | None
     """
     from ragas_boot.container import create_container
 
-    judged = needs_models(plan.metrics) or not plan.options.metrics
+    judged = (
+        needs_models(plan.metrics)
+        or (not plan.options.metrics and plan.options.view != "suite")
+        or plan.agent_model is not None  # the agent model is one of the judges' entries
+    )
     with create_container(plan.settings, build_judges=judged) as container:
         names = plan.metrics
         if not plan.options.metrics and not container.embedding_models():
@@ -343,7 +447,7 @@ def _wired(plan: RunPlan) -> Iterator[tuple[dict[str, Any], ResponseCache | None
         for bean in beans.values():
             bean.check_ready()
         _check_spend_cap(plan, beans)
-        yield beans, container.execution.response_cache()
+        yield container, beans, container.execution.response_cache()
 
 
 def _check_spend_cap(plan: RunPlan, beans: dict[str, Any]) -> None:
@@ -426,6 +530,33 @@ def _progress(enabled: bool, total: int) -> Iterator[ProgressCallback | None]:
                 f"{state.failed_evaluations} failed evaluations · ETA {eta}"
             )
             bar.update(task, completed=state.samples_done, detail=detail)
+
+        yield update
+
+
+@contextlib.contextmanager
+def _agent_progress(enabled: bool, total: int) -> Iterator[Callable[[Any], None] | None]:
+    """A progress bar of a suite's agent phase (cases run, agent errors)."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
+
+    columns = (
+        SpinnerColumn(),
+        TextColumn("Running the agent"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("cases · {task.fields[errors]} agent errors"),
+    )
+    errors = 0
+    with Progress(*columns, console=stderr(), transient=True) as bar:
+        task = bar.add_task("agent", total=total, errors=0)
+
+        def update(sample: Any) -> None:
+            nonlocal errors
+            errors += sample.agent_run is not None and sample.agent_run.error is not None
+            bar.update(task, advance=1, errors=errors)
 
         yield update
 

@@ -31,11 +31,20 @@ from ragas_boot.cli._metrics import metric_choices
 if TYPE_CHECKING:
     from ragas_boot.config.settings import RagasSettings
     from ragas_boot.datasets import SourceFormat
+    from ragas_boot.runs import RunGate, RunResult
 
-__all__ = ["RunLimits", "RunOptions", "View", "add_run_arguments", "add_source_arguments"]
+__all__ = [
+    "RunLimits",
+    "RunOptions",
+    "View",
+    "add_agent_arguments",
+    "add_run_arguments",
+    "add_source_arguments",
+]
 
-#: Which command runs the dataset: it chooses the console tables and the reports.
-View = Literal["evaluate", "compare", "calibrate"]
+#: Which command runs the dataset: it chooses the console tables and the reports
+#: (``suite``: ``suite run``, whose metrics are the suite's and whose gate is its pass rate).
+View = Literal["evaluate", "compare", "calibrate", "suite"]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -56,7 +65,10 @@ class RunOptions:
     ``--out``, ``progress`` / ``cache`` / ``history`` are the negations of ``--no-progress``,
     ``--no-cache`` and ``--no-history``; ``seed`` and ``resamples`` are ``calibrate``'s;
     ``source_format``, ``column_map``, ``sample`` and ``sample_seed`` are ``--from``, ``--map``,
-    ``--sample`` and ``--seed`` of ``evaluate`` and ``compare``).
+    ``--sample`` and ``--seed`` of ``evaluate`` and ``compare``; ``min_sample_pass_rate`` is
+    ``--min-passed`` (``suite run``'s ``--min-pass-rate``); ``agent``, ``agent_model``,
+    ``cases`` and ``agent_concurrency`` are ``--agent``, ``--agent-model``, ``--case`` and
+    ``suite run``'s ``--concurrency``, read when the dataset is a suite file).
     """
 
     dataset: str
@@ -88,10 +100,15 @@ class RunOptions:
     allow_empty: bool = False
     seed: int = 0
     resamples: int = 1000
-    source_format: SourceFormat | None = None
+    source_format: SourceFormat | Literal["suite"] | None = None
     column_map: tuple[str, ...] = ()
     sample: int | None = None
     sample_seed: int | None = None
+    min_sample_pass_rate: float | None = None
+    agent: str | None = None
+    agent_model: str | None = None
+    cases: tuple[str, ...] = ()
+    agent_concurrency: int | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, view: View) -> RunOptions:
@@ -130,6 +147,18 @@ class RunOptions:
             column_map=tuple(getattr(args, "column_map", None) or ()),
             sample=getattr(args, "sample", None),
             sample_seed=getattr(args, "sample_seed", None),
+            min_sample_pass_rate=getattr(args, "min_passed", None),
+            agent=getattr(args, "agent", None),
+            agent_model=getattr(args, "agent_model", None),
+        )
+
+    def gate(self, run: RunResult) -> RunGate:
+        """The run's gate as the flags ask: ``--fail-under``, ``--min-pass-rate`` (repeats)
+        and ``--min-passed`` (samples passing every metric; a suite's ``min-pass-rate``)."""
+        return run.gate(
+            self.fail_under,
+            min_pass_rate=self.min_pass_rate,
+            min_sample_pass_rate=self.min_sample_pass_rate,
         )
 
     def over(self, settings: RagasSettings) -> tuple[RagasSettings, RunLimits]:
@@ -261,6 +290,13 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, metric_required: bool)
         "(default: each metric's min-pass-rate)",
     )
     parser.add_argument(
+        "--min-passed",
+        type=unit_float,
+        metavar="X",
+        help="exit 1 when the share of samples that pass every metric is under X, 0.9 or 90%% "
+        "(default: a suite file's min-pass-rate, else not checked)",
+    )
+    parser.add_argument(
         "--follow-symlinks",
         action="store_true",
         help="--out may be a symbolic link: write to its target (default: refuse)",
@@ -321,18 +357,36 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, metric_required: bool)
     add_history_arguments(parser)
 
 
+def add_agent_arguments(parser: argparse.ArgumentParser, *, suite_only: bool = False) -> None:
+    """``--agent`` and ``--agent-model``: which agent a suite's cases run (a suite file as
+    DATASET for ``evaluate`` / ``compare``; ``suite run``)."""
+    where = "" if suite_only else "with a suite file: "
+    parser.add_argument(
+        "--agent",
+        metavar="MODULE:FUNCTION",
+        help=f"{where}a Python agent callable (default: the suite's agent or agent-model)",
+    )
+    parser.add_argument(
+        "--agent-model",
+        metavar="ID",
+        help=f"{where}a chat model id (or alias) of the configuration to run as the agent",
+    )
+
+
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     """``--from``, ``--map``, ``--sample`` and ``--seed``: how the dataset is read
-    (``evaluate`` and ``compare``; ``calibrate``'s ``--seed`` is its bootstrap's)."""
-    formats = ("yaml", "jsonl", "csv", "parquet", "hf", "otlp")
+    (``evaluate`` and ``compare``; ``calibrate``'s ``--seed`` is its bootstrap's); and, for a
+    suite file, ``--agent`` / ``--agent-model``."""
+    formats = ("yaml", "jsonl", "csv", "parquet", "hf", "otlp", "suite")
     parser.add_argument(
         "--from",
         dest="source_format",
         choices=formats,
         metavar="FORMAT",
         help=f"how to read DATASET: {', '.join(formats)} (default: by its suffix; a "
-        "directory is a saved Hugging Face dataset); otlp reads OpenTelemetry traces "
-        "exported as OTLP JSON, one trace = one sample",
+        "directory is a saved Hugging Face dataset; a YAML or JSON file with 'cases' is a "
+        "suite); otlp reads OpenTelemetry traces exported as OTLP JSON, one trace = one "
+        "sample; suite runs the suite's agent on its cases first",
     )
     parser.add_argument(
         "--map",
@@ -356,3 +410,4 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="with --sample: the random seed; the same seed picks the same samples",
     )
+    add_agent_arguments(parser)

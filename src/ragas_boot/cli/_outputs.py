@@ -92,7 +92,10 @@ def _report_pieces(
         yield redact(_render_text(run, kind, options))
         return
     if kind == "html":  # compare on labels: the people's section too
-        heading = f"ragas-boot judge comparison: {title}" if options.view == "compare" else None
+        heading = {
+            "compare": f"ragas-boot judge comparison: {title}",
+            "suite": f"ragas-boot tool suite: {title}",
+        }.get(options.view)
         pieces = html_chunks(run, title=heading, baseline=diff, calibration=calibration)
     else:
         pieces = json_chunks(run, calibration=calibration)
@@ -112,7 +115,7 @@ def _render_text(run: RunResult, kind: str, options: RunOptions) -> str:
         return render_junit(run)
     from ragas_boot.reporting.markdown import render_markdown
 
-    gate = run.gate(options.fail_under, min_pass_rate=options.min_pass_rate)
+    gate = options.gate(run)
     return render_markdown(run, gate=gate)
 
 

@@ -1,4 +1,5 @@
-"""Where a dataset run's samples come from: ``--from``, ``--map``, ``--sample``, ``--seed``."""
+"""Where a dataset run's samples come from: ``--from``, ``--map``, ``--sample``, ``--seed``; or
+a suite file, whose cases are compiled to samples and run by its agent first."""
 
 from __future__ import annotations
 
@@ -11,8 +12,39 @@ from ragas_boot.errors import RagasBootError
 if TYPE_CHECKING:
     from ragas_boot.cli._options import RunOptions
     from ragas_boot.datasets import Dataset
+    from ragas_boot.runs.suites.suite import AgentTestSuite
 
-__all__ = ["load_source"]
+__all__ = ["load_source", "load_suite_source"]
+
+
+def load_suite_source(options: RunOptions) -> AgentTestSuite | None:
+    """The suite, when DATASET is one (``--from suite``, or a YAML / JSON file with
+    ``cases``); ``None`` for any other dataset.
+
+    Raises:
+        UsageError: ``--map`` or ``--sample`` with a suite (its cases are chosen with
+            ``--case`` on ``suite run``).
+        SuiteError: the suite is invalid, or ``--case`` names an unknown case.
+    """
+    from ragas_boot.errors import SuiteError
+    from ragas_boot.runs.suites.suite import is_suite_file, load_suite
+
+    if options.source_format != "suite" and not (
+        options.source_format is None and is_suite_file(options.dataset)
+    ):
+        return None
+    if options.column_map:
+        raise UsageError("--map applies to tables (csv, parquet, hf), not to a suite")
+    if options.sample is not None:
+        raise UsageError("--sample picks samples of a dataset; a suite runs every case")
+    suite = load_suite(options.dataset)
+    known = [case.id for case in suite.cases]
+    for case_id in options.cases:
+        if case_id not in known:
+            raise SuiteError(
+                f"no case '{case_id}' (cases: {', '.join(known)})", file=str(suite.source)
+            )
+    return suite
 
 
 def load_source(options: RunOptions) -> Dataset:
@@ -39,6 +71,8 @@ def load_source(options: RunOptions) -> Dataset:
         imported = load_otlp(options.dataset, sample=options.sample, seed=options.sample_seed)
         message(f"{options.dataset}: {imported.summary()}")
         return imported.dataset
+    if chosen == "suite":  # pragma: no cover - plan_run reads suites with load_suite_source
+        raise UsageError(f"{options.dataset} is a suite: it is not read as a dataset")
     if column_map and chosen in ("yaml", "jsonl"):
         raise UsageError(f"--map applies to tables (csv, parquet, hf), not to {chosen}")
     try:

@@ -117,6 +117,8 @@ _STRUCTURED = frozenset(
         "user_input_messages",
         "tool_calls",
         "reference_tool_calls",
+        "expectations",
+        "agent_run",
         "labels",
         "metadata",
         _MESSAGES,

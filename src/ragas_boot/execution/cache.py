@@ -103,15 +103,22 @@ _UNREADABLE = _Unreadable()
 _ABSENT = object()
 
 
-@functools.cache
 def _json_disk() -> type[Disk]:
     """diskcache's ``Disk`` for entries as JSON text, made on first use (diskcache is
     imported lazily). Not diskcache's ``JSONDisk``: that one still unpickles a row marked as a
     pickle (its ``get`` and ``fetch`` call ``Disk``'s first)."""
     from diskcache import Disk
+
+    # Keyed by the Disk class itself: diskcache imported afresh (pytester's in-process runs
+    # restore sys.modules) checks against its new Disk, which an older subclass would fail.
+    return _json_disk_of(Disk)
+
+
+@functools.cache
+def _json_disk_of(base: type[Disk]) -> type[Disk]:
     from diskcache.core import MODE_RAW, MODE_TEXT, UNKNOWN
 
-    class JsonDisk(Disk):  # type: ignore[misc]
+    class JsonDisk(base):  # type: ignore[misc]
         def put(self, key: Any) -> Any:
             if type(key) is not str:  # anything else would be pickled
                 raise TypeError(f"response cache keys are strings, not {type(key).__name__}")

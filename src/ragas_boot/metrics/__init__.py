@@ -5,6 +5,10 @@ from ragas_boot.metrics.agent.agent_goal_accuracy import (
     AgentGoalAccuracyMetric,
     AgentGoalMode,
 )
+from ragas_boot.metrics.agent.case_expectations import (
+    CaseExpectationsConfig,
+    CaseExpectationsMetric,
+)
 from ragas_boot.metrics.agent.matching import (
     CallOrder,
     FailedCalls,
@@ -94,6 +98,8 @@ __all__ = [
     "BleuScoreConfig",
     "BleuScoreMetric",
     "CallOrder",
+    "CaseExpectationsConfig",
+    "CaseExpectationsMetric",
     "ChrfScoreConfig",
     "ChrfScoreMetric",
     "ContextEntityRecallConfig",

@@ -9,12 +9,12 @@
   :func:`render_markdown`: a CI summary, :func:`append_step_summary` for GitHub's;
 * :func:`redact`: the last line of defence against a secret reaching an output.
 
-Every other renderer lives here too, in its own module: :mod:`~ragas_boot.reporting.suite_report`
-(a tool suite's console, JSON and HTML reports), :mod:`~ragas_boot.reporting.pytest_table` (the
-pytest plugin's score table and ``--ragas-report`` JSON) and
-:mod:`~ragas_boot.reporting.allure_page` (the Allure page of one evaluation). All pages
-share one stylesheet (``_style``) and every figure one spelling (``_format``: no score is
-``—`` everywhere).
+Every other renderer lives here too, in its own module: :mod:`~ragas_boot.reporting.analysis`
+(the failure analysis section; a tool suite's run is rendered by the run renderers above),
+:mod:`~ragas_boot.reporting.pytest_table` (the pytest plugin's score table and
+``--ragas-report`` JSON) and :mod:`~ragas_boot.reporting.allure_page` (the Allure page of one
+evaluation). All pages share one stylesheet (``_style``) and every figure one spelling
+(``_format``: no score is ``—`` everywhere).
 """
 
 from ragas_boot.reporting.console import ConsoleView, console_renderables, render_console

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from html import escape as _escape
 from typing import Any
 
-__all__ = ["escape", "numeric_cell", "table"]
+__all__ = ["escape", "numeric_cell", "sample_anchor", "table"]
 
 
 def escape(value: Any) -> str:
@@ -27,3 +27,8 @@ def table(headers: Sequence[str], rows: Iterable[str], numeric: Iterable[int] = 
 def numeric_cell(text: str) -> str:
     """A right-aligned ``<td>``."""
     return f'<td class="num">{escape(text)}</td>'
+
+
+def sample_anchor(sample_id: str) -> str:
+    """The id of a sample's element in the HTML report: ``sample-`` and the id, made safe."""
+    return "sample-" + "".join(c if c.isalnum() or c in "-_" else "_" for c in sample_id)

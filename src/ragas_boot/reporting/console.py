@@ -14,7 +14,9 @@ from rich.table import Table
 from rich.text import Text
 
 from ragas_boot.reporting import _format as fmt
-from ragas_boot.runs.results import Evaluation, RunResult
+from ragas_boot.reporting.analysis import analysis_renderables
+from ragas_boot.runs.analysis import failure_analysis
+from ragas_boot.runs.results import Evaluation, RunResult, SampleRun
 
 __all__ = ["ConsoleView", "console_renderables", "render_console"]
 
@@ -34,14 +36,40 @@ def _cell(evaluation: Evaluation) -> Text:
 
 
 def results_table(run: RunResult) -> Table:
-    """One row per sample, one column per metric."""
+    """One row per sample, one column per metric; for cases (samples with expectations or
+    an agent run: a suite's), also the verdict, the latency and the calls against the budget."""
+    cases = any(s.sample.expectations or s.sample.agent_run for s in run.samples)
     table = Table(title=fmt.plain(f"Results ({_dataset_label(run)})"), title_justify="left")
+    if cases:
+        table.add_column("Result", no_wrap=True)
     table.add_column("Sample", no_wrap=True)
     for metric in run.metrics:
         table.add_column(metric.name, no_wrap=True)
+    if cases:
+        table.add_column("Latency", justify="right", no_wrap=True)
+        table.add_column("Calls", justify="right", no_wrap=True)
     for sample in run.samples:
-        table.add_row(fmt.plain(sample.sample_id), *(_cell(e) for e in sample.evaluations))
+        cells: list[str | Text] = [
+            fmt.plain(sample.sample_id),
+            *(_cell(e) for e in sample.evaluations),
+        ]
+        if cases:
+            cells = [_verdict(sample), *cells, *_case_facts(sample)]
+        table.add_row(*cells)
     return table
+
+
+def _verdict(sample: SampleRun) -> Text:
+    return Text("PASS", style="green") if sample.passed else Text("FAIL", style="bold red")
+
+
+def _case_facts(sample: SampleRun) -> tuple[str, str]:
+    """The latency and ``calls/budget`` of a case."""
+    run, expectations = sample.sample.agent_run, sample.sample.expectations
+    latency = fmt.milliseconds(run.latency_ms if run is not None else None)
+    budget = expectations.max_tool_calls if expectations is not None else None
+    calls = str(len(sample.sample.actual_tool_calls()))
+    return latency, calls if budget is None else f"{calls}/{budget}"
 
 
 def metrics_table(run: RunResult) -> Table:
@@ -262,6 +290,9 @@ def console_renderables(run: RunResult, view: ConsoleView = "evaluate") -> list[
     for table in (repeats_table(run), undefined_table(run), failures_table(run)):
         if table is not None:
             parts.append(table)
+    analysis = failure_analysis(run)
+    if analysis is not None:
+        parts += analysis_renderables(run, analysis)
     if view == "evaluate" and run.judges:
         parts.append(judge_spend_line(run))
     parts.append(run_line(run))

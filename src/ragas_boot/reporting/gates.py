@@ -1,12 +1,11 @@
-"""The gates' verdicts as lines: a dataset run's (``--fail-under``) and a suite's (pass rate)."""
+"""The gate's verdict as lines: each failing metric, and the share of passing samples."""
 
 from __future__ import annotations
 
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.runs.results import GateFailure, RunGate
-from ragas_boot.runs.suites.results import SuiteGate
 
-__all__ = ["run_gate_lines", "suite_gate_line"]
+__all__ = ["run_gate_lines", "sample_gate_line"]
 
 
 def _failure_line(failure: GateFailure, fail_under: float | None) -> str:
@@ -33,21 +32,33 @@ def _failure_line(failure: GateFailure, fail_under: float | None) -> str:
     )
 
 
+def sample_gate_line(gate: RunGate) -> str | None:
+    """``PASSED 9/10 samples passed every metric (90.0%), at least the 90.0% required`` (or
+    ``FAILED ..., under the ... required``); None when no share of samples is required."""
+    required = gate.min_sample_pass_rate
+    if required is None:
+        return None
+    counts = f"{gate.passed_samples}/{gate.samples} samples passed every metric"
+    reached = fmt.percent(gate.sample_pass_rate if gate.sample_pass_rate is not None else 0.0)
+    if gate.samples_passed_gate:
+        return f"PASSED {counts} ({reached}), at least the {fmt.percent(required)} required"
+    return f"FAILED {counts} ({reached}), under the {fmt.percent(required)} required"
+
+
 def run_gate_lines(gate: RunGate) -> list[str]:
-    """``FAILED metric: ...`` per failing metric; else ``PASSED ...`` when a mean was required,
-    else nothing."""
-    if gate.failures:
-        return [_failure_line(failure, gate.fail_under) for failure in gate.failures]
+    """``FAILED metric: ...`` per failing metric and the samples' line when it failed; else
+    what was required and met (``PASSED ...``), else nothing."""
+    samples = sample_gate_line(gate)
+    if not gate.passed:
+        lines = [_failure_line(failure, gate.fail_under) for failure in gate.failures]
+        return lines + ([samples] if samples and not gate.samples_passed_gate else [])
+    lines = []
     if gate.fail_under is not None:
-        return [f"PASSED every metric's mean is at least {gate.fail_under:g}"]
-    if gate.min_pass_rate is not None:
-        return [f"PASSED every sample's pass rate is at least {fmt.percent(gate.min_pass_rate)}"]
-    return []
-
-
-def suite_gate_line(gate: SuiteGate) -> str:
-    """``CI GATE PASSED: 92.0% >= 90.0% required`` (or ``FAILED: ... <``)."""
-    reached, required = fmt.percent(gate.pass_rate), fmt.percent(gate.min_pass_rate)
-    if gate.passed:
-        return f"CI GATE PASSED: {reached} >= {required} required"
-    return f"CI GATE FAILED: {reached} < {required} required"
+        lines.append(f"PASSED every metric's mean is at least {gate.fail_under:g}")
+    elif gate.min_pass_rate is not None:
+        lines.append(
+            f"PASSED every sample's pass rate is at least {fmt.percent(gate.min_pass_rate)}"
+        )
+    if samples:
+        lines.append(samples)
+    return lines

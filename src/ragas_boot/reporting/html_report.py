@@ -25,9 +25,12 @@ from ragas_boot.metrics.results import meets_threshold
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting._html import escape as _e
 from ragas_boot.reporting._html import numeric_cell as _num
+from ragas_boot.reporting._html import sample_anchor as _anchor
 from ragas_boot.reporting._html import table as _table
 from ragas_boot.reporting._style import style_tag
+from ragas_boot.reporting.analysis import analysis_html
 from ragas_boot.reporting.history_report import html_diff_section
+from ragas_boot.runs.analysis import failure_analysis
 from ragas_boot.runs.regressions import RunDiff
 from ragas_boot.runs.results import Evaluation, JudgeSummary, MetricInfo, RunResult, SampleRun
 from ragas_boot.samples import (
@@ -50,10 +53,6 @@ __all__ = ["SPOOLED_DETAILED_SAMPLES", "html_chunks", "render_html"]
 SPOOLED_DETAILED_SAMPLES = 100
 
 _PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1", "#edc948")
-
-
-def _anchor(sample_id: str) -> str:
-    return "sample-" + "".join(c if c.isalnum() or c in "-_" else "_" for c in sample_id)
 
 
 def _badge(evaluation: Evaluation) -> str:
@@ -444,6 +443,12 @@ def _expected(sample: Sample) -> str:
                 for number, calls in enumerate(listed, 1)
             ]
         parts.append(f"<h4>Reference tool calls</h4>{''.join(listed)}")
+    for title, record in (("Expectations", sample.expectations), ("Agent run", sample.agent_run)):
+        if record is not None:
+            dumped = json.dumps(
+                record.model_dump(mode="json", exclude_none=True), ensure_ascii=False
+            )
+            parts.append(f"<h4>{title}</h4><pre>{_e(dumped)}</pre>")
     if sample.metadata:
         dumped = json.dumps(sample.metadata, ensure_ascii=False, indent=2, default=str)
         parts.append(f"<h4>Metadata</h4><pre>{_e(dumped)}</pre>")
@@ -658,6 +663,7 @@ def html_chunks(
         + (_calibration_section(calibration) if calibration is not None else "")
         + _repeats_section(run)
         + _failures_section(run)
+        + (analysis_html(run, found) if (found := failure_analysis(run)) is not None else "")
     )
     yield from _samples_section(run, detailed_samples)
     yield (

@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from ragas_boot.runs.analysis import FailureAnalysis, failure_analysis
 from ragas_boot.runs.results import RunResult
 
 if TYPE_CHECKING:
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "REPORT_SCHEMA_VERSION",
+    "analysis_document",
     "generator",
     "json_chunks",
     "render_json",
@@ -50,9 +52,21 @@ def _document(
         for key in ("schema_version", "generator", *RunResult.model_fields)
         if key in dumped or key == "samples"
     }
+    analysis = failure_analysis(run)
+    document["analysis"] = analysis_document(analysis) if analysis is not None else None
     if calibration is not None:
         document["calibration"] = calibration.model_dump(mode="json")
     return document
+
+
+def analysis_document(analysis: FailureAnalysis) -> dict[str, Any]:
+    """The failure analysis as the JSON report holds it: its fields, the failed sample ids
+    and the recommendations."""
+    return {
+        **analysis.model_dump(mode="json"),
+        "failed_sample_ids": analysis.failed_sample_ids,
+        "recommendations": analysis.recommendations,
+    }
 
 
 def report_document(run: RunResult, calibration: CalibrationReport | None = None) -> dict[str, Any]:
@@ -122,12 +136,28 @@ def report_json_schema() -> dict[str, Any]:
             "required": ["name", "version"],
         },
         **schema.get("properties", {}),
+        "analysis": {
+            "anyOf": [
+                {"$ref": "#/$defs/FailureAnalysis"},
+                {"type": "null"},
+            ],
+            "description": "Failure analysis of a run that scores tool use (tool_call_accuracy "
+            "or case_expectations): each sample that did not pass with its findings, the "
+            "groups with a recommendation each, failed_sample_ids and recommendations; null "
+            "for other runs.",
+        },
         "calibration": {
             "type": "object",
             "description": "compare on a labelled dataset: the judges and panels against "
             "people's labels, as in the calibration report (ragas-boot schema calibration).",
         },
     }
+    analysis_schema = FailureAnalysis.model_json_schema(
+        mode="serialization", ref_template="#/$defs/{model}"
+    )
+    definitions = {**schema.get("$defs", {}), **analysis_schema.pop("$defs", {})}
+    definitions["FailureAnalysis"] = analysis_schema
+    schema["$defs"] = definitions
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         **schema,

@@ -17,7 +17,9 @@ from pathlib import Path
 
 from ragas_boot._text import markdown_text, printable
 from ragas_boot.reporting import _format as fmt
+from ragas_boot.reporting.analysis import analysis_headline, finding_line
 from ragas_boot.reporting.gates import run_gate_lines
+from ragas_boot.runs.analysis import FailureAnalysis, failure_analysis
 from ragas_boot.runs.results import Evaluation, RunGate, RunResult
 from ragas_boot.runs.rows import evaluation_reason
 
@@ -111,6 +113,9 @@ def render_markdown(run: RunResult, *, gate: RunGate | None = None, max_failures
                 not_passing += 1
                 if len(listed) < max_failures:
                     listed.append((sample.sample_id, evaluation))
+    analysis = failure_analysis(run)
+    if analysis is not None:
+        lines += ["", *_analysis(run, analysis, max_failures)]
     if not_passing:
         lines += ["", f"### Not passing ({not_passing})", ""]
         rows = []
@@ -138,6 +143,30 @@ def render_markdown(run: RunResult, *, gate: RunGate | None = None, max_failures
         if not_passing > len(listed):
             lines += ["", f"… and {not_passing - len(listed)} more."]
     return "\n".join(lines) + "\n"
+
+
+def _analysis(run: RunResult, analysis: FailureAnalysis, limit: int) -> list[str]:
+    """The failure analysis: the groups, and the first ``limit`` findings."""
+    lines = ["### Failure analysis", "", _cell(analysis_headline(run, analysis))]
+    if not analysis.samples:
+        return lines
+    lines += [""]
+    lines += _table(
+        ["failure", "samples", "recommendation"],
+        [
+            [_cell(group.title), _cell(", ".join(group.sample_ids)), _cell(group.recommendation)]
+            for group in analysis.groups
+        ],
+    )
+    found = [(sample.sample_id, f) for sample in analysis.samples for f in sample.findings]
+    lines += [""]
+    lines += _table(
+        ["sample", "finding"],
+        [[_cell(sample_id), _cell(finding_line(f))] for sample_id, f in found[:limit]],
+    )
+    if len(found) > limit:
+        lines += ["", f"… and {len(found) - limit} more findings."]
+    return lines
 
 
 def not_a_regular_file(path: Path) -> str | None:

@@ -13,7 +13,7 @@ Three tables, created on first use:
   cost);
 - ``ragas_boot_run_scores``: one row per run x sample x metric (status, score, passed, cost).
 
-:func:`snapshot_run` / :func:`snapshot_suite` turn a result into a :class:`StoredRun` (which
+:func:`snapshot_run` turns a run's result (a suite run's too) into a :class:`StoredRun` (which
 :func:`~ragas_boot.runs.regressions.diff_runs` compares, stored or not) and
 :meth:`RunHistory.record` stores it.
 
@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 
     from ragas_boot.config.settings import HistorySettings, RagasSettings
     from ragas_boot.runs.results import RunResult
-    from ragas_boot.runs.suites.results import SuiteResult
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +60,6 @@ __all__ = [
     "history_home",
     "open_history",
     "snapshot_run",
-    "snapshot_suite",
 ]
 
 
@@ -92,7 +90,10 @@ class StoredMetric(BaseModel):
 
     model_config = _FROZEN
 
-    metric: str = Field(description="Bean name of the metric (a suite: 'suite').")
+    metric: str = Field(
+        description="Bean name of the metric (a suite run recorded by ragas-boot 0.1, which "
+        "scored cases with its own scoring: 'suite')."
+    )
     threshold: float = Field(description="Pass mark of the run.")
     lower_is_better: bool = Field(description="Whether lower scores are better.")
     evaluations: int = Field(description="Evaluations of the metric.")
@@ -348,7 +349,7 @@ class RunHistory:
     # ----------------------------------------------------------------- writing
 
     def record(self, run: StoredRun) -> str:
-        """Store a snapshot (:func:`snapshot_run`, :func:`snapshot_suite`); return its id.
+        """Store a snapshot (:func:`snapshot_run`); return its id.
 
         A database locked by another process is tried again with backoff for
         ``lock_timeout`` (:data:`DEFAULT_LOCK_TIMEOUT` by default), each wait logged as a warning.
@@ -537,67 +538,6 @@ def snapshot_run(
         cost_usd=_sum_costs([metric.cost_usd for metric in metrics]),
         stopped=run.stopped,
         metrics=metrics,
-        scores=scores,
-    )
-
-
-def snapshot_suite(
-    result: SuiteResult,
-    *,
-    min_pass_rate: float,
-    config_files: Sequence[str] = (),
-    profiles: Sequence[str] = (),
-) -> StoredRun:
-    """A suite run as the history stores it: one metric, ``suite``, with each case's score
-    and its own verdict (passed or not); the threshold column holds the required pass rate."""
-    recorded = datetime.now(UTC)
-    cases = list(result.cases)
-    passed = sum(1 for case in cases if case.passed)
-    tokens = sum(case.usage.total_tokens for case in cases if case.usage is not None)
-    scores = [
-        StoredScore(
-            sample_id=case.case_id,
-            metric="suite",
-            status="scored",
-            score=case.score,
-            passed=case.passed,
-            cost_usd=None,  # an agent's turns in a suite are not priced (judges only)
-        )
-        for case in cases
-    ]
-    cost = _sum_costs([score.cost_usd for score in scores])
-    metric = StoredMetric(
-        metric="suite",
-        threshold=min_pass_rate,
-        lower_is_better=False,
-        evaluations=len(cases),
-        scored=len(cases),
-        failed=0,
-        passed=passed,
-        mean=sum(case.score for case in cases) / len(cases) if cases else None,
-        pass_rate=passed / len(cases) if cases else None,
-        total_tokens=tokens,
-        cost_usd=cost,
-    )
-    return StoredRun(
-        id=_new_id(recorded),
-        kind="suite",
-        recorded_at=recorded,
-        started_at=result.started_at,
-        duration_s=result.duration_s,
-        dataset=result.suite,
-        dataset_path=None,
-        samples=len(cases),
-        config_files=list(config_files),
-        profiles=list(profiles),
-        judges=[result.agent],
-        evaluations=len(cases),
-        scored=len(cases),
-        failed=0,
-        total_tokens=tokens,
-        cost_usd=cost,
-        stopped=None,
-        metrics=[metric],
         scores=scores,
     )
 

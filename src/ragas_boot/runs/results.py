@@ -25,6 +25,7 @@ from ragas_boot.chat.judge import TokenUsage
 from ragas_boot.config.settings import QuorumFailure
 from ragas_boot.execution.results import CacheOutcome, Exclusion, JudgeCall, StepRecord
 from ragas_boot.metrics.results import MetricResult
+from ragas_boot.runs.gates import GateFailure, GateFailureKind, RunGate
 from ragas_boot.samples import Sample
 
 if TYPE_CHECKING:  # runs/spool.py builds on this module
@@ -262,6 +263,24 @@ class SampleRun(BaseModel):
                 return evaluation
         raise KeyError(metric)
 
+    @property
+    def passed(self) -> bool:
+        """Whether every metric passed the sample (a suite's case passes so).
+
+        No evaluation may have failed (``failed``, ``budget``), scored under its threshold
+        or missed its quorum of judges; an undefined score (a metric with no score for this
+        sample: a case that expects nothing of its tool calls) neither passes nor fails it,
+        but at least one evaluation must have passed.
+        """
+        passed_any = False
+        for evaluation in self.evaluations:
+            if evaluation.status in ("failed", "budget") or evaluation.no_quorum:
+                return False
+            if evaluation.passed is False:
+                return False
+            passed_any = passed_any or evaluation.passed is True
+        return passed_any
+
 
 class MetricSummary(BaseModel):
     """A metric over the whole dataset."""
@@ -412,60 +431,6 @@ class RunTotals(BaseModel):
     )
 
 
-class GateFailure(BaseModel):
-    """A metric that fails the run's gate."""
-
-    model_config = _FROZEN
-
-    metric: str = Field(description="Bean name of the metric.")
-    kind: GateFailureKind = Field(
-        description="nothing_scored: every evaluation failed; under_fail_under: the mean is "
-        "under (or, with nothing scored, has no value against) the required mean; "
-        "over_maximum: a lower-is-better metric's mean is over 1 - fail_under; no_quorum: "
-        "evaluations lacked their quorum of judges (quorum-failure FAIL); "
-        "under_min_pass_rate: samples' pass rates are under the required one."
-    )
-    mean: float | None = Field(description="The metric's mean score; None when none exists.")
-    failed: int = Field(description="Evaluations of the metric that failed.")
-    count: int = Field(
-        default=0,
-        description="no_quorum: evaluations without quorum; under_min_pass_rate: samples under.",
-    )
-    lowest_pass_rate: float | None = Field(
-        default=None, description="under_min_pass_rate: the lowest sample pass rate."
-    )
-
-
-#: Why a metric fails the run's gate.
-GateFailureKind = Literal[
-    "nothing_scored", "under_fail_under", "over_maximum", "no_quorum", "under_min_pass_rate"
-]
-
-
-class RunGate(BaseModel):
-    """The CI gate's verdict on a dataset run: the counterpart of a suite's ``SuiteGate``.
-
-    A metric fails it when no sample could be scored (every evaluation failed), or when
-    ``fail_under`` is given and its mean is under it (or does not exist); for a
-    lower-is-better metric (NoiseSensitivity, Hallucination) the gate is on ``1 - score``,
-    so its mean may be at most ``1 - fail_under``. It also fails a metric with an evaluation
-    that lacked its quorum of judges (unless ``quorum-failure: SKIP``), and, with a minimum
-    pass rate (``--min-pass-rate`` or the metric's ``min-pass-rate``), one with a sample whose
-    share of passing repeats is under it.
-    """
-
-    model_config = _FROZEN
-
-    fail_under: float | None = Field(description="Mean every metric needs; None: not checked.")
-    min_pass_rate: float | None = Field(
-        default=None,
-        description="Per-sample pass rate given for every metric (--min-pass-rate); None: each "
-        "metric's own min-pass-rate, if any.",
-    )
-    failures: list[GateFailure] = Field(description="The metrics that fail it, in run order.")
-    passed: bool = Field(description="Whether no metric fails it.")
-
-
 class RunResult(BaseModel):
     """The result of running metrics over a dataset: every sample, every metric, summaries."""
 
@@ -591,21 +556,43 @@ class RunResult(BaseModel):
                 return summary
         return None
 
+    @property
+    def passed_samples(self) -> int:
+        """Samples that passed every metric (:attr:`SampleRun.passed`)."""
+        return sum(1 for run in self.samples if run.passed)
+
+    @property
+    def sample_pass_rate(self) -> float | None:
+        """Share of samples that passed every metric; None for a run of no sample."""
+        total = len(self.samples)
+        return self.passed_samples / total if total else None
+
     def gate(
-        self, fail_under: float | None = None, *, min_pass_rate: float | None = None
+        self,
+        fail_under: float | None = None,
+        *,
+        min_pass_rate: float | None = None,
+        min_sample_pass_rate: float | None = None,
     ) -> RunGate:
-        """The CI gate's verdict (``ragas-boot evaluate --fail-under --min-pass-rate``).
+        """The CI gate's verdict (``ragas-boot evaluate --fail-under --min-pass-rate
+        --min-passed``, ``ragas-boot suite run --min-pass-rate``).
 
         Args:
             fail_under: the mean every metric needs (None: not checked).
             min_pass_rate: the share of passing repeats every sample needs, for every metric
                 (None: each metric's ``min-pass-rate``, when it has one). A sample scored once
                 has a pass rate of 1 or 0.
+            min_sample_pass_rate: the share of samples that must pass every metric (a
+                suite's ``min-pass-rate``; None: not checked). Compared unrounded.
 
         Raises:
-            ValueError: ``fail_under`` or ``min_pass_rate`` is outside [0, 1].
+            ValueError: a value is outside [0, 1].
         """
-        for name, value in (("fail_under", fail_under), ("min_pass_rate", min_pass_rate)):
+        for name, value in (
+            ("fail_under", fail_under),
+            ("min_pass_rate", min_pass_rate),
+            ("min_sample_pass_rate", min_sample_pass_rate),
+        ):
             if value is not None and not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within [0, 1], got {value!r}")
         infos = {info.name: info for info in self.metrics}
@@ -659,12 +646,18 @@ class RunResult(BaseModel):
                         metric=summary.metric, kind=kind, mean=summary.mean, failed=summary.failed
                     )
                 )
-        return RunGate(
+        gate = RunGate(
             fail_under=fail_under,
             min_pass_rate=min_pass_rate,
+            min_sample_pass_rate=min_sample_pass_rate,
+            samples=len(self.samples),
+            passed_samples=self.passed_samples,
             failures=failures,
             passed=not failures,
         )
+        if gate.samples_passed_gate:
+            return gate
+        return gate.model_copy(update={"passed": False})
 
     def to_pandas(self, *, wide: bool = False) -> pandas.DataFrame:
         """The run as a pandas DataFrame (the ``[tables]`` extra).

@@ -1,19 +1,26 @@
 """Samples to evaluate: conversations, tool calls, references, and importers from traces."""
 
+from ragas_boot.samples.expectations import AgentRun, CaseExpectations, StopReason
 from ragas_boot.samples.importers import from_langchain_messages, from_openai_messages
 from ragas_boot.samples.labels import HumanLabel
 from ragas_boot.samples.messages import AIMessage, HumanMessage, Message, ToolCall, ToolMessage
-from ragas_boot.samples.references import ArgumentRule, ExpectedToolCall, ToolCallAlternatives
+from ragas_boot.samples.references import ExpectedToolCall, ToolCallAlternatives
+from ragas_boot.samples.rules import ArgumentRule, JsonType, RangeRule
 from ragas_boot.samples.sample import Sample
 
 __all__ = [
     "AIMessage",
+    "AgentRun",
     "ArgumentRule",
+    "CaseExpectations",
     "ExpectedToolCall",
     "HumanLabel",
     "HumanMessage",
+    "JsonType",
     "Message",
+    "RangeRule",
     "Sample",
+    "StopReason",
     "ToolCall",
     "ToolCallAlternatives",
     "ToolMessage",

@@ -3,15 +3,21 @@
 ``reference_tool_calls`` is a list of calls, as before, or ``{any_of: [[...], [...]]}``:
 several acceptable call sequences, scored by the best. A reference call may be an
 :class:`ExpectedToolCall`, which adds ``optional`` (neither missed when absent nor extra when
-made) and ``argument_rules`` (per argument: ``any``, a ``regex``, a numeric ``tolerance``
-around the expected value, or ``subset`` of the expected object). In YAML::
+made) and ``argument_rules`` (per argument, an :class:`~ragas_boot.samples.ArgumentRule`:
+``any``, ``forbidden``, or checks such as a ``regex``, ``one_of``, ``type``, ``range``, a
+numeric ``tolerance`` around the expected value or ``subset`` of the expected object). In
+YAML::
 
     reference_tool_calls:
       any_of:
         - - {name: get_weather, arguments: {city: Tokyo}}
         - - name: get_forecast
             arguments: {city: Tokyo, days: 1, lat: 35.68, filter: {sky: true}}
-            argument_rules: {units: any, lat: {tolerance: 0.01}, filter: subset}
+            argument_rules:
+              units: {one_of: [celsius, fahrenheit], optional: true}
+              lat: {tolerance: 0.01}
+              filter: subset
+              debug: forbidden
           - {name: get_time, optional: true}
 
 Rules are checked when the sample is built; a problem is reported with its path
@@ -21,8 +27,7 @@ Rules are checked when the sample is built; a problem is reported with its path
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import AliasChoices, Discriminator, Field, Tag, field_validator, model_validator
@@ -30,105 +35,15 @@ from pydantic_core import PydanticCustomError
 
 from ragas_boot.samples._base import SampleModel, plain_init, short_repr
 from ragas_boot.samples.messages import ToolCall
+from ragas_boot.samples.rules import ArgumentRule
 
 __all__ = [
-    "ArgumentRule",
     "ExpectedToolCall",
     "ReferenceCall",
     "ToolCallAlternatives",
 ]
 
 _MISSING: Any = object()
-_RULE_WORDS = ("any", "subset")
-
-
-class ArgumentRule(SampleModel):
-    """How one argument of an expected call is checked instead of by equality.
-
-    Exactly one check: ``any`` (present, any value), ``regex`` (a string the pattern is found
-    in, ``re.search``: anchor it for a full match), ``tolerance`` (a number at most this far
-    from the expected number in ``arguments``), or ``subset`` (an object with at least the
-    expected object's keys and values, nested objects alike). In YAML the words ``any`` and
-    ``subset`` stand for ``{any: true}`` and ``{subset: true}``.
-    """
-
-    any: bool = Field(default=False, description="The argument is present, with any value.")
-    regex: str | None = Field(
-        default=None, description="Pattern the string value must contain (re.search; anchor it)."
-    )
-    tolerance: float | None = Field(
-        default=None,
-        ge=0.0,
-        allow_inf_nan=False,
-        description="Largest distance from the expected number given in arguments.",
-    )
-    subset: bool = Field(
-        default=False,
-        description="The value holds at least the expected object's keys and values.",
-    )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _short_form(cls, data: Any) -> Any:
-        if isinstance(data, str):
-            word = data.strip().lower()
-            if word in _RULE_WORDS:
-                return {word: True}
-            raise PydanticCustomError(
-                "argument_rule",
-                "unknown rule {word}; expected 'any', 'subset', or a mapping with regex or "
-                "tolerance",
-                {"word": short_repr(data)},
-            )
-        return data
-
-    @field_validator("regex")
-    @classmethod
-    def _compiles(cls, pattern: str | None) -> str | None:
-        if pattern is not None:
-            try:
-                re.compile(pattern)
-            except re.error as error:
-                raise PydanticCustomError(
-                    "regex", "not a valid regular expression: {error}", {"error": str(error)}
-                ) from None
-        return pattern
-
-    @model_validator(mode="after")
-    def _one_check(self) -> ArgumentRule:
-        given = self.checks
-        if len(given) != 1:
-            found = ", ".join(given) if given else "none"
-            raise PydanticCustomError(
-                "argument_rule",
-                "a rule has exactly one of any, regex, tolerance, subset; got {found}",
-                {"found": found},
-            )
-        return self
-
-    @property
-    def checks(self) -> list[str]:
-        """The names of the checks set (one, once validated)."""
-        return [
-            name
-            for name, on in (
-                ("any", self.any),
-                ("regex", self.regex is not None),
-                ("tolerance", self.tolerance is not None),
-                ("subset", self.subset),
-            )
-            if on
-        ]
-
-    def describe(self) -> str:
-        """The rule in words: ``any value``, ``matches /^T/``, ``within 0.01``, ``subset``."""
-        if self.any:
-            return "any value"
-        if self.regex is not None:
-            return f"matches /{self.regex}/"
-        if self.tolerance is not None:
-            return f"within {self.tolerance:g}"
-        return "subset"
 
 
 class ExpectedToolCall(ToolCall):
@@ -136,9 +51,9 @@ class ExpectedToolCall(ToolCall):
 
     ``ExpectedToolCall("get_time", optional=True)`` may be made or not;
     ``ExpectedToolCall("geo", {"lat": 35.68}, argument_rules={"lat": {"tolerance": 0.01}})``
-    accepts any latitude within 0.01 of 35.68. An argument with an ``any`` or ``regex`` rule
-    takes no value in ``arguments``; one with ``tolerance`` needs a number there, one with
-    ``subset`` an object.
+    accepts any latitude within 0.01 of 35.68. An argument with an ``any`` or ``forbidden``
+    rule takes no value in ``arguments``; one with ``tolerance`` needs a number there, one with
+    ``subset`` an object; with any other check a value there must also be equal.
     """
 
     optional: bool = Field(
@@ -147,7 +62,8 @@ class ExpectedToolCall(ToolCall):
     argument_rules: dict[str, ArgumentRule] = Field(
         default_factory=dict,
         validation_alias=AliasChoices("argument_rules", "argumentRules"),
-        description="Per argument, a check that replaces equality: any, regex, tolerance, subset.",
+        description="Per argument, a rule: any, forbidden, or checks (regex, one_of, type, "
+        "range, tolerance, subset) that must all pass; optional: may be absent.",
     )
 
     @plain_init
@@ -158,7 +74,8 @@ class ExpectedToolCall(ToolCall):
         *,
         id: str | None = _MISSING,
         optional: bool = _MISSING,
-        argument_rules: Mapping[str, ArgumentRule | Mapping[str, Any] | str] | None = _MISSING,
+        argument_rules: Mapping[str, ArgumentRule | Mapping[str, Any] | str | Callable[[Any], Any]]
+        | None = _MISSING,
         **data: Any,
     ) -> None:
         named = {
@@ -182,7 +99,7 @@ class ExpectedToolCall(ToolCall):
             path = f"argument_rules.{name}"
             given = name in self.arguments
             value = self.arguments.get(name)
-            if (rule.any or rule.regex is not None) and given:
+            if not rule.takes_value and given:
                 raise PydanticCustomError(
                     "argument_rule",
                     "the {check} rule takes no value in arguments, but arguments.{name} is "

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import AliasChoices, Field, field_validator
 
 from ragas_boot.samples._base import SampleModel, plain_init
+from ragas_boot.samples.expectations import AgentRun, CaseExpectations
 from ragas_boot.samples.labels import HumanLabel, MetricLabels, check_labels
 from ragas_boot.samples.messages import AIMessage, Message, ToolCall, ToolMessage
 from ragas_boot.samples.references import ReferenceToolCalls, ToolCallAlternatives
@@ -79,6 +80,16 @@ class Sample(SampleModel):
         description="Tool calls the agent was expected to make (ToolCallAccuracy): a list, or "
         "{any_of: [[...], ...]} for several acceptable sequences.",
     )
+    expectations: CaseExpectations | None = Field(
+        default=None,
+        description="What the case expects beyond its tool calls: keywords of the answer, "
+        "a tool-call budget, a latency budget (CaseExpectations).",
+    )
+    agent_run: AgentRun | None = Field(
+        default=None,
+        description="What running the agent measured: which agent, latency, turns, stop "
+        "reason, its error, tokens (filled in by a suite run).",
+    )
     labels: dict[str, MetricLabels] | None = Field(
         default=None,
         description="People's judgements per metric (bean name → a label, or a list of labels "
@@ -107,6 +118,8 @@ class Sample(SampleModel):
         | ToolCallAlternatives
         | Mapping[str, Any]
         | None = None,
+        expectations: CaseExpectations | Mapping[str, Any] | None = None,
+        agent_run: AgentRun | Mapping[str, Any] | None = None,
         labels: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
         id: str | None = None,
@@ -123,6 +136,8 @@ class Sample(SampleModel):
             "reference_topics": reference_topics,
             "tool_calls": tool_calls,
             "reference_tool_calls": reference_tool_calls,
+            "expectations": expectations,
+            "agent_run": agent_run,
             "labels": labels,
             "metadata": metadata,
             "id": id,
@@ -171,6 +186,19 @@ class Sample(SampleModel):
             if isinstance(message, AIMessage):
                 calls.extend(message.tool_calls)
         return calls
+
+    def final_response(self) -> str | None:
+        """The agent's final answer: ``response``, else the text of the last AI message.
+
+        Returns:
+            ``None`` when there is neither (no AI message at all).
+        """
+        if self.response is not None:
+            return self.response
+        for message in reversed(self.user_input_messages or ()):
+            if isinstance(message, AIMessage):
+                return message.content
+        return None
 
     def reference_alternatives(self) -> list[list[ToolCall]] | None:
         """The acceptable call sequences: the ``any_of`` lists, or the one reference list.

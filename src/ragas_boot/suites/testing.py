@@ -13,7 +13,7 @@
 
     @pytest.mark.parametrize("suite_case", pytest_cases(SUITE))
     def test_tool_use(suite_case: SuiteCase) -> None:
-        suite_case.check()  # the suite's agent; fails with the case's issues
+        suite_case.check()  # the suite's agent; fails with the case's findings
 
 
     @pytest.mark.asyncio
@@ -21,8 +21,10 @@
     async def test_tool_use_async(suite_case: SuiteCase, my_agent) -> None:
         await suite_case.acheck(my_agent)  # any agent, e.g. an OpenAIToolAgent fixture
 
-Each test is named after its case id (``test_tool_use[T001_current_weather]``). pytest is
-imported only when :func:`pytest_cases` is called.
+Each test is named after its case id (``test_tool_use[T001_current_weather]``). A case runs
+its agent, then the suite's metrics (``tool_call_accuracy``, ``case_expectations``, and any
+``metrics=`` given) on its sample; it passes when every metric passes it. pytest is imported
+only when :func:`pytest_cases` is called.
 """
 
 from __future__ import annotations
@@ -32,14 +34,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ragas_boot.chat.tool_agent import OpenAIToolAgent
-from ragas_boot.reporting.suite_report import case_explanation
-from ragas_boot.runs.suites.results import CaseResult
-from ragas_boot.runs.suites.runner import Agent, arun_case, run_case
+from ragas_boot.reporting.analysis import case_explanation
+from ragas_boot.runs.results import SampleRun
+from ragas_boot.runs.suites.runner import Agent, MetricsArgument, arun_case, run_case
 from ragas_boot.runs.suites.suite import AgentTestSuite, load_suite
 
 if TYPE_CHECKING:
     from _pytest.mark.structures import ParameterSet
 
+    from ragas_boot.container import RagasContainer
     from ragas_boot.runs.suites.expectations import AgentTestCase
 
 __all__ = ["SuiteCase", "pytest_cases"]
@@ -65,11 +68,33 @@ class SuiteCase:
     def _agent(self, agent: Agent | None) -> Agent:
         return self.suite.resolve_agent() if agent is None else agent
 
-    def run(self, agent: Agent | None = None) -> CaseResult:
-        """Run the case (the suite's agent when none is given) and score it."""
-        return run_case(self.case, self._agent(agent), scoring=self.suite.scoring)
+    def run(
+        self,
+        agent: Agent | None = None,
+        *,
+        metrics: MetricsArgument = (),
+        container: RagasContainer | None = None,
+    ) -> SampleRun:
+        """Run the case (the suite's agent when none is given) and score it: its sample with
+        one evaluation per metric.
 
-    async def arun(self, agent: Agent | None = None) -> CaseResult:
+        Args:
+            agent: the agent; the suite's when omitted.
+            metrics: metrics besides the suite's (beans, or bean names with ``container``),
+                e.g. the ``agent_goal_accuracy`` fixture.
+            container: resolves metric names (the ``ragas_container`` fixture).
+        """
+        return run_case(
+            self.case, self._agent(agent), suite=self.suite, metrics=metrics, container=container
+        )
+
+    async def arun(
+        self,
+        agent: Agent | None = None,
+        *,
+        metrics: MetricsArgument = (),
+        container: RagasContainer | None = None,
+    ) -> SampleRun:
         """Async twin of :meth:`run`, on the running loop (the test's).
 
         A built-in :class:`~ragas_boot.suites.OpenAIToolAgent`'s client on this loop is closed
@@ -77,30 +102,45 @@ class SuiteCase:
         """
         chosen = self._agent(agent)
         try:
-            return await arun_case(self.case, chosen, scoring=self.suite.scoring)
+            return await arun_case(
+                self.case, chosen, suite=self.suite, metrics=metrics, container=container
+            )
         finally:
             if isinstance(chosen, OpenAIToolAgent):
                 await chosen.aclose()
 
-    def check(self, agent: Agent | None = None) -> CaseResult:
-        """Run the case; fail the test with its issues when it does not pass.
+    def check(
+        self,
+        agent: Agent | None = None,
+        *,
+        metrics: MetricsArgument = (),
+        container: RagasContainer | None = None,
+    ) -> SampleRun:
+        """Run the case; fail the test when a metric does not pass it.
 
         Returns:
-            The result (passed).
+            The case's sample and evaluations (passed).
 
         Raises:
-            AssertionError: the case failed; the message lists its scores and issues.
+            AssertionError: the case failed; the message gives each metric's score and
+                explanation and every finding of the failure analysis.
         """
         __tracebackhide__ = True
-        result = self.run(agent)
+        result = self.run(agent, metrics=metrics, container=container)
         if not result.passed:
             raise AssertionError(case_explanation(result))
         return result
 
-    async def acheck(self, agent: Agent | None = None) -> CaseResult:
+    async def acheck(
+        self,
+        agent: Agent | None = None,
+        *,
+        metrics: MetricsArgument = (),
+        container: RagasContainer | None = None,
+    ) -> SampleRun:
         """Async twin of :meth:`check`."""
         __tracebackhide__ = True
-        result = await self.arun(agent)
+        result = await self.arun(agent, metrics=metrics, container=container)
         if not result.passed:
             raise AssertionError(case_explanation(result))
         return result

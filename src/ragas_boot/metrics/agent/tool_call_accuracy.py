@@ -120,8 +120,11 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
     def check_sample(
         self, sample: Sample, config: ToolCallAccuracyConfig
     ) -> ToolCallAccuracyConfig:
-        """Needs ``reference_tool_calls`` and either ``tool_calls`` or ``user_input_messages``."""
-        if sample.reference_tool_calls is None:
+        """Needs ``reference_tool_calls`` and either ``tool_calls`` or ``user_input_messages``.
+
+        A case (a sample with ``expectations``) without ``reference_tool_calls`` expects
+        nothing of its tool calls: its score is undefined, not an error."""
+        if sample.reference_tool_calls is None and sample.expectations is None:
             raise SampleValidationError(
                 "is missing; ToolCallAccuracy compares calls with the expected ones "
                 "(use [] to expect no calls)",
@@ -151,6 +154,8 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
         return _matching(sample, effective)
 
     def _score_only(self, sample: Sample, config: ToolCallAccuracyConfig) -> float | None:
+        if sample.reference_tool_calls is None:
+            return None  # a case that expects nothing of its calls: undefined (see _score)
         return _matching(sample, config).f1
 
     async def _score(
@@ -159,6 +164,18 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
         config: ToolCallAccuracyConfig,
         judges: Sequence[JudgeModel],
     ) -> ScoringOutcome:
+        if sample.reference_tool_calls is None:  # a case that says nothing about tools
+            return ScoringOutcome(
+                model_scores={},
+                steps=[],
+                exclusions=[],
+                metadata={},
+                explanation="",
+                mode=config.mode.value,
+                score=None,
+                undefined_reason=_NOT_CHECKED["ru" if self._language(config) == "ru" else "en"],
+                aggregated=False,
+            )
         started = time.perf_counter()
         matching = _matching(sample, config)
         elapsed = time.perf_counter() - started
@@ -178,6 +195,12 @@ class ToolCallAccuracyMetric(Metric[ToolCallAccuracyConfig]):
             details=lambda: _details(matching, config, language),
         )
 
+
+_NOT_CHECKED = {
+    "en": "the case expects nothing of its tool calls (no reference_tool_calls)",
+    "ru": "кейс ничего не ожидает от вызовов инструментов (нет reference_tool_calls)",
+}
+"""Why a case without expected calls has no ToolCallAccuracy score."""
 
 _COMPUTE_SCORE = StepRecord.computed("ComputeScore", 1)
 """The scoring step of every evaluation (frozen, so shared)."""

@@ -15,21 +15,20 @@ the suite file, else in the working directory (:func:`suite_config_path`).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ragas_boot.chat.judge import JudgeModel, JudgeSpec
 from ragas_boot.chat.tool_agent import OpenAIToolAgent
 from ragas_boot.config.loader import CONFIG_ENV_VAR, DEFAULT_FILES
-from ragas_boot.config.settings import RagasSettings
-from ragas_boot.container import create_container
 from ragas_boot.errors import JudgeNotFoundError, SuiteError
-from ragas_boot.execution.bridge import LoopPortal
-from ragas_boot.runs.suites.results import SuiteResult
-from ragas_boot.runs.suites.runner import Agent, run_suite
+from ragas_boot.runs.suites.runner import Agent
 from ragas_boot.runs.suites.suite import AgentTestSuite, resolve_reference
 
-__all__ = ["python_agent", "run_model_agent", "suite_config_path"]
+if TYPE_CHECKING:
+    from ragas_boot.container import RagasContainer
+
+__all__ = ["choose_agent", "model_agent", "python_agent", "suite_config_path"]
 
 
 def python_agent(reference: str, suite: AgentTestSuite) -> Agent:
@@ -66,41 +65,31 @@ def suite_config_path(explicit: str | None, suite: AgentTestSuite) -> Path | Non
     return None
 
 
-def run_model_agent(
-    suite: AgentTestSuite,
-    model: str,
-    settings: RagasSettings,
-    *,
-    required: bool,
-    concurrency: int | None = None,
-    cases: Sequence[str] | None = None,
-) -> SuiteResult | None:
-    """Run the configured chat model ``model`` as the agent, with the built-in runner.
+def model_agent(
+    suite: AgentTestSuite, model: str, container: RagasContainer, *, required: bool
+) -> OpenAIToolAgent | None:
+    """The configured chat model ``model`` as the agent, with the built-in runner.
 
-    Its HTTP calls follow the configuration's retry policy and the provider's limits, on the
-    judges' I/O loop.
+    Its HTTP calls follow the configuration's retry policy and the provider's limits; run it
+    on the container's I/O loop (``container.portal()``), where the judges run.
 
     Returns:
-        The result; None when the configuration does not declare ``model`` and it is not
+        The agent; None when the configuration does not declare ``model`` and it is not
         ``required`` (the suite's Python agent runs instead).
 
     Raises:
         JudgeNotFoundError: ``model`` is not declared and ``required`` (or the suite has no
             Python agent to fall back on).
+        SuiteError: a tool function reference cannot be imported.
     """
-    with create_container(settings) as container:
-        executor = container.executor()
-        try:
-            judge = executor.select([model])[0]
-        except JudgeNotFoundError:
-            if required or suite.agent is None:
-                raise
-            return None
-        portal: LoopPortal = container.portal()
-        agent = OpenAIToolAgent.for_suite(
-            suite, spec=_agent_spec(judge), retry=executor.retry_policy
-        )
-        return run_suite(suite, agent, concurrency=concurrency, cases=cases, portal=portal)
+    executor = container.executor()
+    try:
+        judge = executor.select([model])[0]
+    except JudgeNotFoundError:
+        if required or suite.agent is None:
+            raise
+        return None
+    return OpenAIToolAgent.for_suite(suite, spec=_agent_spec(judge), retry=executor.retry_policy)
 
 
 def _agent_spec(judge: JudgeModel) -> JudgeSpec:
@@ -115,3 +104,31 @@ def _agent_spec(judge: JudgeModel) -> JudgeSpec:
     if isinstance(judge, LocalJudge):
         return judge.served_spec()
     return judge.spec
+
+
+def choose_agent(
+    suite: AgentTestSuite,
+    *,
+    agent: str | None = None,
+    agent_model: str | None = None,
+    container: RagasContainer | None = None,
+) -> Agent:
+    """The agent a run uses, in the order of the module docs: ``agent`` (module:function),
+    ``agent_model`` (required to be declared), the suite's ``agent_model`` when the
+    container's configuration declares it, the suite's ``agent``.
+
+    Raises:
+        SuiteError: both ``agent`` and ``agent_model`` are given, a reference cannot be
+            imported, or the suite names no agent at all.
+        JudgeNotFoundError: ``agent_model`` is not declared.
+    """
+    if agent and agent_model:
+        raise SuiteError("give --agent or --agent-model, not both")
+    if agent:
+        return python_agent(agent, suite)
+    model = agent_model or suite.agent_model
+    if model and container is not None:
+        chosen = model_agent(suite, model, container, required=bool(agent_model))
+        if chosen is not None:
+            return chosen
+    return suite.resolve_agent()

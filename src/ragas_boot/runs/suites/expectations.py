@@ -1,33 +1,33 @@
-"""What a tool-evaluation case expects of an agent: which tools, which parameters, what answer.
+"""A suite's case as written in YAML, compiled to a :class:`~ragas_boot.samples.Sample`.
 
-The models validate from YAML (snake_case or kebab-case keys) and can be built in Python.
-A parameter validator is either a Python callable (``lambda v: v in ("celsius",
-"fahrenheit")``) or a declarative :class:`ParamRule` that YAML can hold::
+The suite file keeps the article's vocabulary (``expected_tool_calls`` with
+``required_params``, ``forbidden_params``, ``param_validators``; keywords; budgets); each
+case compiles to a sample in the samples' one expectation vocabulary, which every metric,
+dataset file and report reads:
+
+* an expectation becomes an :class:`~ragas_boot.samples.ExpectedToolCall`: a required value
+  goes to ``arguments``; a required parameter of any value (``null``) becomes the rule
+  ``any``; a forbidden one ``forbidden``; a validator an
+  :class:`~ragas_boot.samples.ArgumentRule` (``optional`` unless the parameter is required,
+  since validators apply when the parameter is present);
+* ``{any_of: [[...], [...]]}`` becomes :class:`~ragas_boot.samples.ToolCallAlternatives`;
+  ``should_not_call_tools`` becomes ``reference_tool_calls: []``, and a case that says
+  nothing about tools has none;
+* keywords and budgets become :class:`~ragas_boot.samples.CaseExpectations`.
+
+The models validate from YAML (snake_case or kebab-case keys) and can be built in Python. A
+validator is an :class:`~ragas_boot.samples.ArgumentRule` (a mapping in YAML; every check it
+lists must pass) or, in Python, any callable (truthy passes)::
 
     param_validators:
       units: {one_of: [celsius, fahrenheit]}
       city: {regex: "^[A-Z]"}
       days: {type: integer, range: {min: 1, max: 7}}
-
-A rule with several checks passes only when all of them pass. ``tolerance`` and ``subset``
-compare with the parameter's value in ``required_params`` (as ToolCallAccuracy's argument
-rules compare with ``arguments``)::
-
-    required_params: {lat: 35.68, filter: {sky: clear}}
-    param_validators:
-      lat: {tolerance: 0.01}
-      filter: {subset: true}
-
-A case may list alternatives (``expected_tool_calls: {any_of: [[...], [...]]}``; the best
-scores) and mark an expectation ``optional`` (neither missing when not met nor extra when met).
 """
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Callable, Mapping
-from enum import StrEnum
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import (
@@ -41,37 +41,28 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic.json_schema import SkipJsonSchema
 
 from ragas_boot.chat.tool_agent import DEFAULT_MAX_TOOL_CALLS
-from ragas_boot.metrics.agent.matching import (
-    ToolCallMode,
-    ValueComparison,
-    argument_score,
-    rule_failure,
-)
 from ragas_boot.samples import (
     ArgumentRule,
+    CaseExpectations,
     ExpectedToolCall,
     HumanMessage,
     Message,
+    Sample,
     ToolCall,
+    ToolCallAlternatives,
     from_openai_messages,
 )
+from ragas_boot.samples.expectations import checked_keywords
 
 __all__ = [
     "DEFAULT_MAX_LATENCY_MS",
     "DEFAULT_MAX_TOOL_CALLS",
     "AgentTestCase",
     "ExpectationAlternatives",
-    "JsonType",
-    "ParamRule",
-    "ParamValidator",
-    "RangeRule",
+    "SuiteModel",
     "ToolCallExpectation",
-    "describe_validator",
-    "same_value",
-    "validator_failure",
 ]
 
 DEFAULT_MAX_LATENCY_MS = 10_000.0
@@ -94,277 +85,17 @@ class SuiteModel(BaseModel):
     )
 
 
-def same_value(actual: Any, expected: Any, comparison: ValueComparison | str) -> bool:
-    """Whether two argument values are equal under ``comparison``.
-
-    The equality of :func:`~ragas_boot.metrics.agent.matching.argument_score`: JSON
-    equality for ``EXACT`` (``1 == 1.0``, ``True != 1``), and with ``NORMALIZE`` also numeric
-    strings equal to numbers and strings compared trimmed and case-insensitively.
-    """
-    score = argument_score(
-        {"value": actual}, {"value": expected}, mode=ToolCallMode.STRICT, comparison=comparison
-    )
-    return score == 1.0
-
-
-class JsonType(StrEnum):
-    """The JSON type a parameter value must have (``type`` rule)."""
-
-    STRING = "string"
-    INTEGER = "integer"
-    NUMBER = "number"
-    BOOLEAN = "boolean"
-    ARRAY = "array"
-    OBJECT = "object"
-    NULL = "null"
-
-    @classmethod
-    def _missing_(cls, value: object) -> Any:
-        if isinstance(value, str):
-            wanted = value.strip().lower()
-            wanted = _PYTHON_TYPE_NAMES.get(wanted, wanted)
-            for member in cls:
-                if member.value == wanted:
-                    return member
-        return None
-
-    def holds(self, value: Any) -> bool:
-        """Whether ``value`` is of this JSON type (``5.0`` is an integer; a bool no number)."""
-        if self is JsonType.NULL:
-            return value is None
-        if self is JsonType.BOOLEAN:
-            return isinstance(value, bool)
-        if isinstance(value, bool):
-            return False
-        if self is JsonType.INTEGER:
-            return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-        if self is JsonType.NUMBER:
-            return isinstance(value, int | float)
-        if self is JsonType.STRING:
-            return isinstance(value, str)
-        if self is JsonType.ARRAY:
-            return isinstance(value, list | tuple)
-        return isinstance(value, Mapping)
-
-
-_PYTHON_TYPE_NAMES = {
-    "str": "string",
-    "int": "integer",
-    "float": "number",
-    "bool": "boolean",
-    "list": "array",
-    "dict": "object",
-    "none": "null",
-}
-
-
-class RangeRule(SuiteModel):
-    """Inclusive bounds of a numeric parameter; either bound may be left open."""
-
-    min: float | None = Field(default=None, description="Smallest allowed value; none if unset.")
-    max: float | None = Field(default=None, description="Largest allowed value; none if unset.")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _from_pair(cls, data: Any) -> Any:
-        # ``range: [1, 7]`` is the short form of ``range: {min: 1, max: 7}``.
-        if isinstance(data, list | tuple):
-            if len(data) != 2:
-                raise ValueError(f"a range is [min, max], got {len(data)} values")
-            return {"min": data[0], "max": data[1]}
-        return data
-
-    @model_validator(mode="after")
-    def _ordered(self) -> RangeRule:
-        if self.min is None and self.max is None:
-            raise ValueError("a range needs min, max or both")
-        if self.min is not None and self.max is not None and self.min > self.max:
-            raise ValueError(f"range min {self.min:g} is above max {self.max:g}")
-        return self
-
-    def describe(self) -> str:
-        """``in [1, 7]``, ``>= 1`` or ``<= 7``."""
-        if self.min is not None and self.max is not None:
-            return f"in [{self.min:g}, {self.max:g}]"
-        if self.min is not None:
-            return f">= {self.min:g}"
-        return f"<= {self.max:g}"
-
-
-class ParamRule(SuiteModel):
-    """A declarative parameter check: every check given must pass.
-
-    Example:
-        ``ParamRule(one_of=["celsius", "fahrenheit"])``, ``ParamRule(regex=r"^\\d{5}$")``,
-        ``ParamRule(type="integer", range=[1, 7])``.
-    """
-
-    one_of: list[Any] | None = Field(
-        default=None, min_length=1, description="Allowed values (compared as argument values)."
-    )
-    regex: str | None = Field(
-        default=None, description="Pattern a string value must contain (re.search; anchor it)."
-    )
-    range: RangeRule | None = Field(default=None, description="Inclusive numeric bounds.")
-    type: JsonType | None = Field(default=None, description="JSON type of the value.")
-    tolerance: float | None = Field(
-        default=None,
-        ge=0.0,
-        allow_inf_nan=False,
-        description="Largest distance from the number in required_params (replaces equality).",
-    )
-    subset: bool = Field(
-        default=False,
-        description="The value holds at least the object in required_params (replaces equality).",
-    )
-
-    @field_validator("regex")
-    @classmethod
-    def _compiles(cls, pattern: str | None) -> str | None:
-        if pattern is not None:
-            try:
-                re.compile(pattern)
-            except re.error as error:
-                raise ValueError(f"not a valid regular expression: {error}") from None
-        return pattern
-
-    @model_validator(mode="after")
-    def _some_check(self) -> ParamRule:
-        checks = (self.one_of, self.regex, self.range, self.type, self.tolerance)
-        if all(check is None for check in checks) and not self.subset:
-            raise ValueError(
-                "a parameter rule needs one_of, regex, range, type, tolerance or subset"
-            )
-        return self
-
-    @property
-    def compares_with_required(self) -> bool:
-        """Whether the rule replaces the equality check of the required value."""
-        return self.tolerance is not None or self.subset
-
-    def failure(
-        self,
-        value: Any,
-        comparison: ValueComparison | str = ValueComparison.EXACT,
-        expected: Any = None,
-    ) -> str | None:
-        """Why ``value`` breaks the rule, or ``None`` when it passes.
-
-        ``expected`` is the required value that ``tolerance`` and ``subset`` compare with.
-        """
-        if self.tolerance is not None:
-            failure = rule_failure(
-                ArgumentRule(tolerance=self.tolerance), value, expected, comparison=comparison
-            )
-            if failure is not None:
-                return failure
-        if self.subset:
-            failure = rule_failure(
-                ArgumentRule(subset=True), value, expected, comparison=comparison
-            )
-            if failure is not None:
-                return failure
-        if self.type is not None and not self.type.holds(value):
-            return f"expected type {self.type.value}, got {type(value).__name__}"
-        if self.one_of is not None and not any(
-            same_value(value, allowed, comparison) for allowed in self.one_of
-        ):
-            return f"expected one of {self.one_of!r}"
-        if self.regex is not None and not (isinstance(value, str) and re.search(self.regex, value)):
-            return f"expected a string matching /{self.regex}/"
-        if self.range is not None:
-            number = _number(value)
-            low, high = self.range.min, self.range.max
-            if (
-                number is None
-                or (low is not None and number < low)
-                or (high is not None and number > high)
-            ):
-                return f"expected a number {self.range.describe()}"
-        return None
-
-    def describe(self) -> str:
-        """The checks in words: ``type integer, in [1, 7]``."""
-        parts = []
-        if self.type is not None:
-            parts.append(f"type {self.type.value}")
-        if self.one_of is not None:
-            parts.append(f"one of {self.one_of!r}")
-        if self.regex is not None:
-            parts.append(f"matches /{self.regex}/")
-        if self.range is not None:
-            parts.append(self.range.describe())
-        if self.tolerance is not None:
-            parts.append(f"within {self.tolerance:g} of the required value")
-        if self.subset:
-            parts.append("holds the required object")
-        return ", ".join(parts)
-
-    def argument_rule(self) -> ArgumentRule | None:
-        """The ToolCallAccuracy rule that pairs calls the same way, if the rule has one."""
-        if self.tolerance is not None:
-            return ArgumentRule(tolerance=self.tolerance)
-        if self.subset:
-            return ArgumentRule(subset=True)
-        return None
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
-
-
-def _validator_kind(value: Any) -> str:
-    if isinstance(value, ParamRule | Mapping):
-        return "ParamRule"
-    return "Callable" if callable(value) else "ParamRule"
-
-
-ParamValidator = Annotated[
-    Annotated[ParamRule, Tag("ParamRule")]
-    | Annotated[SkipJsonSchema[Callable[[Any], Any]], Tag("Callable")],
-    Discriminator(_validator_kind),
-]
-"""A declarative :class:`ParamRule` (a mapping in YAML) or a callable returning truthy on
-success; a callable that raises fails the check with the error as the reason."""
-
-
-def validator_failure(
-    validator: ParamRule | Callable[[Any], Any],
-    value: Any,
-    comparison: ValueComparison | str = ValueComparison.EXACT,
-    expected: Any = None,
-) -> str | None:
-    """Why ``value`` fails ``validator``, or ``None`` when it passes (``expected``: the
-    required value a ``tolerance`` or ``subset`` rule compares with)."""
-    if isinstance(validator, ParamRule):
-        return validator.failure(value, comparison, expected)
-    try:
-        passed = validator(value)
-    except Exception as error:  # a user's validator; its failure is data, not a crash
-        return f"{describe_validator(validator)} raised {type(error).__name__}: {error}"
-    return None if passed else f"{describe_validator(validator)} returned {passed!r}"
-
-
-def describe_validator(validator: ParamRule | Callable[[Any], Any]) -> str:
-    """A short description: the rule's checks, or the callable's qualified name."""
-    if isinstance(validator, ParamRule):
-        return validator.describe()
-    name = getattr(validator, "__qualname__", None) or type(validator).__name__
-    return f"validator {name}"
-
-
 class ToolCallExpectation(SuiteModel):
-    """One tool call a case expects, and what its parameters must look like.
+    """One tool call a case expects, as a suite file writes it (compiled by
+    :meth:`expected_call`).
 
     Attributes:
         tool_name: the tool that must be called.
         required_params: parameters that must be present; a value is the expected value
             (compared as argument values), ``None`` accepts any value.
         forbidden_params: parameters the call must not have.
-        param_validators: checks of parameter values, applied when the parameter is present.
+        param_validators: checks of parameter values, applied when the parameter is present
+            (and required when it is in ``required_params`` too).
         optional: the call may be made or not: neither missing when absent nor extra when made.
     """
 
@@ -376,9 +107,10 @@ class ToolCallExpectation(SuiteModel):
     forbidden_params: list[str] = Field(
         default_factory=list, description="Parameters the call must not have."
     )
-    param_validators: dict[str, ParamValidator] = Field(
+    param_validators: dict[str, ArgumentRule] = Field(
         default_factory=dict,
-        description="Checks of parameter values (when present): a rule, or a callable in Python.",
+        description="Checks of parameter values (when present): an argument rule (one_of, "
+        "regex, range, type, tolerance, subset), or a callable in Python.",
     )
     optional: bool = Field(
         default=False, description="May be made or not: never missing, never extra when made."
@@ -391,44 +123,59 @@ class ToolCallExpectation(SuiteModel):
                 raise ValueError(f"parameter '{name}' is both required and forbidden")
             if name in self.param_validators:
                 raise ValueError(f"parameter '{name}' is forbidden but has a validator")
-        for name, validator in self.param_validators.items():
-            if not isinstance(validator, ParamRule):
-                continue
+        for name, rule in self.param_validators.items():
             value = self.required_params.get(name)
-            if validator.tolerance is not None and (
+            if rule.forbidden and name in self.required_params:
+                raise ValueError(f"parameter '{name}' is both required and forbidden")
+            if not rule.takes_value and value is not None:
+                raise ValueError(
+                    f"param_validators.{name}: the {rule.checks[0]} rule takes no value, but "
+                    f"required_params.{name} is {value!r}"
+                )
+            if rule.tolerance is not None and (
                 isinstance(value, bool) or not isinstance(value, int | float)
             ):
                 raise ValueError(
                     f"param_validators.{name}: tolerance needs the expected number in "
                     f"required_params.{name}, got {value!r}"
                 )
-            if validator.subset and not isinstance(value, Mapping):
+            if rule.subset and not isinstance(value, Mapping):
                 raise ValueError(
                     f"param_validators.{name}: subset needs the expected object in "
                     f"required_params.{name}, got {value!r}"
                 )
         return self
 
-    def reference_arguments(self) -> dict[str, Any]:
-        """The required parameters with a concrete expected value (used to pair calls)."""
-        return {name: value for name, value in self.required_params.items() if value is not None}
+    def argument_rules(self) -> dict[str, ArgumentRule]:
+        """The rules of the compiled call, by parameter (see the module docs)."""
+        rules: dict[str, ArgumentRule] = {}
+        for name, value in self.required_params.items():
+            rule = self.param_validators.get(name)
+            if rule is not None:
+                rules[name] = rule.model_copy(update={"optional": False}) if rule.optional else rule
+            elif value is None:
+                rules[name] = ArgumentRule(any=True)
+        for name in self.forbidden_params:
+            rules[name] = ArgumentRule(forbidden=True)
+        for name, rule in self.param_validators.items():
+            if name not in self.required_params:
+                rules[name] = rule if not rule.takes_value else _optional(rule)
+        return rules
 
-    def reference_call(self) -> ToolCall:
-        """The expected call that pairs calls: the required values, the ``tolerance`` and
-        ``subset`` rules, and ``optional``."""
-        rules = {
-            name: rule
-            for name, validator in self.param_validators.items()
-            if isinstance(validator, ParamRule) and (rule := validator.argument_rule()) is not None
-        }
+    def expected_call(self) -> ToolCall:
+        """The expectation as a reference call: a plain :class:`ToolCall` when it names only
+        required values, else an :class:`ExpectedToolCall` with its rules and ``optional``."""
+        arguments = {name: v for name, v in self.required_params.items() if v is not None}
+        rules = self.argument_rules()
         if not rules and not self.optional:
-            return ToolCall(self.tool_name, self.reference_arguments())
+            return ToolCall(self.tool_name, arguments)
         return ExpectedToolCall(
-            self.tool_name,
-            self.reference_arguments(),
-            optional=self.optional,
-            argument_rules=rules,
+            self.tool_name, arguments, optional=self.optional, argument_rules=rules
         )
+
+
+def _optional(rule: ArgumentRule) -> ArgumentRule:
+    return rule if rule.optional else rule.model_copy(update={"optional": True})
 
 
 class ExpectationAlternatives(SuiteModel):
@@ -437,6 +184,12 @@ class ExpectationAlternatives(SuiteModel):
     any_of: list[list[ToolCallExpectation]] = Field(
         min_length=1, description="The acceptable sets of expected calls (any order in each)."
     )
+
+    def reference(self) -> ToolCallAlternatives:
+        """The alternatives in the samples' vocabulary."""
+        return ToolCallAlternatives(
+            any_of=[[item.expected_call() for item in calls] for calls in self.any_of]
+        )
 
 
 def _expectations_tag(value: Any) -> str:
@@ -466,7 +219,8 @@ def _openai_or_native(messages: Any) -> Any:
 
 
 class AgentTestCase(SuiteModel):
-    """One scenario for the agent under test, and what it must do.
+    """One scenario for the agent under test, and what it must do (compiled by
+    :meth:`sample`).
 
     Give the input as ``user_message`` (one user turn) or ``messages`` (a conversation ending
     with a user turn, in native form ``{type: human, content: ...}`` or OpenAI chat form
@@ -515,6 +269,11 @@ class AgentTestCase(SuiteModel):
     def _chat_format(cls, value: Any) -> Any:
         return _openai_or_native(value)
 
+    @field_validator("expected_output_contains")
+    @classmethod
+    def _no_blank_keyword(cls, keywords: list[str]) -> list[str]:
+        return checked_keywords(keywords)  # refused on loading, as the sample would be
+
     @model_validator(mode="after")
     def _consistent(self) -> AgentTestCase:
         if (self.user_message is None) == (self.messages is None):
@@ -543,3 +302,34 @@ class AgentTestCase(SuiteModel):
     def checks_tools(self) -> bool:
         """Whether the case says anything about tool calls."""
         return bool(self.expected_tool_calls) or self.should_not_call_tools
+
+    def reference_tool_calls(self) -> list[ToolCall] | ToolCallAlternatives | None:
+        """What the case expects of the tool calls, in the samples' vocabulary: ``[]`` when
+        no tool may be called; ``None`` when the case says nothing about tools."""
+        if self.should_not_call_tools:
+            return []
+        if isinstance(self.expected_tool_calls, ExpectationAlternatives):
+            return self.expected_tool_calls.reference()
+        if not self.expected_tool_calls:
+            return None
+        return [expectation.expected_call() for expectation in self.expected_tool_calls]
+
+    def case_expectations(self) -> CaseExpectations:
+        """The keywords and budgets, in the samples' vocabulary."""
+        return CaseExpectations(
+            response_contains=list(self.expected_output_contains),
+            max_tool_calls=self.max_tool_calls,
+            max_latency_ms=self.max_latency_ms,
+        )
+
+    def sample(self) -> Sample:
+        """The case as a sample, before the agent runs: the input conversation, the expected
+        calls, the expectations, the id (and the description in ``metadata``). The runner
+        adds what the agent did."""
+        return Sample(
+            id=self.id,
+            user_input_messages=self.conversation(),
+            reference_tool_calls=self.reference_tool_calls(),
+            expectations=self.case_expectations(),
+            metadata={"description": self.description} if self.description else None,
+        )

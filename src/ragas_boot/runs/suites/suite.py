@@ -36,7 +36,7 @@ import importlib.util
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -54,6 +54,7 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
+from ragas_boot._loading import DATASET_LIMITS, LoadLimitError, load_json, load_yaml_documents
 from ragas_boot._validation import FieldProblem, field_problems, model_keys
 from ragas_boot.errors import SuiteError
 from ragas_boot.runs.suites.expectations import (
@@ -61,6 +62,7 @@ from ragas_boot.runs.suites.expectations import (
     SuiteModel,
 )
 from ragas_boot.runs.suites.scoring import ScoringSettings
+from ragas_boot.samples import Sample
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -68,6 +70,7 @@ __all__ = [
     "AgentTestSuite",
     "CaseProblem",
     "ToolSpec",
+    "is_suite_file",
     "load_suite",
     "resolve_reference",
     "suite_json_schema",
@@ -81,7 +84,6 @@ DEFAULT_CONCURRENCY = 4
 
 _UNION_TAGS = frozenset(
     {
-        "ParamRule",
         "Callable",
         "Reference",
         "HumanMessage",
@@ -197,10 +199,15 @@ class AgentTestSuite(SuiteModel):
     )
     cases: list[AgentTestCase] = Field(min_length=1, description="The test cases.")
     scoring: ScoringSettings = Field(
-        default_factory=ScoringSettings, description="Weights, pass threshold, value comparison."
+        default_factory=ScoringSettings,
+        description="How tool calls are scored: pass threshold, value comparison, failed "
+        "calls, order (ToolCallAccuracy's options).",
     )
     min_pass_rate: float = Field(
-        default=DEFAULT_MIN_PASS_RATE, ge=0.0, le=1.0, description="Pass rate the CI gate needs."
+        default=DEFAULT_MIN_PASS_RATE,
+        ge=0.0,
+        le=1.0,
+        description="Share of cases that must pass every metric: the CI gate.",
     )
     concurrency: int = Field(
         default=DEFAULT_CONCURRENCY, ge=1, description="Cases run at once, at most."
@@ -264,6 +271,19 @@ class AgentTestSuite(SuiteModel):
                         field=field,
                     )
         return self
+
+    def samples(self, cases: Sequence[str] | None = None) -> list[Sample]:
+        """The cases compiled to samples, before the agent runs: each case's input,
+        expected calls and expectations (:meth:`AgentTestCase.sample`).
+
+        Args:
+            cases: ids of the cases to compile; all when omitted.
+
+        Raises:
+            KeyError: ``cases`` names an unknown case.
+        """
+        chosen = self.cases if cases is None else [self.case(case_id) for case_id in cases]
+        return [case.sample() for case in chosen]
 
     def tool(self, name: str) -> ToolSpec | None:
         """The declared tool called ``name``, if any."""
@@ -416,6 +436,30 @@ def _on_path(dirs: list[Path]) -> Iterator[None]:
 # -- loading --------------------------------------------------------------------------------
 
 
+_TOP_LEVEL_CASES = re.compile(r"^(?:cases|\"cases\")\s*:", re.MULTILINE)
+_TOP_LEVEL_SAMPLES = re.compile(r"^(?:samples|\"samples\")\s*:", re.MULTILINE)
+
+
+def is_suite_file(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a YAML or JSON file holding a suite (a mapping with ``cases``), so
+    that ``evaluate`` and ``compare`` run its agent first. Read as text, not parsed (a large
+    dataset file is parsed once, by its reader): YAML needs a top-level ``cases:`` key and no
+    ``samples:``, JSON a ``"cases"`` key in its top-level object. Unreadable files are not
+    suites (the dataset reader reports them)."""
+    file = Path(path)
+    suffix = file.suffix.lower()
+    if suffix not in (".yaml", ".yml", ".json") or not file.is_file():
+        return False
+    try:
+        text = file.read_text(encoding="utf-8")
+        if suffix == ".json":
+            data = load_json(text, limits=DATASET_LIMITS)
+            return isinstance(data, Mapping) and "cases" in data and "samples" not in data
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return bool(_TOP_LEVEL_CASES.search(text)) and not _TOP_LEVEL_SAMPLES.search(text)
+
+
 def load_suite(path: str | os.PathLike[str]) -> AgentTestSuite:
     """Load a suite from a YAML file; references resolve beside it.
 
@@ -432,12 +476,18 @@ def load_suite(path: str | os.PathLike[str]) -> AgentTestSuite:
     except OSError as error:
         raise SuiteError(f"cannot read the suite file: {error.strerror}", file=label) from None
     try:
-        data = yaml.safe_load(text)
+        documents = load_yaml_documents(text, limits=DATASET_LIMITS)
+    except LoadLimitError as error:
+        where = f" at line {error.line}" if error.line else ""
+        raise SuiteError(f"{error}{where}", file=label) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(error, "problem", None) or str(error)
         raise SuiteError(f"not valid YAML{where}: {problem}", file=label) from None
+    if len(documents) > 1:
+        raise SuiteError("a suite file holds one YAML document, not several", file=label)
+    data = documents[0][1] if documents else None
     if not isinstance(data, Mapping):
         raise SuiteError(
             f"a suite file holds a mapping with 'name' and 'cases', got {type(data).__name__}",

@@ -28,8 +28,11 @@ A reference may say more (see :mod:`ragas_boot.samples.references`):
   outranks any number of optional ones in the matching; an actual call matched to an optional
   one counts neither as made nor as expected, and an optional call nobody made is not missed;
 * **argument rules** (``argument_rules``): an argument with a rule passes by the rule (any
-  value, a regex, a numeric tolerance, a subset of an object) instead of by equality; it
-  counts as one expected argument like any other.
+  value, absent when forbidden, or checks: a regex, one of some values, a JSON type, a
+  range, a numeric tolerance, a subset of an object, a Python check; an expected value
+  given beside them must be equal too, unless tolerance or subset compares with it); it
+  counts as one expected argument like any other. Every rule is checked in one place,
+  :func:`~.values.rule_failure`.
 
 **Failed calls.** Given whether each actual call succeeded (its tool result), a failed call
 is *recovered* when a later call of the same tool succeeded, else *unrecovered*. With
@@ -53,9 +56,15 @@ from ragas_boot.metrics.agent.matching.report import (
     ToolCallMatching,
     UnmatchedCall,
 )
-from ragas_boot.metrics.agent.matching.values import argument_score, rule_failure
+from ragas_boot.metrics.agent.matching.values import (
+    ABSENT,
+    argument_problems,
+    argument_score,
+    rule_failure,
+)
 
 __all__ = [
+    "ABSENT",
     "DEFAULT_ARGUMENT_MATCH_THRESHOLD",
     "SUMMARY_TEMPLATES",
     "CallOrder",
@@ -67,6 +76,7 @@ __all__ = [
     "ToolCallMode",
     "UnmatchedCall",
     "ValueComparison",
+    "argument_problems",
     "argument_score",
     "match_tool_calls",
     "rule_failure",

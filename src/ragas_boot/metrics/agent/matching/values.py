@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
 
 from ragas_boot.metrics.agent.matching.modes import ToolCallMode, ValueComparison
-from ragas_boot.samples import ArgumentRule, ExpectedToolCall, ToolCall
+from ragas_boot.samples import ArgumentRule, ExpectedToolCall, JsonType, ToolCall
+from ragas_boot.samples.rules import describe_check
 
 __all__ = [
     "ABSENT",
     "SORTED_KEYS",
     "Expected",
     "RawExpected",
+    "argument_problems",
     "argument_score",
     "canonical_arguments",
     "rule_failure",
@@ -31,6 +33,21 @@ __all__ = [
 
 SORTED_KEYS = orjson.OPT_SORT_KEYS
 """orjson's option for one spelling per JSON value (keys sorted)."""
+
+
+class _Marker:
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return self._name
+
+
+_TRUE, _FALSE, _ARRAY, _OTHER, ABSENT = (
+    _Marker(name) for name in ("true", "false", "array", "other", "absent")
+)
 
 
 def argument_score(
@@ -51,9 +68,10 @@ def argument_score(
             else the share of reference names whose actual value is present and equal
             (extra actual names are ignored).
         comparison: ``EXACT`` or ``NORMALIZE`` value equality (see the module docs).
-        rules: per argument name, a rule that replaces equality (the expected value, where
-            the rule needs one, is the one in ``reference_args``); a name with a rule is an
-            expected argument even when ``reference_args`` lacks it.
+        rules: per argument name, a rule whose checks decide it (the expected value, where
+            ``reference_args`` gives one, is compared with too: see :func:`rule_failure`); a
+            name with a rule is an expected argument even when ``reference_args`` lacks it
+            (STRICT mode: an optional one may be missing, a forbidden one must be).
 
     Returns:
         The argument score.
@@ -73,29 +91,58 @@ def argument_score(
 def rule_failure(
     rule: ArgumentRule,
     value: Any,
-    expected: Any = None,
+    expected: Any = ABSENT,
     *,
+    present: bool = True,
     comparison: ValueComparison | str = ValueComparison.EXACT,
 ) -> str | None:
-    """Why ``value`` (a present argument) breaks ``rule``, or ``None`` when it passes.
+    """Why an argument breaks ``rule``, or ``None`` when it passes: every rule is checked
+    here (the matching asks the same question per pair).
 
     Args:
         rule: the rule.
-        value: the argument's value.
-        expected: the expected value a ``tolerance`` or ``subset`` rule compares with.
-        comparison: value equality inside a ``subset`` (and numeric strings for
-            ``tolerance`` under ``NORMALIZE``).
+        value: the argument's value (not read when absent).
+        expected: the expected value from the reference's ``arguments``
+            (:data:`ABSENT`: none): ``tolerance`` and ``subset`` compare with it, any
+            other rule also wants the value equal to it.
+        present: whether the call has the argument at all.
+        comparison: value equality (``one_of``, the expected value, inside ``subset``, and
+            numeric strings for ``tolerance``/``range`` under ``NORMALIZE``).
     """
     normalize = ValueComparison(comparison) is ValueComparison.NORMALIZE
-    if _rule_passes(rule, expected, True, value, normalize):
-        return None
-    if rule.regex is not None:
-        return f"expected a string matching /{rule.regex}/"
-    if rule.tolerance is not None:
-        return f"expected a number within {rule.tolerance:g} of {expected!r}"
-    if rule.subset:
-        return f"expected an object holding {expected!r}"
-    return "expected a value"  # pragma: no cover - ``any`` passes for every present value
+    return _rule_failure(rule, expected, present, value, normalize)
+
+
+def argument_problems(
+    actual: ToolCall,
+    reference: ToolCall,
+    *,
+    comparison: ValueComparison | str = ValueComparison.EXACT,
+) -> dict[str, str]:
+    """What is wrong with each argument of ``actual`` against ``reference`` (a pair the
+    matching left incorrect), by name, in the reference's order: a missing argument, a
+    value that differs, a rule it breaks (:func:`rule_failure`). Arguments the reference
+    does not name are not problems here (STRICT mode reports them as extra keys).
+    """
+    normalize = ValueComparison(comparison) is ValueComparison.NORMALIZE
+    rules = reference.argument_rules if isinstance(reference, ExpectedToolCall) else {}
+    raw = actual.arguments
+    problems: dict[str, str] = {}
+    for name in dict.fromkeys([*reference.arguments, *rules]):
+        present = name in raw
+        expected = reference.arguments.get(name, ABSENT)
+        if name in rules:
+            failure = _rule_failure(rules[name], expected, present, raw.get(name), normalize)
+        elif not present:
+            failure = "expected the argument, which is missing"
+        elif _canonical_value(raw[name], normalize) != _canonical_value(expected, normalize):
+            failure = f"expected {expected!r}"
+        else:
+            failure = None
+        if failure is not None:
+            got = f", got {raw[name]!r}" if present and not failure.startswith("the ") else ""
+            problems[name] = failure + got
+    return problems
 
 
 # --- canonical values --------------------------------------------------------------------
@@ -104,19 +151,6 @@ def rule_failure(
 # Booleans and arrays get marker objects so that neither can equal a number or a string.
 
 
-class _Marker:
-    __slots__ = ("_name",)
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __repr__(self) -> str:
-        return self._name
-
-
-_TRUE, _FALSE, _ARRAY, _OTHER, ABSENT = (
-    _Marker(name) for name in ("true", "false", "array", "other", "absent")
-)
 _NUMERIC = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(r"[+-]?\d+")
 _NUMBER_STARTS = frozenset("0123456789+-.")
@@ -223,7 +257,7 @@ def _canonical_value(value: Any, normalize: bool) -> Any:
 class Expected:
     """What one reference call expects: canonical values by name, plus rules by name."""
 
-    __slots__ = ("_names", "_order", "exact", "normalize", "rules")
+    __slots__ = ("_allowed", "_names", "_order", "_required", "exact", "normalize", "rules")
 
     def __init__(
         self,
@@ -233,11 +267,13 @@ class Expected:
         order: list[str] | None = None,
     ) -> None:
         self.exact = exact  # name -> canonical value, for names without a rule
-        self.rules = rules  # name -> (rule, expected value from the arguments or None)
+        self.rules = rules  # name -> (rule, expected value from the arguments or ABSENT)
         self.normalize = normalize
         # The names and their order are built when first asked for: most reference calls of
         # a run are matched whole and never asked (the hot path).
         self._names: set[str] | None = None
+        self._required: set[str] | None = None
+        self._allowed: set[str] | None = None
         self._order = order
 
     @property
@@ -246,6 +282,28 @@ class Expected:
         if self._names is None:
             self._names = set(self.exact) | set(self.rules)
         return self._names
+
+    @property
+    def required(self) -> set[str]:
+        """The names an actual call must have: the plain ones and those whose rule is neither
+        optional nor forbidden."""
+        if self._required is None:
+            self._required = set(self.exact) | {
+                name
+                for name, (rule, _) in self.rules.items()
+                if not (rule.optional or rule.forbidden)
+            }
+        return self._required
+
+    @property
+    def allowed(self) -> set[str]:
+        """The names an actual call may have in STRICT mode: every expected name but the
+        forbidden ones."""
+        if self._allowed is None:
+            self._allowed = set(self.exact) | {
+                name for name, (rule, _) in self.rules.items() if not rule.forbidden
+            }
+        return self._allowed
 
     @property
     def order(self) -> list[str]:
@@ -267,7 +325,7 @@ class Expected:
         plain = {name: value for name, value in arguments.items() if name not in rules}
         return cls(
             canonical_arguments(plain, normalize),
-            {name: (rule, arguments.get(name)) for name, rule in rules.items()},
+            {name: (rule, arguments.get(name, ABSENT)) for name, rule in rules.items()},
             normalize,
             list(dict.fromkeys([*arguments, *rules])),
         )
@@ -276,7 +334,7 @@ class Expected:
         """Whether the actual call's argument ``name`` meets the expectation."""
         if name in self.rules:
             rule, expected = self.rules[name]
-            return _rule_passes(rule, expected, name in raw, raw.get(name), self.normalize)
+            return _rule_failure(rule, expected, name in raw, raw.get(name), self.normalize) is None
         return bool(canonical.get(name, ABSENT) == self.exact[name])
 
     def score(self, raw: Mapping[str, Any], canonical: Mapping[str, Any], strict: bool) -> float:
@@ -287,7 +345,8 @@ class Expected:
                 return 1.0 if canonical == exact else 0.0
             return _flexible_score(canonical, exact)
         if strict:
-            if set(raw) != self.names:
+            names = set(raw)
+            if not self.required <= names <= self.allowed:
                 return 0.0
             return 1.0 if all(self.passes(name, raw, canonical) for name in self.order) else 0.0
         if not self.names:
@@ -314,7 +373,8 @@ class Expected:
                     if name in raw and canonical.get(name, ABSENT) != value
                 ],
             )
-        missing = [name for name in self.order if name not in raw]
+        required = self.required
+        missing = [name for name in self.order if name in required and name not in raw]
         extra = [name for name in raw if name not in self.names]
         different = [
             name for name in self.order if name in raw and not self.passes(name, raw, canonical)
@@ -386,22 +446,71 @@ def _json_equal(value: Any, expected: Any) -> bool:
     return bool(_exact(value) == _exact(expected))
 
 
-def _rule_passes(
+def _rule_failure(
     rule: ArgumentRule, expected: Any, present: bool, value: Any, normalize: bool
-) -> bool:
+) -> str | None:
+    """Why the argument breaks the rule, ``None`` when it passes (checks in
+    :attr:`ArgumentRule.checks` order; the first that fails says why)."""
     if not present:
-        return False
+        if rule.optional or rule.forbidden:
+            return None
+        return "expected the argument, which is missing"
+    if rule.forbidden:
+        return "the argument is forbidden"
     if rule.any:
-        return True
-    if rule.regex is not None:
-        return isinstance(value, str) and re.search(rule.regex, value) is not None
-    if rule.tolerance is not None:
-        number, target = _as_number(value, normalize), _as_number(expected, False)
-        if number is None or target is None:
-            return False
-        # A hair of slack so that 35.69 is within 0.01 of 35.68 despite binary floats.
-        return abs(number - target) <= rule.tolerance + 1e-9 * max(1.0, abs(target))
-    return _contains(value, expected, normalize)
+        return None
+    if rule.type is not None and not rule.type.holds(value):
+        return f"expected type {rule.type.value}, got {_json_type(value)}"
+    if expected is not ABSENT:
+        if rule.tolerance is not None:
+            number, target = _as_number(value, normalize), _as_number(expected, False)
+            # A hair of slack so that 35.69 is within 0.01 of 35.68 despite binary floats.
+            if (
+                number is None
+                or target is None
+                or abs(number - target) > rule.tolerance + 1e-9 * max(1.0, abs(target))
+            ):
+                return f"expected a number within {rule.tolerance:g} of {expected!r}"
+        elif rule.subset:
+            if not _contains(value, expected, normalize):
+                return f"expected an object holding {expected!r}"
+        elif _canonical_value(value, normalize) != _canonical_value(expected, normalize):
+            return f"expected {expected!r}"
+    elif rule.tolerance is not None or rule.subset:  # pragma: no cover - refused when built
+        return "no expected value to compare with"
+    if rule.one_of is not None:
+        canonical = _canonical_value(value, normalize)
+        if not any(canonical == _canonical_value(item, normalize) for item in rule.one_of):
+            return f"expected one of {rule.one_of!r}"
+    if rule.regex is not None and not (
+        isinstance(value, str) and re.search(rule.regex, value) is not None
+    ):
+        return f"expected a string matching /{rule.regex}/"
+    if rule.range is not None and not rule.range.holds(_as_number(value, normalize)):
+        return f"expected a number {rule.range.describe()}"
+    if rule.check is not None:
+        return _check_failure(rule.check, value)
+    return None
+
+
+def _check_failure(check: Callable[[Any], Any], value: Any) -> str | None:
+    """A user's check: truthy passes; one that raises fails, its error the reason."""
+    try:
+        passed = check(value)
+    except Exception as error:  # the user's code: its failure is data, not a crash
+        return f"{describe_check(check)} raised {type(error).__name__}: {error}"
+    return None if passed else f"{describe_check(check)} returned {passed!r}"
+
+
+def _json_type(value: Any) -> str:
+    """The JSON type of a value, for messages (an integral float reads as an integer)."""
+    for kind in (JsonType.NULL, JsonType.BOOLEAN, JsonType.INTEGER, JsonType.NUMBER):
+        if kind.holds(value):
+            return kind.value
+    for kind in (JsonType.STRING, JsonType.ARRAY, JsonType.OBJECT):
+        if kind.holds(value):
+            return kind.value
+    return type(value).__name__
 
 
 def _as_number(value: Any, normalize: bool) -> float | None:
