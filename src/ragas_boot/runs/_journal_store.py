@@ -28,6 +28,7 @@ __all__ = [
     "JournalStore",
     "RunStatus",
     "entry_key",
+    "evaluation_data",
     "read_evaluation",
     "read_sample",
 ]
@@ -286,14 +287,18 @@ class JournalStore:
             return {str(row[0]) for row in connection.execute(query)}
 
 
+def evaluation_data(sample_id: str, metric: str, evaluation: Evaluation) -> bytes:
+    """An ``evaluation`` entry's data: a JSON line naming the sample and the metric, then the
+    evaluation's JSON as pydantic writes it (not quoted inside another document: one
+    serialisation, read back without unescaping)."""
+    return json.dumps([sample_id, metric]).encode() + b"\n" + evaluation.model_dump_json().encode()
+
+
 def read_evaluation(entry: Entry) -> tuple[str, str, Evaluation]:
     """The sample id, the metric and the evaluation of an ``evaluation`` entry."""
-    document = json.loads(entry.data)
-    return (
-        document["sample_id"],
-        document["metric"],
-        Evaluation.model_validate_json(document["evaluation"]),
-    )
+    head, _, body = entry.data.partition(b"\n")
+    sample_id, metric = json.loads(head)
+    return sample_id, metric, Evaluation.model_validate_json(body)
 
 
 def read_sample(entry: Entry) -> Sample:

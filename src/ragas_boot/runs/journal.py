@@ -49,6 +49,7 @@ from ragas_boot.runs._journal_store import (
     JournalStore,
     RunStatus,
     entry_key,
+    evaluation_data,
     read_evaluation,
     read_sample,
 )
@@ -207,17 +208,12 @@ class _Pending:
                     )
                 )
             if self.evaluation is not None and self.metric is not None:
-                document = {
-                    "sample_id": sample_id,
-                    "metric": self.metric,
-                    "evaluation": self.evaluation.model_dump_json(),
-                }
                 rows.append(
                     Entry(
                         "evaluation",
                         entry_key(sample_id, self.metric),
                         self.sample_position,
-                        json.dumps(document).encode(),
+                        evaluation_data(sample_id, self.metric, self.evaluation),
                     )
                 )
         return rows
