@@ -206,3 +206,20 @@ def test_an_unknown_group_exits_2(run_cli, judges, config_file):
 
     assert merged.code == 2
     assert "no shard of run group 'nobody'" in " ".join(merged.err.split())
+
+
+def test_more_shards_than_samples_leaves_some_empty_and_still_merges(
+    run_cli, judges, config_file, dataset_file, tmp_path
+):
+    sizes = []
+    for index in range(1, 6):
+        shard = _shard(run_cli, dataset_file, config_file, index, 5, "tiny")
+        assert shard.code == 0, shard.err
+        sizes.append(int(re.search(r"'tiny': (\d+) of 3 samples", shard.err).group(1)))
+    assert sum(sizes) == 3 and 0 in sizes
+    report = tmp_path / "merged.json"
+
+    merged = run_cli("runs", "merge", "tiny", "--config", config_file, "--out", report)
+
+    assert merged.code == 0, merged.err
+    assert [row[0] for row in _rows(report)[::2]] == ["weather", "refund", "flight-not-booked"]

@@ -177,3 +177,24 @@ def test_limits_per_machine_is_a_known_key_with_a_typo_hint(tmp_path):
     path.write_text("spring.ai.ragas.providers.limits-per-machine: maybe\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="limits-per-machine"):
         load_settings(path)
+
+
+def test_the_default_providers_rate_limit_is_shared_and_its_concurrency_is_the_global(tmp_path):
+    from ragas_boot import load_settings
+
+    path = tmp_path / "application.yaml"
+    path.write_text(
+        "spring.ai.openai: {base-url: 'http://127.0.0.1:9', api-key: k}\n"
+        "spring.ai.ragas.providers:\n"
+        "  max-concurrency: 12\n"
+        "  local: {enabled: false}\n"
+        "  default-provider: {models: [{id: m}], rate-limit: {rps: 9}}\n",
+        encoding="utf-8",
+    )
+    settings = load_settings(path)
+
+    sharded, lines = shard_limits(settings, 3)
+
+    assert sharded.providers.default_provider.rate_limit.rps == 3
+    assert sharded.providers.max_concurrency == 4
+    assert lines == ["default-provider: rate-limit 3 rps (of 9), max-concurrency 4 (of 12)"]

@@ -120,6 +120,8 @@ def shard_limits(settings: RagasSettings, count: int) -> tuple[RagasSettings, li
             update["rate_limit"] = (own or RateLimitSettings()).model_copy(update={"rps": new_rps})
         if "max_concurrency" in type(section).model_fields:
             update["max_concurrency"] = new_concurrency
+        else:  # providers.max-concurrency, divided for all or for none
+            new_concurrency = concurrency if every else _divided_concurrency(concurrency, count)
         lines.append(_limit_line(name, whole, rps, new_rps, concurrency, new_concurrency, count))
         return section.model_copy(update=update)
 
@@ -131,6 +133,8 @@ def shard_limits(settings: RagasSettings, count: int) -> tuple[RagasSettings, li
         "langchain": langchain,
         "external_starters": starters,
     }
+    if providers.default_provider.models:  # its concurrency is providers.max-concurrency
+        update["default_provider"] = limited(providers.default_provider, "default-provider")
     if not every:
         # Providers with no section of their own (spring.ai.openai's, spring.ai.gigachat's
         # without external-starters) take the defaults: divide those too, but not for the
@@ -139,8 +143,6 @@ def shard_limits(settings: RagasSettings, count: int) -> tuple[RagasSettings, li
             update={"default_rps": _divided_rps(default_rps, count)}
         )
         update["max_concurrency"] = _divided_concurrency(default_concurrency, count)
-        if providers.default_provider.models:
-            update["default_provider"] = limited(providers.default_provider, "default-provider")
         if default_rps:
             own = providers.local.rate_limit or RateLimitSettings()
             if own.rps is None:
