@@ -54,6 +54,11 @@ def test_internal_packages_export_nothing():
     import importlib
 
     for name in (
+        "ragas_boot.chat.embeddings",
+        "ragas_boot.chat.factory",
+        "ragas_boot.chat.langchain",
+        "ragas_boot.chat.local",
+        "ragas_boot.chat.openai",
         "ragas_boot.chat.wire",
         "ragas_boot.runs.suites",
         "ragas_boot.metrics.agent",
