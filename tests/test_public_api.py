@@ -54,6 +54,11 @@ def test_internal_packages_export_nothing():
     import importlib
 
     for name in (
+        "ragas_boot.chat.embeddings",
+        "ragas_boot.chat.factory",
+        "ragas_boot.chat.langchain",
+        "ragas_boot.chat.local",
+        "ragas_boot.chat.openai",
         "ragas_boot.chat.wire",
         "ragas_boot.runs.suites",
         "ragas_boot.metrics.agent",
@@ -123,6 +128,7 @@ SUITES_PUBLIC = [
     "FailureKind",
     "Finding",
     "JsonType",
+    "ModelTurns",
     "OpenAIToolAgent",
     "RangeRule",
     "ScoringSettings",
@@ -130,6 +136,7 @@ SUITES_PUBLIC = [
     "SuiteCase",
     "ToolCallExpectation",
     "ToolSpec",
+    "TurnPolicy",
     "aevaluate_cases",
     "analyze_failures",
     "arun_agent",

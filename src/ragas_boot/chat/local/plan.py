@@ -21,9 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ragas_boot.chat.judge import JudgeSpec
-from ragas_boot.chat.openai_calls import structured_request_keys
-from ragas_boot.chat.structured import format_instructions
+from ragas_boot.chat.specs import JudgeSpec
+from ragas_boot.chat.structured import format_instructions, structured_request_keys
 from ragas_boot.chat.wire.openai import (
     ANY_OBJECT,
     ChatCompletionRequest,
@@ -190,7 +189,7 @@ def completion_for(plan: ChatPlan, generation: Generation) -> dict[str, Any]:
 def judge_plan(spec: JudgeSpec, prompt: str, output_model: type[BaseModel]) -> ChatPlan:
     """What a judge call asks the local model, in process: the plan :func:`plan_chat` makes
     of the request an OpenAI-compatible judge sends for it (the same message, the same
-    :func:`~ragas_boot.chat.openai_calls.structured_request_keys`), so a judge gets the same
+    :func:`~ragas_boot.chat.structured.structured_request_keys`), so a judge gets the same
     answer in process as over HTTP.
 
     ``prompt`` and ``json_object`` modes put the schema in the prompt (``json_object`` with
@@ -206,6 +205,6 @@ def judge_plan(spec: JudgeSpec, prompt: str, output_model: type[BaseModel]) -> C
         "temperature": spec.temperature,
         "top_p": spec.top_p,
         "max_completion_tokens": spec.max_tokens,
-        **structured_request_keys(spec, output_model),
+        **structured_request_keys(spec.structured_output, output_model),
     }
     return plan_chat(parse_chat_request(request), models=(spec.model,))

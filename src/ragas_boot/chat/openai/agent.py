@@ -14,13 +14,12 @@ and a refusal read here as they do in a sample, and a malformed answer fails wit
 words, located under ``choices[0].message``. The turn sent back is the answer as the model
 wrote it (arguments that are not JSON included), with ids given to calls that had none.
 
-HTTP calls follow the judges' rules: one attempt per call (``max_retries=0``) retried by the
-``spring.ai.retry`` policy, the provider's rate limit and concurrency cap, and its per-call
-timeout. Clients are made per event loop, like the judges' (the OpenAI client that
-``ChatOpenAI`` holds, asked for the raw answer so that it is read once, by the model above).
-Those rules belong to the execution layer, which sits above this one: it registers how a turn
-is attempted (:func:`set_turn_policy_factory`) when it is imported, as ``import ragas_boot``
-does.
+HTTP calls make one attempt each (``max_retries=0``); how a turn is attempted (the
+``spring.ai.retry`` policy, the provider's rate limit and concurrency cap, its per-call
+timeout) is the :class:`TurnPolicy` whoever builds the agent passes (``turns=``): the
+execution layer's ``ModelTurns`` under the judges' rules, which this layer does not import.
+Clients are made per event loop, like the judges' (the OpenAI client that ``ChatOpenAI``
+holds, asked for the raw answer so that it is read once, by the model above).
 """
 
 from __future__ import annotations
@@ -28,14 +27,17 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from ragas_boot.chat.judge import JudgeSpec, TokenUsage
-from ragas_boot.chat.openai_calls import PerLoop, await_translated, body_usage, translate_error
-from ragas_boot.chat.openai_judge import LoopBoundChatModel, api_base_url
-from ragas_boot.config.settings import RetrySettings
+from ragas_boot.chat.answers import body_usage
+from ragas_boot.chat.failures import await_translated, translate_error
+from ragas_boot.chat.judge import ModelIdentity, TokenUsage
+from ragas_boot.chat.loops import PerLoop
+from ragas_boot.chat.openai.chat_openai import LoopBoundChatModel
+from ragas_boot.chat.openai.endpoints import api_base_url
+from ragas_boot.chat.specs import JudgeSpec, OpenAICompatibleSpec
 from ragas_boot.config.urls import mask_url
 from ragas_boot.errors import JudgeOutputError, SampleValidationError
 from ragas_boot.samples import AIMessage, HumanMessage, Message, StopReason, ToolCall, ToolMessage
@@ -60,8 +62,6 @@ __all__ = [
     "OpenAIToolAgent",
     "StopReason",
     "TurnPolicy",
-    "TurnPolicyFactory",
-    "set_turn_policy_factory",
 ]
 
 DEFAULT_MAX_TOOL_CALLS = 5
@@ -164,24 +164,6 @@ class TurnPolicy(Protocol):
         ...
 
 
-TurnPolicyFactory = Callable[[JudgeSpec, Any], TurnPolicy]
-"""Makes the turn policy of an agent from its spec and its ``retry`` argument."""
-
-_turn_policy_factory: TurnPolicyFactory | None = None
-
-
-def set_turn_policy_factory(factory: TurnPolicyFactory) -> None:
-    """Register how agents attempt a turn (``ragas_boot.execution`` does so on import)."""
-    global _turn_policy_factory
-    _turn_policy_factory = factory
-
-
-def _turn_policy(spec: JudgeSpec, retry: Any) -> TurnPolicy:
-    if _turn_policy_factory is None:  # pragma: no cover - import ragas_boot registers it
-        raise RuntimeError("no turn policy is registered; import ragas_boot.execution first")
-    return _turn_policy_factory(spec, retry)
-
-
 class _LoopState:
     """The OpenAI client of one loop (the one its ``ChatOpenAI`` holds)."""
 
@@ -223,43 +205,49 @@ class _Turn:
         self.echo = echo
 
 
-class OpenAIToolAgent:
+class OpenAIToolAgent(ModelIdentity[OpenAICompatibleSpec]):
     """A tool-calling chat model on an OpenAI-compatible endpoint, run as the agent under test.
 
     Args:
-        spec: the model's settings (a judge entry of ``application.yaml``).
+        spec: the model's settings (a judge entry of ``application.yaml``; a plain
+            :class:`~ragas_boot.chat.specs.JudgeSpec` is an OpenAI-compatible one).
+        turns: how each turn is attempted: ``ModelTurns.of(spec, retry)`` from
+            ``ragas_boot.suites`` (or ``ragas_boot.execution.attempts``) for the judges'
+            retry policy and the provider's limits, or any :class:`TurnPolicy`.
         tools: the tools the model may call.
         tool_functions: implementations by tool name (the others get canned or mock results).
         system_prompt: sent first in every conversation.
-        retry: the ``spring.ai.retry`` settings, or a retry policy made from them (defaults
-            when omitted); or a :class:`TurnPolicy` of your own.
         base_url: overrides ``spec.base_url`` (Spring form, no ``/v1``), e.g. for a server
             whose address is only known once it runs.
         max_tool_calls: the budget when the runner gives no case.
+
+    Raises:
+        TypeError: ``turns`` has no ``attempt`` method, or ``spec`` is a LangChain class's.
     """
 
     def __init__(
         self,
         *,
         spec: JudgeSpec,
+        turns: TurnPolicy,
         tools: Sequence[AgentTool] = (),
         tool_functions: Mapping[str, ToolFunction] | None = None,
         system_prompt: str | None = None,
-        retry: RetrySettings | TurnPolicy | Any | None = None,
         base_url: str | None = None,
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
     ) -> None:
-        self._spec = spec
+        if not callable(getattr(turns, "attempt", None)):
+            raise TypeError(
+                "turns must be a TurnPolicy (an object with an async attempt(turn, *, "
+                f"model_id, timeout_s)), e.g. ModelTurns.of(spec); got {type(turns).__name__}"
+            )
+        self._spec = OpenAICompatibleSpec.of(spec)
         self._tools = {tool.name: tool for tool in tools}
         self._functions = dict(tool_functions or {})
         self._system_prompt = system_prompt
-        self._turns: TurnPolicy = (
-            cast(TurnPolicy, retry)
-            if callable(getattr(retry, "attempt", None))
-            else _turn_policy(spec, retry or RetrySettings())
-        )
-        self._api_base = api_base_url(base_url or spec.base_url, spec.completions_path)
-        self._models = LoopBoundChatModel(spec=spec, api_base=self._api_base)
+        self._turns = turns
+        self._api_base = api_base_url(base_url or spec.base_url, self._spec.completions_path)
+        self._models = LoopBoundChatModel(spec=self._spec, api_base=self._api_base)
         self._max_tool_calls = max_tool_calls
         self._states = PerLoop(self._make_state)
 
@@ -269,20 +257,21 @@ class OpenAIToolAgent:
         suite: AgentSuite,
         *,
         spec: JudgeSpec,
-        retry: RetrySettings | TurnPolicy | Any | None = None,
+        turns: TurnPolicy,
         base_url: str | None = None,
     ) -> OpenAIToolAgent:
-        """The agent with the suite's tools, tool functions and system prompt.
+        """The agent with the suite's tools, tool functions and system prompt (the other
+        arguments as :class:`OpenAIToolAgent` takes them).
 
         Raises:
             SuiteError: a tool function reference cannot be imported.
         """
         return cls(
             spec=spec,
+            turns=turns,
             tools=suite.tools,
             tool_functions=suite.tool_functions(),
             system_prompt=suite.system_prompt,
-            retry=retry,
             base_url=base_url,
         )
 
@@ -291,16 +280,6 @@ class OpenAIToolAgent:
             f"OpenAIToolAgent(id={self.id!r}, model={self._spec.model!r}, "
             f"url={mask_url(self._api_base)!r}, tools={list(self._tools)!r})"
         )
-
-    @property
-    def id(self) -> str:
-        """The model's judge id."""
-        return self._spec.id
-
-    @property
-    def spec(self) -> JudgeSpec:
-        """The model's settings."""
-        return self._spec
 
     @property
     def description(self) -> str:

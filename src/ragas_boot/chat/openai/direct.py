@@ -2,13 +2,13 @@
 
 The HTTP is aiohttp's: one ``ClientSession`` per event loop (kept-alive connections, gzip and
 deflate answers decoded, framing checked by its parser, TLS through
-:func:`~ragas_boot.chat.openai_calls.tls_context`). What is ours is the cost per call, which
+:func:`~ragas_boot.chat.openai.tls.tls_context`). What is ours is the cost per call, which
 bounds the wall time of big fan-outs on a small machine: the request body is built from bytes
 prepared once per judge (model and options) and once per output model and mode
 (``response_format`` or ``tools``, the schema serialised once), plus the prompt through orjson;
 the answer is parsed by orjson and read straight from ``choices[0].message``.
 
-Proxies come from the environment as :mod:`ragas_boot.chat._proxies` reads them for both
+Proxies come from the environment as :mod:`ragas_boot.chat.openai.proxies` reads them for both
 transports (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``, proxy credentials in
 ``.netrc``; http:// proxies only), once, when the loop's session is made, rather than through
 aiohttp's ``trust_env``: that looks them up again on a worker thread for every request (two
@@ -18,7 +18,7 @@ thread hops per call: the proxy and ``.netrc``), reads no ``ALL_PROXY``, and wou
 curl, httpx and urllib do), but for the embedded local judge, whose server ragas-boot itself
 runs on 127.0.0.1.
 
-Redirects are reported, never followed (:mod:`ragas_boot.chat.openai_calls` says why). Every
+Redirects are reported, never followed (:mod:`ragas_boot.chat.failures` says why). Every
 failure becomes the judge error the ``langchain`` transport raises for it, with the API key
 scrubbed from every message and answer.
 """
@@ -35,23 +35,16 @@ from urllib.parse import urlsplit
 import orjson
 from pydantic import BaseModel
 
-from ragas_boot.chat._proxies import environment_proxy
-from ragas_boot.chat.judge import JudgeSpec, TokenUsage
-from ragas_boot.chat.openai_calls import (
-    MAX_CACHED_OUTPUT_MODELS,
-    REDIRECT_STATUSES,
-    PerLoop,
-    answer_bound,
-    answer_too_large,
-    body_usage,
-    header_values,
-    http_error,
-    malformed_answer,
-    request_authorization,
-    scrub_secret,
-    structured_request_keys,
-    tls_context,
-)
+from ragas_boot.chat.answers import body_usage
+from ragas_boot.chat.failures import REDIRECT_STATUSES, http_error, malformed_answer, scrub
+from ragas_boot.chat.judge import TokenUsage
+from ragas_boot.chat.loops import PerLoop
+from ragas_boot.chat.openai.answer_size import answer_bound, answer_too_large
+from ragas_boot.chat.openai.endpoints import CHAT_SUFFIX, header_values, request_authorization
+from ragas_boot.chat.openai.proxies import environment_proxy
+from ragas_boot.chat.openai.tls import tls_context
+from ragas_boot.chat.specs import OpenAICompatibleSpec
+from ragas_boot.chat.structured import MAX_CACHED_OUTPUT_MODELS, structured_request_keys
 from ragas_boot.config.settings import StructuredOutputMode
 from ragas_boot.config.urls import append_path
 from ragas_boot.errors import JudgeConnectionError, JudgeHTTPError, JudgeTimeoutError
@@ -61,8 +54,6 @@ if TYPE_CHECKING:
     from yarl import URL
 
 __all__ = ["DirectChat", "DirectReply"]
-
-_CHAT_PATH = "/chat/completions"
 
 
 class DirectReply:
@@ -107,11 +98,11 @@ class DirectChat:
             appended to.
     """
 
-    def __init__(self, *, spec: JudgeSpec, api_base: str) -> None:
+    def __init__(self, *, spec: OpenAICompatibleSpec, api_base: str) -> None:
         self._spec = spec
         # Credentials in the base URL travel as the Authorization header, never in the URL.
         api_base, self._authorization = request_authorization(api_base, spec.api_key)
-        self._endpoint = append_path(api_base, _CHAT_PATH)
+        self._endpoint = append_path(api_base, CHAT_SUFFIX)
         self._sessions = PerLoop(self._make_session)
         self._head = (
             b'{"model":' + orjson.dumps(spec.model) + b',"messages":[{"role":"user","content":'
@@ -169,7 +160,7 @@ class DirectChat:
         proxy: URL | None = None
         proxy_headers: dict[str, str] | None = None
         # The embedded local judge's server is ours, on loopback: never through a proxy.
-        found = environment_proxy(self._endpoint) if spec.local is None else None
+        found = environment_proxy(self._endpoint) if spec.proxied else None
         if found is not None:
             proxy = URL(found.url)
             if found.authorization is not None:  # from the proxy's URL or ~/.netrc
@@ -226,7 +217,7 @@ class DirectChat:
         except aiohttp.ClientError as error:
             detail = str(error) or type(error).__name__
             raise JudgeConnectionError(
-                scrub_secret(f"connection failed: {detail}", spec), judge_id=spec.id
+                scrub(f"connection failed: {detail}", spec), judge_id=spec.id
             ) from None
         if status >= 400 or status in REDIRECT_STATUSES:
             raise self._status_error(status, content, response_headers)
@@ -312,7 +303,7 @@ class DirectChat:
 @functools.cache
 def _freeze_what_is_alive() -> None:
     """Move every object alive now (imports, settings, aiohttp's own) into the permanent
-    generation, once per process, as ``chat/_langchain.py`` does after importing langchain.
+    generation, once per process, as ``chat/openai/clients.py`` does after importing langchain.
 
     Full collections would walk them again and again during a fan-out: in a 200 × 4 fan-out
     that is a third of the direct transport's client CPU (0.60 against 0.42 ms per call,
@@ -321,9 +312,11 @@ def _freeze_what_is_alive() -> None:
     gc.freeze()
 
 
-def _mode_fragment(spec: JudgeSpec, output_model: type[BaseModel]) -> bytes:
+def _mode_fragment(spec: OpenAICompatibleSpec, output_model: type[BaseModel]) -> bytes:
     """The request keys of the spec's structured-output mode, serialised once."""
+    keys = structured_request_keys(
+        spec.structured_output, output_model, json_object_schema=spec.json_object_schema
+    )
     return b"".join(
-        b"," + orjson.dumps(key) + b":" + orjson.dumps(value)
-        for key, value in structured_request_keys(spec, output_model).items()
+        b"," + orjson.dumps(key) + b":" + orjson.dumps(value) for key, value in keys.items()
     )

@@ -4,7 +4,8 @@ A llama.cpp context answers one request at a time. Requests that arrive together
 run fans every sample out at once) wait here; when the model is free the worker takes the
 waiting request whose prompt shares the longest prefix with what the model has just read,
 so the calls of one metric step follow each other and each reads only its sample's part
-(the model keeps the KV state of the shared prefix: see :class:`LlamaEngine`). The order
+(the model keeps the KV state of the shared prefix: see
+:class:`~ragas_boot.chat.local.engine.LlamaEngine`). The order
 changes no answer: a request is answered the same whatever ran before it.
 
 Fairness is bounded: a request passed over :data:`MAX_PASSED` times is taken next, before
@@ -21,7 +22,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Final
 
-from ragas_boot.chat._local_plan import ChatPlan, Generation
+from ragas_boot.chat.local.plan import ChatPlan, Generation
 from ragas_boot.chat.wire.openai import WireError
 
 __all__ = ["MAX_PASSED", "ModelJob", "ModelWorker"]

@@ -2,17 +2,19 @@
 
 Only where an endpoint is needed (the tool-suite agent runner, a user's own OpenAI client):
 judges call the model in process. The app runs on an event loop of its own in a daemon
-thread, bound to a free port of ``127.0.0.1`` only; HTTP is aiohttp's, the answers are the
-caller's (``chat``: status and JSON body for a request body; ``models``: the model list).
+thread (:class:`~ragas_boot._loop_thread.LoopThread`), bound to a free port of ``127.0.0.1``
+only; HTTP is aiohttp's, the answers are the caller's (``chat``: status and JSON body for a
+request body; ``models``: the model list). Unlike the test servers, stopping lets running
+requests finish (up to a drain time): a generation runs to its end on the model's worker.
 """
 
 from __future__ import annotations
 
-import asyncio
 import socket
-import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
+
+from ragas_boot._loop_thread import LoopThread
 
 __all__ = ["HOST", "LocalHttp"]
 
@@ -45,8 +47,7 @@ class LocalHttp:
         self._models = models
         self._name = name
         self._drain = drain_seconds
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
+        self._thread: LoopThread | None = None
         self._runner: Any = None
         self.port: int | None = None
 
@@ -84,44 +85,28 @@ class LocalHttp:
         except OSError:
             sock.close()
             raise
-        loop = asyncio.new_event_loop()
-        ready = threading.Event()
-        failure: list[BaseException] = []
-
-        def run() -> None:
-            asyncio.set_event_loop(loop)
-            try:
-                loop.run_until_complete(self._serve(sock))
-            except BaseException as error:  # reported to start()'s caller
-                failure.append(error)
-                ready.set()
-                return
-            ready.set()
-            loop.run_forever()
-
-        thread = threading.Thread(target=run, name=self._name, daemon=True)
+        thread = LoopThread(name=self._name)
         thread.start()
-        ready.wait()
-        if failure:
-            thread.join()
-            loop.close()
+        try:
+            thread.call(self._serve(sock))
+        except BaseException:
+            thread.stop(timeout=self._drain + 10.0)
             sock.close()
-            raise failure[0]
-        self._loop, self._thread = loop, thread
+            raise
+        self._thread = thread
         self.port = int(sock.getsockname()[1])
         return self.port
 
     def stop(self) -> None:
         """Stop accepting, let running requests finish (up to the drain time), close the
         connections and join the thread."""
-        loop, thread, runner = self._loop, self._thread, self._runner
-        self._loop = self._thread = self._runner = None
+        thread, runner = self._thread, self._runner
+        self._thread = self._runner = None
         self.port = None
-        if loop is None or thread is None:
+        if thread is None:
             return
-        if runner is not None:
-            done = asyncio.run_coroutine_threadsafe(runner.cleanup(), loop)
-            done.result(timeout=self._drain + 10.0)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join()
-        loop.close()
+        try:
+            if runner is not None:
+                thread.call(runner.cleanup(), timeout=self._drain + 10.0)
+        finally:
+            thread.stop(timeout=self._drain + 10.0)
