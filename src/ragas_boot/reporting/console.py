@@ -16,7 +16,8 @@ from rich.text import Text
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting.analysis import analysis_renderables
 from ragas_boot.runs.analysis import failure_analysis
-from ragas_boot.runs.results import Evaluation, RunResult, SampleRun
+from ragas_boot.runs.records import Evaluation, SampleRun
+from ragas_boot.runs.results import RunResult
 
 __all__ = ["ConsoleView", "console_renderables", "render_console"]
 

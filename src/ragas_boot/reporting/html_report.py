@@ -31,8 +31,9 @@ from ragas_boot.reporting._style import style_tag
 from ragas_boot.reporting.analysis import analysis_html
 from ragas_boot.reporting.history_report import html_diff_section
 from ragas_boot.runs.analysis import failure_analysis
+from ragas_boot.runs.records import Evaluation, MetricInfo, SampleRun
 from ragas_boot.runs.regressions import RunDiff
-from ragas_boot.runs.results import Evaluation, JudgeSummary, MetricInfo, RunResult, SampleRun
+from ragas_boot.runs.results import JudgeSummary, RunResult
 from ragas_boot.samples import (
     AIMessage,
     ExpectedToolCall,

@@ -20,7 +20,9 @@ from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting.analysis import analysis_headline, finding_line
 from ragas_boot.reporting.gates import run_gate_lines
 from ragas_boot.runs.analysis import FailureAnalysis, failure_analysis
-from ragas_boot.runs.results import Evaluation, RunGate, RunResult
+from ragas_boot.runs.gates import RunGate
+from ragas_boot.runs.records import Evaluation
+from ragas_boot.runs.results import RunResult
 from ragas_boot.runs.rows import evaluation_reason
 
 __all__ = [

@@ -1,6 +1,7 @@
 """Dataset runs: metric beans over many samples, with summaries, judge agreement and
 calibration against people's labels."""
 
+from ragas_boot.errors import SpoolClosedError
 from ragas_boot.runs.calibration import CalibrationReport, calibrate
 from ragas_boot.runs.engine import (
     DEFAULT_CONCURRENCY,
@@ -11,27 +12,27 @@ from ragas_boot.runs.engine import (
     aevaluate_dataset,
     evaluate_dataset,
 )
-from ragas_boot.runs.results import (
-    AgreementSummary,
+from ragas_boot.runs.gates import GateFailure, RunGate
+from ragas_boot.runs.records import (
     CallFacts,
     DatasetInfo,
     Evaluation,
     EvaluationError,
     EvaluationStatus,
-    GateFailure,
     JudgeInfo,
-    JudgeSummary,
     MetricInfo,
-    MetricSummary,
-    PairAgreement,
-    RunGate,
-    RunResult,
-    RunTotals,
     SampleRun,
     SpooledEvaluation,
+)
+from ragas_boot.runs.results import (
+    AgreementSummary,
+    JudgeSummary,
+    MetricSummary,
+    PairAgreement,
+    RunResult,
+    RunTotals,
     StopReason,
 )
-from ragas_boot.runs.spool import SpoolClosedError
 from ragas_boot.runs.statistics import cohen_kappa, fleiss_kappa, percentile
 
 __all__ = [

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragas_boot.chat.openai.agent import OpenAIToolAgent
 from ragas_boot.reporting.analysis import case_explanation
-from ragas_boot.runs.results import SampleRun
+from ragas_boot.runs.records import SampleRun
 from ragas_boot.runs.suites.runner import Agent, MetricsArgument, arun_case, run_case
 from ragas_boot.runs.suites.suite import AgentTestSuite, load_suite
 
