@@ -238,6 +238,9 @@ class JudgeSpec:
             ``client-key``), for HTTPS calls of OpenAI-compatible judges on both transports.
         max_prompt_tokens: largest prompt (estimated tokens, format block included) the
             executor sends to this judge; a larger one fails unsent.
+        seed: sampling seed sent with every request (OpenAI's ``seed``) and part of the
+            response cache's key; ``None`` sends none (judges). Set on the copies that play
+            a model role (``execution/roles.py``).
     """
 
     id: str
@@ -260,6 +263,7 @@ class JudgeSpec:
     price: PriceSettings | None = None
     tls: TlsFiles = field(default_factory=TlsFiles)
     max_prompt_tokens: int = DEFAULT_MAX_PROMPT_TOKENS
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         # Modes given by name ("direct", "JSON_SCHEMA"), as YAML gives them, become the enum

@@ -86,6 +86,7 @@ _OPTION_ARGUMENTS = {
     "temperature": ("temperature",),
     "top_p": ("top_p",),
     "max_tokens": ("max_tokens", "max_output_tokens", "num_predict", "max_new_tokens"),
+    "seed": ("seed",),
 }
 _TIMEOUT_ARGUMENTS = ("timeout", "request_timeout", "default_request_timeout")
 _MAX_ECHO = 300
@@ -186,6 +187,8 @@ def build_chat_model(spec: JudgeSpec) -> BaseChatModel:
     arguments = {name: _plain(value) for name, value in langchain.arguments}
     arguments.setdefault(langchain.model_argument, spec.model)
     options = {"temperature": spec.temperature, "top_p": spec.top_p, "max_tokens": spec.max_tokens}
+    if spec.seed is not None:
+        options["seed"] = spec.seed
     for option, value in options.items():
         candidates = [name for name in _OPTION_ARGUMENTS[option] if name in accepted]
         if candidates and not any(name in arguments for name in candidates):
@@ -499,6 +502,12 @@ class LangChainJudge:
         return LangChainJudge(
             spec=dataclasses.replace(self._spec, structured_output=mode), model=self._model
         )
+
+    def with_spec(self, spec: JudgeSpec) -> LangChainJudge:
+        """This judge on ``spec``, a copy of its own with other sampling options (a model
+        role's temperature, seed and max tokens; its own clients: close it). A chat model
+        instance given in code keeps its own options."""
+        return LangChainJudge(spec=spec, model=self._model)
 
     def prepare(self) -> None:
         """Build this loop's chat model now (importing its class on first use)."""

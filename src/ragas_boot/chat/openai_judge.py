@@ -177,6 +177,8 @@ class LoopBoundChatModel:
             # sync client it builds a transport of its own and logs a warning whenever a
             # proxy variable is set.
             options["http_socket_options"] = ()
+        if spec.seed is not None:
+            options["seed"] = spec.seed
         llm = chat_openai(
             model=spec.model,
             base_url=base_url,
@@ -269,6 +271,11 @@ class OpenAICompatibleJudge:
     def with_output_mode(self, mode: StructuredOutputMode) -> OpenAICompatibleJudge:
         """The same judge asking for JSON another way (its own HTTP clients: close it)."""
         return OpenAICompatibleJudge(spec=dataclasses.replace(self._spec, structured_output=mode))
+
+    def with_spec(self, spec: JudgeSpec) -> OpenAICompatibleJudge:
+        """This judge on ``spec``, a copy of its own with other sampling options (a model
+        role's temperature, seed and max tokens); its own HTTP clients: close it."""
+        return OpenAICompatibleJudge(spec=spec)
 
     async def ainvoke_structured(
         self, prompt: str, output_model: type[OutputT]

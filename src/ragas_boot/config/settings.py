@@ -59,6 +59,7 @@ __all__ = [
     "EmbeddingDefaultOptions",
     "EmbeddingModelSettings",
     "ExternalStarterSettings",
+    "GenerationSettings",
     "GigaChatAuthSettings",
     "GigaChatBearerSettings",
     "GigaChatChatOptions",
@@ -77,6 +78,7 @@ __all__ = [
     "LoggingLevel",
     "MetricsLoggingSettings",
     "MetricsSettings",
+    "ModelRoleSettings",
     "OpenAIChatOptions",
     "OpenAIChatSettings",
     "OpenAICompatibleProviderSettings",
@@ -92,6 +94,7 @@ __all__ = [
     "RetrySettings",
     "RunSettings",
     "SettingsSource",
+    "SimulationSettings",
     "StructuredOutputMode",
     "Transport",
     "parse_duration",
@@ -108,6 +111,8 @@ ROOT_PREFIXES: dict[str, str] = {
     "run": "spring.ai.ragas.run",
     "cache": "spring.ai.ragas.cache",
     "history": "spring.ai.ragas.history",
+    "simulation": "spring.ai.ragas.simulation",
+    "generation": "spring.ai.ragas.generation",
 }
 
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ns|us|ms|s|m|h|d)?\s*$", re.IGNORECASE)
@@ -1349,6 +1354,50 @@ class HistorySettings(_Section):
     )
 
 
+# --------------------------------------------------------------------------- model roles
+
+
+class ModelRoleSettings(_Section):
+    """A configured chat model in a role other than judging: the simulated user and
+    simulated tools (``spring.ai.ragas.simulation``), the case generator
+    (``spring.ai.ragas.generation``).
+
+    Each call of a role is one structured call through the judges' executor (retries, output
+    re-asks, limits, the response cache, billing and the spend cap), with ``seed`` sent in
+    the request and part of its cache key: a seeded call is cached at any temperature, so a
+    run replayed from the cache sends nothing.
+    """
+
+    model: str | None = Field(
+        default=None,
+        description="Judge id or alias of the chat model that plays the role; unset: the "
+        "first judge (the embedded local model when that is the configuration).",
+    )
+    temperature: float = Field(
+        default=0.7,
+        ge=0.0,
+        le=2.0,
+        description="Sampling temperature of the role's calls (above 0, so that different "
+        "seeds give different answers).",
+    )
+    seed: int = Field(
+        default=0,
+        ge=0,
+        description="Base sampling seed, sent with every call (OpenAI's seed) and part of "
+        "its cache key; repeats use seed, seed + 1, ...",
+    )
+    max_tokens: int = Field(default=512, ge=1, description="Completion token cap of a call.")
+
+
+class SimulationSettings(ModelRoleSettings):
+    """``spring.ai.ragas.simulation``: the model that plays the user of scenario cases and
+    answers the calls of ``simulated: true`` tools."""
+
+
+class GenerationSettings(ModelRoleSettings):
+    """``spring.ai.ragas.generation``: the model that writes generated test cases."""
+
+
 # --------------------------------------------------------------------------- root
 
 
@@ -1400,6 +1449,12 @@ class RagasSettings(BaseSettings):
     cache: CacheSettings = Field(default_factory=CacheSettings, description="spring.ai.ragas.cache")
     history: HistorySettings = Field(
         default_factory=HistorySettings, description="spring.ai.ragas.history"
+    )
+    simulation: SimulationSettings = Field(
+        default_factory=SimulationSettings, description="spring.ai.ragas.simulation"
+    )
+    generation: GenerationSettings = Field(
+        default_factory=GenerationSettings, description="spring.ai.ragas.generation"
     )
     source: SettingsSource = Field(
         default_factory=SettingsSource, description="Provenance; filled by load_settings."

@@ -203,13 +203,17 @@ def is_cacheable(spec: JudgeSpec, *, any_temperature: bool = False, loopback: bo
 
     A judge qualifies when its spec says everything its answer depends on (a configured
     endpoint, local model or LangChain class: a chat model instance given in code does not),
-    its temperature is 0 (or ``any_temperature`` lets sampled answers be cached too), and it
-    is not on this machine (or ``loopback`` says to cache those too). Judges on this machine
+    its temperature is 0 or its calls are seeded (or ``any_temperature`` lets sampled answers
+    be cached too), and it is not on this machine (or ``loopback`` says to cache those too).
+    A seeded call (a model role's: the simulated user, a simulated tool, the generator) is
+    cached at any temperature: its seed is part of the key, so a replay answers each seed's
+    call as it was first answered, and another seed is another entry. Judges on this machine
     are asked every time by default: their calls cost no money, and a scripted test server
     must answer each call itself.
     """
     described = bool(spec.base_url) or spec.local is not None or spec.langchain is not None
-    if not described or (spec.temperature != 0 and not any_temperature):
+    sampled = spec.temperature != 0 and spec.seed is None
+    if not described or (sampled and not any_temperature):
         return False
     return loopback or not on_this_machine(spec)
 
@@ -256,7 +260,7 @@ def request_key(spec: JudgeSpec, prompt: str, output_model: type[BaseModel]) -> 
     """The cache key of one structured call: a SHA-256 of everything that changes the answer.
 
     The API key and header values never enter it (header names do); neither does the judge's
-    id or alias, so two aliases of one model share answers.
+    id or alias, so two aliases of one model share answers. A seeded spec's seed does.
     """
     material = {
         "format": CACHE_FORMAT,
@@ -274,6 +278,8 @@ def request_key(spec: JudgeSpec, prompt: str, output_model: type[BaseModel]) -> 
         "schema_doc": output_model.__doc__,
         "format_block": format_instructions(output_model),
     }
+    if spec.seed is not None:  # absent otherwise: unseeded judges keep their existing keys
+        material["seed"] = spec.seed
     text = json.dumps(material, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
