@@ -264,6 +264,13 @@ class SampleRun(BaseModel):
         raise KeyError(metric)
 
     @property
+    def counted(self) -> bool:
+        """Whether the sample counts in pass rates: not when the simulated user (or a
+        simulated tool) failed its conversation, which is not the agent's doing."""
+        run = self.sample.agent_run
+        return run is None or not run.simulator_failed
+
+    @property
     def passed(self) -> bool:
         """Whether every metric passed the sample (a suite's case passes so).
 
@@ -558,13 +565,24 @@ class RunResult(BaseModel):
 
     @property
     def passed_samples(self) -> int:
-        """Samples that passed every metric (:attr:`SampleRun.passed`)."""
-        return sum(1 for run in self.samples if run.passed)
+        """Samples that passed every metric (:attr:`SampleRun.passed`), of those counted."""
+        return sum(1 for run in self.samples if run.counted and run.passed)
+
+    @property
+    def simulator_failures(self) -> int:
+        """Samples whose simulated user (or a simulated tool) failed: left out of the pass
+        rate and counted here, never as the agent's failures."""
+        return sum(1 for run in self.samples if not run.counted)
+
+    @property
+    def counted_samples(self) -> int:
+        """Samples the pass rate counts: all but :attr:`simulator_failures`."""
+        return len(self.samples) - self.simulator_failures
 
     @property
     def sample_pass_rate(self) -> float | None:
-        """Share of samples that passed every metric; None for a run of no sample."""
-        total = len(self.samples)
+        """Share of the counted samples that passed every metric; None when none counts."""
+        total = self.counted_samples
         return self.passed_samples / total if total else None
 
     def gate(
@@ -650,8 +668,9 @@ class RunResult(BaseModel):
             fail_under=fail_under,
             min_pass_rate=min_pass_rate,
             min_sample_pass_rate=min_sample_pass_rate,
-            samples=len(self.samples),
+            samples=self.counted_samples,
             passed_samples=self.passed_samples,
+            simulator_failures=self.simulator_failures,
             failures=failures,
             passed=not failures,
         )
