@@ -204,3 +204,51 @@ def test_pass_rate_wilson_interval_and_pass_hat_k(openai_server, container, suit
     assert summary.pass_rate == pytest.approx(2 / 3)
     assert 0.0 < summary.wilson_low < 2 / 3 < summary.wilson_high < 1.0
     assert summary.requests_per_turn == 1.0
+
+
+def _user(conversation, scenario):
+    if not conversation:
+        return "Table for two on Friday?"
+    if "Shall I book it?" in conversation[-1].content:
+        return "yes"
+    return None
+
+
+def test_one_pytest_test_per_scenario_needs_every_play_to_pass(suite):
+    from ragas_boot.suites import pytest_cases
+
+    (param,) = pytest_cases(suite.model_copy(update={"repeat": 2}))
+    (case,) = param.values
+    assert param.id == "friday_table"
+    assert case.check(booking_agent(), user=_user).sample_id == "friday_table#1"
+    dates = iter(["2025-05-02", "2025-05-03"])
+
+    def flaky(messages):
+        date = next(dates) if messages[-1].content == "yes" else "2025-05-02"
+        return booking_agent(date)(messages)
+
+    with pytest.raises(AssertionError, match=r"1 of 2 play\(s\) failed \(pass\^2 needs all\)"):
+        case.check(flaky, user=_user)
+
+
+def test_a_scenario_test_whose_simulator_always_fails_is_skipped(suite):
+    from ragas_boot.suites import pytest_cases
+
+    def broken(conversation, scenario):
+        raise TimeoutError("the user model hung")
+
+    (param,) = pytest_cases(suite)
+    with pytest.raises(pytest.skip.Exception, match="the simulator failed every play"):
+        param.values[0].check(booking_agent(), user=broken)
+
+
+def test_simulate_plays_bare_scenarios_from_python():
+    from ragas_boot.samples import Scenario
+    from ragas_boot.suites import simulate, simulation_summary
+
+    run = simulate(Scenario(goal="Book a table"), booking_agent(), user=_user, repeat=2)
+    summary = simulation_summary(run)
+    assert [s.sample_id for s in run.samples] == ["scenario-1#1", "scenario-1#2"]
+    assert (summary.passed, summary.counted, summary.pass_hat_k) == (2, 2, 1.0)
+    with pytest.raises(ValueError, match="at least one scenario"):
+        simulate([], booking_agent(), user=_user)

@@ -138,7 +138,7 @@ def plan_run(options: RunOptions) -> RunPlan:
     if suite is not None:
         from ragas_boot.runs.suites.runner import suite_dataset
 
-        dataset = suite_dataset(suite, suite.samples(options.cases or None))
+        dataset = suite_dataset(suite, suite.samples(options.cases or None, repeat=options.plays))
         loaded, agent_model = _suite_settings(options, suite)
         if options.min_sample_pass_rate is None:
             options = dataclasses.replace(options, min_sample_pass_rate=suite.min_pass_rate)
@@ -249,6 +249,7 @@ def _run_agent(
     the configs of the metrics: the suite's ``scoring`` under the flags' overrides."""
     from ragas_boot.runs.suites.agents import choose_agent
     from ragas_boot.runs.suites.runner import run_agent, suite_configs, suite_dataset
+    from ragas_boot.runs.suites.scenarios import simulation_role
 
     suite, options = plan.suite, plan.options
     assert suite is not None
@@ -268,6 +269,9 @@ def _run_agent(
             portal=container.portal(),
             on_sample=callback,
             control=control,
+            simulator=simulation_role(container) if suite.needs_simulator else None,
+            max_turns=options.max_turns,
+            repeat=options.plays,
         )
     merged = suite_configs(suite, configs)
     return suite_dataset(suite, samples), {k: v for k, v in merged.items() if k in beans}
@@ -436,6 +440,7 @@ def _wired(plan: RunPlan) -> Iterator[tuple[Any, dict[str, Any], ResponseCache |
         needs_models(plan.metrics)
         or (not plan.options.metrics and plan.options.view != "suite")
         or plan.agent_model is not None  # the agent model is one of the judges' entries
+        or (plan.suite is not None and plan.suite.needs_simulator)  # a judge plays the user
     )
     with create_container(plan.settings, build_judges=judged) as container:
         names = plan.metrics

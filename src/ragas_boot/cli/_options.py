@@ -68,7 +68,8 @@ class RunOptions:
     ``--sample`` and ``--seed`` of ``evaluate`` and ``compare``; ``min_sample_pass_rate`` is
     ``--min-passed`` (``suite run``'s ``--min-pass-rate``); ``agent``, ``agent_model``,
     ``cases`` and ``agent_concurrency`` are ``--agent``, ``--agent-model``, ``--case`` and
-    ``suite run``'s ``--concurrency``, read when the dataset is a suite file).
+    ``suite run``'s ``--concurrency``, read when the dataset is a suite file; ``max_turns``
+    and ``plays`` are ``suite run``'s ``--max-turns`` and ``--repeat``, of scenario cases).
     """
 
     dataset: str
@@ -109,6 +110,8 @@ class RunOptions:
     agent_model: str | None = None
     cases: tuple[str, ...] = ()
     agent_concurrency: int | None = None
+    max_turns: int | None = None
+    plays: int | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, view: View) -> RunOptions:

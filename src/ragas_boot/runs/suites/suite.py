@@ -304,13 +304,16 @@ class AgentTestSuite(SuiteModel):
                     )
         return self
 
-    def samples(self, cases: Sequence[str] | None = None) -> list[Sample]:
+    def samples(
+        self, cases: Sequence[str] | None = None, *, repeat: int | None = None
+    ) -> list[Sample]:
         """The cases compiled to samples, before the agent runs: each case's input,
         expected calls and expectations (:meth:`AgentTestCase.sample`); a scenario played
         ``k`` times is ``k`` samples (``ID#1`` ... ``ID#k``).
 
         Args:
             cases: ids of the cases to compile; all when omitted.
+            repeat: plays of every scenario case, over the cases' and the suite's.
 
         Raises:
             KeyError: ``cases`` names an unknown case.
@@ -319,7 +322,7 @@ class AgentTestSuite(SuiteModel):
         samples = []
         for case in chosen:
             sample = case.sample()
-            ids = case.play_ids(self.plays(case)) if case.scenario is not None else [case.id]
+            ids = case.play_ids(self.plays(case, repeat))
             samples += [sample.model_copy(update={"id": id}) for id in ids]
         return samples
 
@@ -341,6 +344,11 @@ class AgentTestSuite(SuiteModel):
     def simulates_tools(self) -> bool:
         """Whether a tool is ``simulated: true``."""
         return any(tool.simulated for tool in self.tools)
+
+    @property
+    def needs_simulator(self) -> bool:
+        """Whether a run needs the simulation model (scenario cases, simulated tools)."""
+        return self.has_scenarios or self.simulates_tools
 
     def tool(self, name: str) -> ToolSpec | None:
         """The declared tool called ``name``, if any."""
