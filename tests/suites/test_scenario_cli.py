@@ -21,7 +21,8 @@ from ragas_boot.samples import AIMessage, ToolCall, ToolMessage
 
 def run(messages):
     said = [m.content.lower() for m in messages if isinstance(m, AIMessage)]
-    if any("shall i book it" in text for text in said) and re.search(r"\\byes\\b", messages[-1].content.lower()):
+    confirmed = re.search(r"\\byes\\b", messages[-1].content.lower())
+    if confirmed and any("shall i book it" in text for text in said):
         call = ToolCall("book_table", {"date": "2025-05-02", "party": 2}, id="call_1")
         return [
             AIMessage("", [call]),
