@@ -91,7 +91,7 @@ def test_max_turns_overrides_and_not_concluded_fails_the_gate(tmp_path, openai_s
     openai_server.respond(
         USER_MODEL,
         lambda request: (
-            {"message": "Tell me more.", "done": False}
+            {"message": "Tell me more.", "done": False, "outcome": None, "why": ""}
             if "<data" in request.prompt
             else {"message": "Hello"}
         ),

@@ -28,7 +28,7 @@ def run():
         if current["plan"] == "give up":
             from ragas_boot.runs.simulation.user import UserTurn
 
-            return UserTurn(done=True, outcome="gave_up", why="it only asks questions")
+            return UserTurn(message="", done=True, outcome="gave_up", why="it only asks questions")
         if "Shall I book it?" in conversation[-1].content:
             return "yes"
         return None

@@ -96,7 +96,7 @@ def test_max_turns_without_the_user_done_is_not_concluded(openai_server, contain
     openai_server.respond(
         USER_MODEL,
         lambda request: (
-            {"message": "Hmm, not sure.", "done": False}
+            {"message": "Hmm, not sure.", "done": False, "outcome": None, "why": ""}
             if conversation_of(request)
             else {"message": "Hello"}
         ),

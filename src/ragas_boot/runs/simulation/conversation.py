@@ -125,7 +125,9 @@ async def play_scenario(
     reason: str | None = None
 
     if scenario.first_message is not None:
-        turn: UserTurn | None = UserTurn(message=scenario.first_message, done=False)
+        turn: UserTurn | None = UserTurn(
+            message=scenario.first_message, done=False, outcome=None, why=""
+        )
         fault = None
     else:
         answer = await user.turn([], scenario, state)

@@ -46,9 +46,6 @@ __all__ = [
     "user_view",
 ]
 
-#: The user's own words are bounded: a model that loops is cut by max-tokens anyway.
-_MAX_MESSAGE = 4000
-
 _STEP = "SimulatedUserTurn"
 
 Outcome = Literal["goal_met", "gave_up", "agent_ended"]
@@ -59,9 +56,9 @@ class FirstMessage(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    message: str = Field(
-        min_length=1, max_length=_MAX_MESSAGE, description="Your first message to the assistant."
-    )
+    # No maxLength in the schemas: a grammar of a long bounded string is huge (llama.cpp
+    # refuses it); the role's max-tokens bounds the answer, the local model its strings.
+    message: str = Field(min_length=1, description="Your first message to the assistant.")
 
     @field_validator("message")
     @classmethod
@@ -77,18 +74,16 @@ class UserTurn(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     message: str = Field(
-        default="",
-        max_length=_MAX_MESSAGE,
-        description="Your next message to the assistant (may be empty only when done).",
+        description="Your next message to the assistant (may be empty only when done)."
     )
     done: bool = Field(
         description="true only when your goal is met, you give up, or the assistant ended "
         "the conversation; never because the assistant asked you something."
     )
     outcome: Outcome | None = Field(
-        default=None, description="When done: goal_met, gave_up or agent_ended; else null."
+        description="When done: goal_met, gave_up or agent_ended; else null."
     )
-    why: str = Field(default="", max_length=_MAX_MESSAGE, description="When done: why.")
+    why: str = Field(description="When done: why, in one sentence; else empty.")
 
     @model_validator(mode="after")
     def _consistent(self) -> UserTurn:
@@ -203,7 +198,9 @@ class ModelUser:
             state.count(first)
             if first.value is None:
                 return UserAnswer(None, str(first.fault))
-            return UserAnswer(UserTurn(message=first.value.message, done=False))
+            return UserAnswer(
+                UserTurn(message=first.value.message, done=False, outcome=None, why="")
+            )
         answer = await self._role.ask(_STEP, prompt, UserTurn, seed_offset=state.seed_offset)
         state.count(answer)
         if answer.value is None:
@@ -246,9 +243,9 @@ def _read_turn(output: Any) -> UserTurn:
     if isinstance(output, UserTurn):
         return output
     if output is None:
-        return UserTurn(done=True, outcome="goal_met", why="the script ended")
+        return UserTurn(message="", done=True, outcome="goal_met", why="the script ended")
     if isinstance(output, str):
-        return UserTurn(message=output, done=False)
+        return UserTurn(message=output, done=False, outcome=None, why="")
     raise TypeError(
         f"the user script returned {type(output).__name__}; expected a string (the next "
         "message), a UserTurn, or None (done)"
