@@ -7,10 +7,12 @@ import json
 import textwrap
 from pathlib import Path
 
+import pytest
 import yaml
 from scenario_helpers import SUITE, USER_MODEL, scripted_user
 
 from ragas_boot.cli import main
+from ragas_boot.testing import Reply
 
 AGENT = """
 import json
@@ -126,3 +128,39 @@ def test_a_scenario_suite_without_a_configuration_says_what_to_do(
     assert main(["suite", "run", str(suite), "--no-history", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "spring.ai.ragas.simulation" in err
+
+
+def test_one_spend_cap_covers_the_simulators_calls(tmp_path, openai_server, capsys):
+    suite, config = _project(tmp_path, openai_server)
+    config.write_text(
+        config.read_text(encoding="utf-8").replace(
+            f"chat-models: [{{id: {USER_MODEL}}}]",
+            f"chat-models: [{{id: {USER_MODEL}, price: {{input-per-million: 0, "
+            "output-per-million: 1000}}]",
+        )
+        + "spring.ai.ragas.run.max-cost: 0.65\n",
+        encoding="utf-8",
+    )
+    usage = {"prompt_tokens": 0, "completion_tokens": 300, "total_tokens": 300}  # $0.30 each
+
+    def billed(request):
+        return Reply.json(scripted_user(request), usage=usage)
+
+    openai_server.respond(USER_MODEL, billed)
+    report = tmp_path / "report.json"
+    # a call is sent while spent + reserved is under the cap: play 1's three calls ($0.90),
+    # then play 2's first is refused
+    code = main(
+        ["suite", "run", str(suite), "--config", str(config), "--repeat", "2", "--concurrency", "1",
+         "--out", str(report), "--no-history", "--no-progress"]
+    )  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 3, captured.err
+    document = json.loads(report.read_text(encoding="utf-8"))
+    assert (document["stopped"], document["max_cost"]) == ("budget", 0.65)
+    assert openai_server.count(USER_MODEL) == 3
+    plays = [s["sample"]["agent_run"]["simulation"] for s in document["samples"]]
+    assert [play["end"] for play in plays] == ["goal_met", "simulator_failed"]
+    assert "simulator_failed (budget)" in plays[1]["reason"]
+    assert document["simulation"]["cost"] == pytest.approx(0.9)
+    assert "STOPPED the spend cap of 0.65 was reached" in captured.err

@@ -160,6 +160,11 @@ class ModelRole:
         return self._name
 
     @property
+    def judge(self) -> JudgeModel:
+        """The configured judge that plays the role (its seeded copies are the role's own)."""
+        return self._judge
+
+    @property
     def model_id(self) -> str:
         """The id of the judge that plays the role."""
         return self._judge.id
