@@ -57,6 +57,8 @@ def test_console(run):
     assert "pass^3 0.0%" in text
     assert "1 gave up" in text and "1 simulator failure(s), not counted" in text
     assert "SIM" in text  # the simulator's failure, not FAIL
+    assert "Samples passing every metric: 1/2 (50.0%)" in text
+    assert "1 simulator failure(s) not counted" in text
 
 
 def test_json(run):
@@ -75,7 +77,9 @@ def test_json(run):
 def test_html_shows_the_section_and_each_transcript(run):
     page = render_html(run)
     assert '<section class="card" id="scenarios">' in page
-    assert 'href="#sample-friday_table-1"' in page or "friday_table#1" in page
+    for play in (1, 2, 3):  # each play links to its sample's collapsible view
+        assert f'href="#sample-friday_table_{play}"' in page
+        assert f'<details class="sample" id="sample-friday_table_{play}"' in page
     # each play is a collapsible sample holding its transcript and the scenario
     assert page.count('<details class="sample"') == 3
     assert "A table for two on Friday, please." in page
