@@ -59,7 +59,7 @@ def test_a_hundred_plays_with_one_simulator_answer_in_ten_faulty(openai_server, 
     assert set(ends) <= {"goal_met", "simulator_failed"}
     failures = ends.count("simulator_failed")
     assert run.simulator_failures == summary.simulator_failures == failures
-    assert run.passed_samples == run.counted_samples == 100 - failures
+    assert run.passed_samples == len(run.samples) - run.simulator_failures == 100 - failures
     assert run.sample_pass_rate == 1.0
     assert summary.pass_hat_k == 1.0
     # one structured call per user turn; the faults' retries and re-asks stay under 1.2

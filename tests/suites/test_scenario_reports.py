@@ -41,7 +41,11 @@ def test_outcomes_gate_and_analysis(run):
     ends = [s.sample.agent_run.simulation.end for s in run.samples]
     assert ends == ["goal_met", "gave_up", "simulator_failed"]
     assert "ConnectionError" in run.samples[2].sample.agent_run.simulation.reason
-    assert (run.passed_samples, run.counted_samples, run.simulator_failures) == (1, 2, 1)
+    assert (
+        run.passed_samples,
+        (len(run.samples) - run.simulator_failures),
+        run.simulator_failures,
+    ) == (1, 2, 1)
     gate = run.gate(min_sample_pass_rate=0.5)
     assert gate.passed and gate.sample_pass_rate == 0.5
     analysis = analyze_failures(run)
@@ -58,7 +62,7 @@ def test_console(run):
     assert "1 gave up" in text and "1 simulator failure(s), not counted" in text
     assert "SIM" in text  # the simulator's failure, not FAIL
     assert "Samples passing every metric: 1/2 (50.0%)" in text
-    assert "1 simulator failure(s) not counted" in text
+    assert "1 simulator failure(s)\nnot counted" in text  # the headline, wrapped at 120
 
 
 def test_json(run):
@@ -83,7 +87,7 @@ def test_html_shows_the_section_and_each_transcript(run):
     # each play is a collapsible sample holding its transcript and the scenario
     assert page.count('<details class="sample"') == 3
     assert "A table for two on Friday, please." in page
-    assert "<h4>Scenario</h4>" in page
+    assert "<td>Book a table for two on Friday 2 May 2025</td>" in page  # the goal
 
 
 def test_markdown(run):

@@ -125,7 +125,11 @@ def test_a_simulator_that_keeps_failing_is_counted_apart_never_the_agents(
     assert not case.counted
     assert {e.status for e in case.evaluations} == {"undefined"}
     assert "the simulator failed, not the agent" in case.evaluations[0].result.undefined_reason
-    assert (run.simulator_failures, run.counted_samples, run.sample_pass_rate) == (1, 0, None)
+    assert (
+        run.simulator_failures,
+        len(run.samples) - run.simulator_failures,
+        run.sample_pass_rate,
+    ) == (1, 0, None)
     gate = run.gate(min_sample_pass_rate=0.5)
     assert (gate.samples, gate.simulator_failures) == (0, 1)
 
@@ -252,3 +256,41 @@ def test_simulate_plays_bare_scenarios_from_python():
     assert (summary.passed, summary.counted, summary.pass_hat_k) == (2, 2, 1.0)
     with pytest.raises(ValueError, match="at least one scenario"):
         simulate([], booking_agent(), user=_user)
+
+
+def test_the_built_in_model_agent_plays_many_turns_and_a_replay_asks_no_model(
+    openai_server, make_container, suite
+):
+    from ragas_boot.chat import judge_specs
+    from ragas_boot.suites import OpenAIToolAgent
+
+    container = make_container([USER_MODEL, "agent-model"], extra=CACHED)
+
+    def agent_model(request):
+        said = [m.get("content") or "" for m in request.messages if m["role"] == "assistant"]
+        last = request.messages[-1]
+        if last["role"] == "tool":
+            return "Your table is booked for 2025-05-02."
+        if any("Shall I book it?" in text for text in said) and "Yes" in (last["content"]):
+            return Reply.tool_calls(
+                [{"name": "book_table", "arguments": {"date": "2025-05-02", "party": 2}}]
+            )
+        return "A table for two on Friday 2 May? Shall I book it?"
+
+    openai_server.respond(USER_MODEL, scripted_user)
+    openai_server.respond("agent-model", agent_model)
+    spec = next(s for s in judge_specs(container.settings()) if s.id == "agent-model")
+
+    def agent():
+        return OpenAIToolAgent.for_suite(suite, spec=spec, cache=container.executor().cache)
+
+    first = run_suite(suite, agent(), container=container)
+    (case,) = first.samples
+    assert case.passed, case
+    assert case.sample.agent_run.turns == 3  # the proposal, the call, the answer
+    sent = (openai_server.count(USER_MODEL), openai_server.count("agent-model"))
+    assert sent == (3, 3)
+    again = run_suite(suite, agent(), container=container)
+    assert (openai_server.count(USER_MODEL), openai_server.count("agent-model")) == sent
+    assert transcript(again.samples[0].sample) == transcript(case.sample)
+    assert again.samples[0].sample.agent_run.input_tokens == 0  # nothing billed on a replay

@@ -20,7 +20,8 @@ timeout. Clients are made per event loop, like the judges' (the OpenAI client th
 ``ChatOpenAI`` holds, asked for the raw answer so that it is read once, by the model above).
 Those rules belong to the execution layer, which sits above this one: it registers how a turn
 is attempted (:func:`set_turn_policy_factory`) when it is imported, as ``import ragas_boot``
-does.
+does. Given a :class:`TurnCache` (the response cache), each turn's answer is kept by the
+request that asked for it, so a replayed run sends nothing.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ __all__ = [
     "AgentTool",
     "OpenAIToolAgent",
     "StopReason",
+    "TurnCache",
     "TurnPolicy",
     "TurnPolicyFactory",
     "set_turn_policy_factory",
@@ -164,6 +166,21 @@ class TurnPolicy(Protocol):
         ...
 
 
+class TurnCache(Protocol):
+    """Where the agent's turns are kept, so that a replayed run asks the model nothing (the
+    response cache of ``execution/cache.py`` is one)."""
+
+    def turn_answer(self, spec: JudgeSpec, request: Mapping[str, Any]) -> str | None:
+        """The answer stored for this request, if any (and if the model is covered)."""
+        ...
+
+    def keep_turn(
+        self, spec: JudgeSpec, request: Mapping[str, Any], content: str, usage: TokenUsage
+    ) -> None:
+        """Store the answer of a turn that was read whole."""
+        ...
+
+
 TurnPolicyFactory = Callable[[JudgeSpec, Any], TurnPolicy]
 """Makes the turn policy of an agent from its spec and its ``retry`` argument."""
 
@@ -236,6 +253,8 @@ class OpenAIToolAgent:
         base_url: overrides ``spec.base_url`` (Spring form, no ``/v1``), e.g. for a server
             whose address is only known once it runs.
         max_tool_calls: the budget when the runner gives no case.
+        cache: keeps each turn's answer by its request; a turn found there sends nothing
+            (a replayed run); ``None``: every turn is sent.
     """
 
     def __init__(
@@ -248,8 +267,10 @@ class OpenAIToolAgent:
         retry: RetrySettings | TurnPolicy | Any | None = None,
         base_url: str | None = None,
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+        cache: TurnCache | None = None,
     ) -> None:
         self._spec = spec
+        self._cache = cache
         self._tools = {tool.name: tool for tool in tools}
         self._functions = dict(tool_functions or {})
         self._system_prompt = system_prompt
@@ -271,6 +292,7 @@ class OpenAIToolAgent:
         spec: JudgeSpec,
         retry: RetrySettings | TurnPolicy | Any | None = None,
         base_url: str | None = None,
+        cache: TurnCache | None = None,
     ) -> OpenAIToolAgent:
         """The agent with the suite's tools, tool functions and system prompt.
 
@@ -284,6 +306,7 @@ class OpenAIToolAgent:
             system_prompt=suite.system_prompt,
             retry=retry,
             base_url=base_url,
+            cache=cache,
         )
 
     def __repr__(self) -> str:
@@ -425,14 +448,20 @@ class OpenAIToolAgent:
         self, state: _LoopState, chat: list[dict[str, Any]]
     ) -> tuple[tuple[AssistantMessage, TokenUsage], float]:
         """One model turn, with retries; returns the answer, its usage and the seconds spent
-        waiting."""
+        waiting. A turn the cache holds is read from it: nothing sent, nothing billed."""
+        request = self._request(chat)
+        kept = self._kept_turn(request)
+        if kept is not None:
+            return kept, 0.0
 
         async def turn() -> tuple[AssistantMessage, TokenUsage]:
             raw = await await_translated(
-                state.client.chat.completions.with_raw_response.create(**self._request(chat)),
+                state.client.chat.completions.with_raw_response.create(**request),
                 self._translated,
             )
-            return self._read(raw.content)
+            read = self._read(raw.content)
+            self._keep_turn(request, raw.content, read[1])
+            return read
 
         answer, waited = await self._turns.attempt(
             turn,
@@ -441,6 +470,26 @@ class OpenAIToolAgent:
         )
         read: tuple[AssistantMessage, TokenUsage] = answer
         return read, waited
+
+    # -- the turn cache (a replayed run sends nothing) ---------------------------------------
+
+    def _kept_turn(self, request: dict[str, Any]) -> tuple[AssistantMessage, TokenUsage] | None:
+        """The cached answer of ``request``, read as a fresh one would be (no usage: nothing
+        was billed); None without a cache or an answer it can read."""
+        if self._cache is None:
+            return None
+        content = self._cache.turn_answer(self._spec, request)
+        if content is None:
+            return None
+        try:
+            answer, _ = self._read(content.encode("utf-8"))
+        except JudgeOutputError:
+            return None  # a stored answer this model can no longer read is a miss
+        return answer, TokenUsage()
+
+    def _keep_turn(self, request: dict[str, Any], content: bytes, usage: TokenUsage) -> None:
+        if self._cache is not None:
+            self._cache.keep_turn(self._spec, request, content.decode("utf-8", "replace"), usage)
 
     def _read(self, content: bytes) -> tuple[AssistantMessage, TokenUsage]:
         """The answer's message, read with the chat format's model, and its usage.

@@ -38,7 +38,7 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -68,6 +68,7 @@ __all__ = [
     "on_this_machine",
     "request_key",
     "resolve_cache_dir",
+    "turn_key",
 ]
 
 log = logging.getLogger(__name__)
@@ -280,6 +281,20 @@ def request_key(spec: JudgeSpec, prompt: str, output_model: type[BaseModel]) -> 
     }
     if spec.seed is not None:  # absent otherwise: unseeded judges keep their existing keys
         material["seed"] = spec.seed
+    text = json.dumps(material, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def turn_key(spec: JudgeSpec, request: Mapping[str, Any]) -> str:
+    """The cache key of one turn of the built-in agent: a SHA-256 of who answers (as for a
+    judge call) and the whole request it sends (messages, tools, options)."""
+    material = {
+        "format": CACHE_FORMAT,
+        "kind": "agent_turn",
+        "target": _target(spec),
+        "headers": sorted(spec.headers),
+        "request": request,
+    }
     text = json.dumps(material, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -539,6 +554,30 @@ class ResponseCache:
             cache.set(
                 request_key(judge.spec, prompt, output_model), entry.to_dict(), expire=self._ttl
             )
+        except Exception as error:
+            self._give_up(error)
+
+    def turn_answer(self, spec: JudgeSpec, request: Mapping[str, Any]) -> str | None:
+        """The stored answer (the raw chat completion) of the built-in agent's turn that
+        would send ``request`` with ``spec``; None when the cache does not cover the model
+        (:func:`is_cacheable`) or holds nothing."""
+        if not is_cacheable(spec, any_temperature=self._any_temperature, loopback=self._loopback):
+            return None
+        entry = self.lookup(turn_key(spec, request))
+        return entry.raw_text if entry is not None else None
+
+    def keep_turn(
+        self, spec: JudgeSpec, request: Mapping[str, Any], content: str, usage: TokenUsage
+    ) -> None:
+        """Store the answer of an agent's turn (a chat completion that was read whole)."""
+        if not is_cacheable(spec, any_temperature=self._any_temperature, loopback=self._loopback):
+            return
+        cache = self._open()
+        if cache is None:
+            return
+        entry = CacheEntry(raw_text=content, usage=usage, model=spec.model, created=time.time())
+        try:
+            cache.set(turn_key(spec, request), entry.to_dict(), expire=self._ttl)
         except Exception as error:
             self._give_up(error)
 

@@ -34,7 +34,6 @@ from ragas_boot.reporting.simulation import simulation_html
 from ragas_boot.runs.analysis import failure_analysis
 from ragas_boot.runs.regressions import RunDiff
 from ragas_boot.runs.results import Evaluation, JudgeSummary, MetricInfo, RunResult, SampleRun
-from ragas_boot.runs.simulation.summary import simulation_summary
 from ragas_boot.samples import (
     AIMessage,
     ExpectedToolCall,
@@ -445,12 +444,7 @@ def _expected(sample: Sample) -> str:
                 for number, calls in enumerate(listed, 1)
             ]
         parts.append(f"<h4>Reference tool calls</h4>{''.join(listed)}")
-    records = (
-        ("Scenario", sample.scenario),
-        ("Expectations", sample.expectations),
-        ("Agent run", sample.agent_run),
-    )
-    for title, record in records:
+    for title, record in (("Expectations", sample.expectations), ("Agent run", sample.agent_run)):
         if record is not None:
             dumped = json.dumps(
                 record.model_dump(mode="json", exclude_none=True), ensure_ascii=False
@@ -669,9 +663,9 @@ def html_chunks(
         + _agreement_section(run)
         + (_calibration_section(calibration) if calibration is not None else "")
         + _repeats_section(run)
-        + (simulation_html(found) if (found := simulation_summary(run)) is not None else "")
+        + simulation_html(run)
         + _failures_section(run)
-        + (analysis_html(run, failed) if (failed := failure_analysis(run)) is not None else "")
+        + (analysis_html(run, found) if (found := failure_analysis(run)) is not None else "")
     )
     yield from _samples_section(run, detailed_samples)
     yield (

@@ -15,7 +15,12 @@ from rich.text import Text
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting._html import escape as _e
 from ragas_boot.reporting._html import numeric_cell, sample_anchor, table
-from ragas_boot.runs.simulation.summary import ScenarioSummary, SimulationSummary
+from ragas_boot.runs.results import RunResult
+from ragas_boot.runs.simulation.summary import (
+    ScenarioSummary,
+    SimulationSummary,
+    simulation_summary,
+)
 
 __all__ = [
     "simulation_headline",
@@ -85,9 +90,12 @@ def simulation_renderables(summary: SimulationSummary) -> list[RenderableType]:
     return [rows, Text(simulation_headline(summary, "\n"), style=style)]
 
 
-def simulation_html(summary: SimulationSummary) -> str:
-    """The scenarios section of the HTML page: a row per scenario, its plays linked to
-    their samples (each a collapsible transcript below)."""
+def simulation_html(run: RunResult) -> str:
+    """The scenarios section of the HTML page: a row per scenario (its goal), its plays
+    linked to their samples (each a collapsible transcript below); "" without scenarios."""
+    summary = simulation_summary(run)
+    if summary is None:
+        return ""
     rows = []
     for item in summary.scenarios:
         plays = " ".join(
@@ -95,16 +103,17 @@ def simulation_html(summary: SimulationSummary) -> str:
             for sample_id in item.sample_ids
         )
         rows.append(
-            f"<tr><td>{_e(item.scenario)}</td>{numeric_cell(str(item.plays))}"
+            f"<tr><td>{_e(item.scenario)}</td><td>{_e(item.goal or '')}</td>"
+            f"{numeric_cell(str(item.plays))}"
             f"{numeric_cell(f'{item.passed}/{item.counted}')}"
             f"{numeric_cell(fmt.percent(item.pass_rate))}"
             f"{numeric_cell(fmt.interval(item.wilson_low, item.wilson_high))}"
             f"<td>{_e(_pass_all(item))}</td><td>{_e(_ends(item))}</td><td>{plays}</td></tr>"
         )
     listed = table(
-        ("Scenario", "Plays", "Passed", "Pass rate", "95% CI", "pass^k", "Ended", "Plays"),
+        ("Scenario", "Goal", "Plays", "Passed", "Pass rate", "95% CI", "pass^k", "Ended", "Plays"),
         rows,
-        numeric=(1, 2, 3, 4),
+        numeric=(2, 3, 4, 5),
     )
     note = (
         "Each scenario played by a simulated user. pass^k: every counted play passed. A "

@@ -265,10 +265,8 @@ class SampleRun(BaseModel):
 
     @property
     def counted(self) -> bool:
-        """Whether the sample counts in pass rates: not when the simulated user (or a
-        simulated tool) failed its conversation, which is not the agent's doing."""
-        run = self.sample.agent_run
-        return run is None or not run.simulator_failed
+        """Whether the sample counts in pass rates (not when the simulator failed it)."""
+        return self.sample.agent_run is None or not self.sample.agent_run.simulator_failed
 
     @property
     def passed(self) -> bool:
@@ -570,19 +568,13 @@ class RunResult(BaseModel):
 
     @property
     def simulator_failures(self) -> int:
-        """Samples whose simulated user (or a simulated tool) failed: left out of the pass
-        rate and counted here, never as the agent's failures."""
+        """Samples the simulator failed (not :attr:`SampleRun.counted`): not the agent's."""
         return sum(1 for run in self.samples if not run.counted)
-
-    @property
-    def counted_samples(self) -> int:
-        """Samples the pass rate counts: all but :attr:`simulator_failures`."""
-        return len(self.samples) - self.simulator_failures
 
     @property
     def sample_pass_rate(self) -> float | None:
         """Share of the counted samples that passed every metric; None when none counts."""
-        total = self.counted_samples
+        total = len(self.samples) - self.simulator_failures
         return self.passed_samples / total if total else None
 
     def gate(
@@ -668,7 +660,7 @@ class RunResult(BaseModel):
             fail_under=fail_under,
             min_pass_rate=min_pass_rate,
             min_sample_pass_rate=min_sample_pass_rate,
-            samples=self.counted_samples,
+            samples=len(self.samples) - self.simulator_failures,
             passed_samples=self.passed_samples,
             simulator_failures=self.simulator_failures,
             failures=failures,

@@ -223,10 +223,10 @@ def _checked(run: RunResult) -> SampleRun:
     __tracebackhide__ = True
     failed = [play for play in run.samples if play.counted and not play.passed]
     if failed:
-        counted = run.counted_samples
+        counted = len(run.samples) - run.simulator_failures
         head = f"{len(failed)} of {counted} play(s) failed (pass^{counted} needs all):\n"
         raise AssertionError(head + "\n".join(case_explanation(play) for play in failed))
-    if not run.counted_samples:
+    if run.simulator_failures == len(run.samples):
         import pytest
 
         reasons = {

@@ -33,6 +33,7 @@ class ScenarioSummary(BaseModel):
     model_config = _FROZEN
 
     scenario: str = Field(description="The scenario case's id.")
+    goal: str | None = Field(default=None, description="The simulated user's goal.")
     sample_ids: list[str] = Field(description="Its plays' sample ids, in play order.")
     plays: int = Field(description="Plays run.")
     counted: int = Field(description="Plays the pass rate counts (not simulator failures).")
@@ -96,8 +97,10 @@ def _scenario(name: str, plays: list[SampleRun]) -> ScenarioSummary:
         assert simulation is not None
         ends[str(simulation.end)] += 1
         turns += simulation.user_turns
+    first = plays[0].sample.scenario
     return ScenarioSummary(
         scenario=name,
+        goal=first.goal if first is not None else None,
         sample_ids=[play.sample_id for play in plays],
         plays=len(plays),
         counted=len(counted),

@@ -70,8 +70,10 @@ def model_agent(
 ) -> OpenAIToolAgent | None:
     """The configured chat model ``model`` as the agent, with the built-in runner.
 
-    Its HTTP calls follow the configuration's retry policy and the provider's limits; run it
-    on the container's I/O loop (``container.portal()``), where the judges run.
+    Its HTTP calls follow the configuration's retry policy and the provider's limits, and its
+    turns are kept in the response cache as judge calls are (a replayed run asks the model
+    nothing); run it on the container's I/O loop (``container.portal()``), where the judges
+    run.
 
     Returns:
         The agent; None when the configuration does not declare ``model`` and it is not
@@ -89,7 +91,9 @@ def model_agent(
         if required or suite.agent is None:
             raise
         return None
-    return OpenAIToolAgent.for_suite(suite, spec=_agent_spec(judge), retry=executor.retry_policy)
+    return OpenAIToolAgent.for_suite(
+        suite, spec=_agent_spec(judge), retry=executor.retry_policy, cache=executor.cache
+    )
 
 
 def _agent_spec(judge: JudgeModel) -> JudgeSpec:
