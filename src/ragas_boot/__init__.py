@@ -6,8 +6,8 @@ The public surface is re-exported here; everything else lives in the layer packa
 """
 
 from ragas_boot._version import __version__
-from ragas_boot.config import RagasSettings, load_settings
-from ragas_boot.container import RagasContainer, create_container
+from ragas_boot.config import RagasSettings
+from ragas_boot.container import RagasContainer, create_container, load_settings
 from ragas_boot.datasets import Dataset, load_dataset
 from ragas_boot.errors import (
     AllJudgesFailedError,

@@ -2,6 +2,10 @@
 
 One reading of ``$RAGAS_BOOT_HOME`` for every part that keeps files there, so that they all
 agree on where (a ``~`` in it expands, blanks count as unset).
+
+Nothing here makes the folder: each part makes what it needs on first use, and a home that
+cannot be made (read-only, a file in its place) costs that part only, as a warning. A run's
+reports never live here, so they never depend on it.
 """
 
 from __future__ import annotations

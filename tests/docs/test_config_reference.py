@@ -42,7 +42,7 @@ def _loader_keys(node: _schema.Node, path: str) -> set[str]:
 
 def test_every_key_the_loader_accepts_has_a_row_and_no_other():
     reference = _reference_keys(config_reference_tables(METRICS.section_models()))
-    accepted = _loader_keys(_schema.root(), "")
+    accepted = _loader_keys(_schema.root(METRICS.section_models()), "")
     assert accepted - reference == set(), "keys the loader accepts that the reference lacks"
     assert reference - accepted == set(), "rows for keys the loader does not accept"
 

@@ -57,8 +57,8 @@ def test_example_10_scores_sampled_traces_without_references(tmp_path: Path):
     assert [case.name for case in failing] == ["refund-brushed-off"]
 
     summary = (out / "summary.md").read_text(encoding="utf-8")
-    assert "| `aspect_critic:polite` | 0.750 | 75.0% | 0.5 | 4 | 0 | 0 |" in summary
-    assert "| `tool_call_accuracy` | 0.889 | 66.7% | 1 | 3 | 0 | 0 |" in summary
+    assert "| aspect_critic:polite | 0.750 | 75.0% | 0.5 | 4 | 0 | 0 |" in summary
+    assert "| tool_call_accuracy | 0.889 | 66.7% | 1 | 3 | 0 | 0 |" in summary
     assert (tmp_path / "step-summary.md").read_text(encoding="utf-8") == summary
 
     sampled = _run(str(EXAMPLE / "score.py"), str(traces), "--sample", "2", "--seed", "1",

@@ -127,6 +127,25 @@ def test_junit_xml_reads_as_ci_tools_read_it(run: RunResult, tmp_path: Path):
     assert isinstance(missing, junitparser.Error) and missing.type == "sample_validation"
 
 
+def test_junit_property_names_are_unique_so_every_reader_takes_the_file(
+    run: RunResult, tmp_path: Path
+):
+    xunitparser = pytest.importorskip("xunitparser", reason="the dev extra")
+    path = tmp_path / "report.xml"
+    path.write_text(render_junit(run), encoding="utf-8")
+    with path.open(encoding="utf-8") as file:
+        suite, result = xunitparser.parse(file)  # refuses a property name given twice
+    assert result.testsRun == 27
+    assert suite.properties["agent_goal_accuracy.threshold"] == "0.5"
+    report = junitparser.JUnitXml.fromfile(str(path))
+    names = []
+    for junit_suite in report:
+        properties = {prop.name: prop.value for prop in junit_suite.properties()}
+        assert properties[f"{junit_suite.name}.metric"]
+        names += properties
+    assert len(names) == len(set(names)) == 4 * len(run.metrics)
+
+
 def test_undefined_scores_are_skipped_and_control_characters_are_kept_out(run: RunResult):
     sample = run.samples[0]
     evaluation = sample.evaluations[0]
@@ -142,14 +161,14 @@ def test_undefined_scores_are_skipped_and_control_characters_are_kept_out(run: R
     report = junitparser.JUnitXml.fromstring(document.encode())
     assert report.skipped == 1
     names = [case.name for suite in report for case in suite]
-    assert "bell\ufffdand\ufffdnul" in names
+    assert "bell\\x07and\\x00nul" in names  # shown as escapes, as in a terminal
 
 
 def test_the_markdown_summary_shows_metrics_judges_and_what_did_not_pass(run: RunResult):
     text = render_markdown(run, max_failures=3)
     assert text.startswith("## ✅ ragas-boot: report-test\n")
-    assert "| `agent_goal_accuracy` | 0.719 | 75.0% | 0.5 | 8 | 0 | 1 |" in text
-    (down,) = [line for line in text.splitlines() if line.startswith("| `gemini-2.5-flash` |")]
+    assert "| agent_goal_accuracy | 0.719 | 75.0% | 0.5 | 8 | 0 | 1 |" in text
+    (down,) = [line for line in text.splitlines() if line.startswith("| gemini-2.5-flash |")]
     calls, failed = down.split(" | ")[1:3]
     assert calls == failed != "0"  # every call of the judge that is down failed
     assert "### Not passing (6)" in text
@@ -157,7 +176,7 @@ def test_the_markdown_summary_shows_metrics_judges_and_what_did_not_pass(run: Ru
     gated = render_markdown(run, gate=run.gate(0.9))
     assert gated.startswith("## ❌ ragas-boot")
     assert "- FAILED agent_goal_accuracy: mean 0.719 is under --fail-under 0.9" in gated
-    assert "`hostile&lt;script&gt;`" in gated  # dataset text is escaped: GitHub renders HTML
+    assert "| hostile\\<script\\> |" in gated  # dataset text is escaped: GitHub renders HTML
     assert "<script>" not in gated
 
 

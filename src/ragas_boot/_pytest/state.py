@@ -57,7 +57,7 @@ class RagasPluginState:
             ConfigError: the file is missing or invalid.
         """
         if self._settings is None and self._settings_error is None:
-            from ragas_boot.config import load_settings
+            from ragas_boot.container import load_settings
 
             try:
                 self._settings = load_settings(self.options.config_path, self.options.profiles)

@@ -80,7 +80,7 @@ def load_settings(config: str | None, profiles: Sequence[str] = ()) -> RagasSett
     Raises:
         ConfigError: the configuration is invalid.
     """
-    from ragas_boot.config import load_settings as load
+    from ragas_boot.container import load_settings as load
     from ragas_boot.reporting.redaction import secret_values
 
     settings = load(config, profiles=list(profiles) or None)

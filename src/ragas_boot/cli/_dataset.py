@@ -5,7 +5,7 @@ report -> exit code.
 :class:`~ragas_boot.cli._options.RunOptions` and no argparse. The plan does everything that can
 fail on bad input before a judge is asked (report paths, the dataset, the settings, the metric
 names, calibration labels, the baseline); the run owns the container and the progress bar; the
-report prints, records and writes what finished; the exit code applies the gate policy.
+report prints and writes what finished, then records it; the exit code applies the gate policy.
 
 A suite file is a dataset with expectations (any of these commands takes one): the plan
 compiles its cases to samples and finds its configuration (beside the suite when no
@@ -300,7 +300,7 @@ def _run_agent(
 
 
 def report_run(plan: RunPlan, run: RunResult) -> Reported:
-    """Print the run (and the people's labels), record it, diff it, write every ``--out``."""
+    """Print the run (and the people's labels), diff it, write every ``--out``, record it."""
     from ragas_boot.reporting import console_renderables
 
     options = plan.options
@@ -319,12 +319,14 @@ def report_run(plan: RunPlan, run: RunResult) -> Reported:
         stdout().print(part)
     for warning in plan.warnings:  # right under the summary line, which it qualifies
         _warn(warning)
-    snapshot, recorded = _record_run(plan, run)
+    snapshot = _snapshot(plan, run)
     diff = None
     if plan.baseline is not None:
         from ragas_boot.runs.regressions import diff_runs
 
         diff = show_diff(diff_runs(plan.baseline, snapshot, tolerance=options.tolerance))
+    # The reports first: they never wait for the history (a lock held by another job) nor
+    # depend on it (a home folder that cannot be made), which is a warning only.
     unwritten = write_reports(
         plan.reports,
         run,
@@ -333,6 +335,7 @@ def report_run(plan: RunPlan, run: RunResult) -> Reported:
         diff=diff,
         calibration=calibration,
     )
+    recorded = store(plan.settings.history, snapshot, enabled=options.history)
     return Reported(unwritten=unwritten, recorded=recorded, diff=diff)
 
 
@@ -375,20 +378,19 @@ def exit_code(
     return EXIT_OK if gate.passed and run.stopped is None and not regressed else EXIT_GATE_FAILED
 
 
-def _record_run(plan: RunPlan, run: RunResult) -> tuple[StoredRun, bool]:
-    """The run as the history keeps it, recorded unless the history is off; False when
-    recording failed (a warning)."""
+def _snapshot(plan: RunPlan, run: RunResult) -> StoredRun:
+    """The run as the history keeps it (what a ``--baseline`` is compared with), whether or
+    not it is recorded."""
     from ragas_boot.runs.history import RunKind, snapshot_run
 
     source = plan.settings.source
     kinds: dict[str, RunKind] = {"evaluate": "evaluate", "suite": "suite"}
-    snapshot = snapshot_run(
+    return snapshot_run(
         run,
         kind=kinds.get(plan.options.view, "compare"),
         config_files=source.files,
         profiles=source.active_profiles,
     )
-    return snapshot, store(plan.settings.history, snapshot, enabled=plan.options.history)
 
 
 def _calibration(plan: RunPlan, run: RunResult) -> Any:

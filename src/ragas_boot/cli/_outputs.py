@@ -2,11 +2,13 @@
 
 Each report is written atomically (a temporary file renamed into place) and masked with the
 session's secrets: text reports a piece at a time, Parquet cell by cell. One report failing
-does not cost the others; the Markdown summary is also appended to ``$GITHUB_STEP_SUMMARY``.
+does not cost the others; once all are written, the Markdown summary is also appended to
+``$GITHUB_STEP_SUMMARY`` (a regular file only: a FIFO there is refused, never waited on).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,8 +33,10 @@ def write_reports(
     diff: RunDiff | None,
     calibration: Any,
 ) -> int:
-    """Write every ``(path, kind)`` report; return how many could not be written."""
+    """Write every ``(path, kind)`` report, then append the Markdown one to
+    ``$GITHUB_STEP_SUMMARY``; return how many could not be written."""
     unwritten = 0
+    summary: Path | None = None
     for path, kind in reports:  # one report failing must not cost the others
         try:
             if kind == "parquet":
@@ -55,7 +59,9 @@ def write_reports(
             continue
         message(f"Report written: {path}")
         if kind == "markdown":
-            unwritten += _append_step_summary(path)
+            summary = path
+    if summary is not None:  # last: whatever the variable names, no report waits for it
+        unwritten += _append_step_summary(summary)
     return unwritten
 
 
@@ -138,17 +144,32 @@ def _write_parquet(run: RunResult, path: Path) -> None:
 
 def _append_step_summary(path: Path) -> int:
     """Append the Markdown summary just written to ``$GITHUB_STEP_SUMMARY`` when it is set
-    (GitHub Actions shows it on the run's page); 1 when that failed, else 0."""
-    from ragas_boot.reporting.markdown import STEP_SUMMARY_VARIABLE, append_step_summary
+    (GitHub Actions shows it on the run's page); 1 when that failed, else 0.
 
+    A variable naming something other than a regular file (a FIFO, which would block with no
+    reader; a device; a directory) is refused with a warning: the summary is a copy of a
+    report that was written, and such a target was never GitHub's."""
+    from ragas_boot.reporting.markdown import (
+        STEP_SUMMARY_VARIABLE,
+        append_step_summary,
+        not_a_regular_file,
+    )
+
+    variable = f"${STEP_SUMMARY_VARIABLE}"
+    named = os.environ.get(STEP_SUMMARY_VARIABLE)
+    kind = not_a_regular_file(Path(named)) if named else None
+    if kind is not None:
+        message(
+            f"warning: {variable} ({named}) is {kind}, not a regular file: the summary is not "
+            "appended",
+            "yellow",
+        )
+        return 0
     try:
         target = append_step_summary(path.read_text(encoding="utf-8"))
     except OSError as error:
-        message(
-            f"ragas-boot: error: cannot append the summary to ${STEP_SUMMARY_VARIABLE}: {error}",
-            "bold red",
-        )
+        message(f"ragas-boot: error: cannot append the summary to {variable}: {error}", "bold red")
         return 1
     if target is not None:
-        message(f"Summary appended to ${STEP_SUMMARY_VARIABLE} ({target})")
+        message(f"Summary appended to {variable} ({target})")
     return 0

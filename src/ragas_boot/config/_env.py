@@ -48,15 +48,16 @@ def property_variables(name: str) -> list[str]:
     return list(dict.fromkeys((name, upper.replace("-", ""), upper.replace("-", "_"))))
 
 
-def find_overrides(environ: Mapping[str, str]) -> list[Override]:
-    """The variables of ``environ`` that name a consumed key, lists in index order."""
+def find_overrides(environ: Mapping[str, str], top: _schema.Node) -> list[Override]:
+    """The variables of ``environ`` that name a key of ``top`` (the key tree), lists in index
+    order."""
     overrides = []
     for variable, value in environ.items():
         upper = variable.upper()
         if not upper.startswith(_PREFIX):
             continue
         words = [word for word in upper.split("_") if word]
-        path = _match(_schema.root(), words, 0)
+        path = _match(top, words, 0)
         if path is not None:
             overrides.append(Override(variable, tuple(path), value))
     # Index order, so that ``_0_`` creates an element before ``_1_`` extends the list.

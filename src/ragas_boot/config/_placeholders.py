@@ -108,8 +108,11 @@ def _split_default(content: str) -> tuple[str, str | None]:
     return content, None
 
 
-def resolve_tree(tree: Tree, resolver: Resolver, origins: Origins) -> list[Problem]:
-    """Resolve, in place, the placeholders of the consumed subtrees of ``tree``.
+def resolve_tree(
+    tree: Tree, resolver: Resolver, origins: Origins, top: _schema.Node
+) -> list[Problem]:
+    """Resolve, in place, the placeholders of the consumed subtrees of ``tree`` (the keys of
+    ``top``, the key tree).
 
     Keys the models do not consume (unknown keys, Java keys kept but unsupported) are left as
     they are, so that a placeholder there never fails a load.
@@ -147,7 +150,7 @@ def resolve_tree(tree: Tree, resolver: Resolver, origins: Origins) -> list[Probl
     for prefix in _schema.consumed_prefixes():
         path: KeyPath = tuple(prefix.split("."))
         found, parent = find(tree, path[:-1])
-        node = _schema.node_at(path)
+        node = _schema.node_at(top, path)
         if found and isinstance(parent, dict) and path[-1] in parent and node is not None:
             parent[path[-1]] = walk(parent[path[-1]], node, path)
     return problems

@@ -60,19 +60,21 @@ def unknown_key(path: KeyPath, allowed: Iterable[str], origins: Origins) -> Prob
 
 
 def from_validation_error(
-    error: ValidationError, origins: Origins, *, prefix: tuple[str, ...] = ()
+    error: ValidationError, origins: Origins, top: _schema.Node, *, prefix: tuple[str, ...] = ()
 ) -> list[Problem]:
     """Translate pydantic's errors into problems named by their full YAML path.
 
     Args:
+        top: the key tree (:func:`~ragas_boot.config._schema.root`), for the keys allowed
+            beside a wrong one and the secrets never echoed.
         prefix: location of the validated model under :class:`RagasSettings` (e.g.
             ``("metrics", "tool-call-accuracy")`` for a metric's section).
     """
     problems = []
     for problem in field_problems(
         error,
-        allowed_keys=lambda loc: _allowed_beside((*prefix, *loc)),
-        show=lambda value, loc: _shown(value, (*prefix, *loc)),
+        allowed_keys=lambda loc: _allowed_beside(top, (*prefix, *loc)),
+        show=lambda value, loc: _shown(top, value, (*prefix, *loc)),
         spell=_schema.kebab,
     ):
         path = _yaml_path((*prefix, *problem.loc))
@@ -80,13 +82,13 @@ def from_validation_error(
     return problems
 
 
-def _allowed_beside(loc: tuple[int | str, ...]) -> list[str]:
-    parent = _schema.node_at(_yaml_path(loc)[:-1])
+def _allowed_beside(top: _schema.Node, loc: tuple[int | str, ...]) -> list[str]:
+    parent = _schema.node_at(top, _yaml_path(loc)[:-1])
     return list(parent.fields) if parent is not None else []
 
 
-def _shown(value: Any, loc: tuple[int | str, ...]) -> str | None:
-    return None if _is_secret(_yaml_path(loc)) else _show(value)
+def _shown(top: _schema.Node, value: Any, loc: tuple[int | str, ...]) -> str | None:
+    return None if _is_secret(top, _yaml_path(loc)) else _show(value)
 
 
 def _yaml_path(loc: tuple[int | str, ...]) -> KeyPath:
@@ -102,8 +104,8 @@ def _is_tag(item: int | str) -> bool:
     return isinstance(item, str) and any(char in item for char in "[](")
 
 
-def _is_secret(path: KeyPath) -> bool:
-    node = _schema.node_at(path)
+def _is_secret(top: _schema.Node, path: KeyPath) -> bool:
+    node = _schema.node_at(top, path)
     names = [segment for segment in path if isinstance(segment, str)]
     return (node is not None and node.secret) or any(map(_schema.is_secret_key, names))
 

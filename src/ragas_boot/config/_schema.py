@@ -3,13 +3,15 @@
 One :class:`Node` tree covers ``spring.ai.retry``, ``spring.ai.openai`` and ``spring.ai.ragas``
 (built from :data:`~ragas_boot.config.settings.ROOT_PREFIXES`), so that relaxed key names,
 environment variable names, comma lists, secrets and "did you mean" hints all follow the models
-instead of a second list of keys kept by hand.
+instead of a second list of keys kept by hand. The metric sections come from whoever calls
+:func:`root` (the metric registry is a higher layer): the config layer never asks for them.
 """
 
 from __future__ import annotations
 
 import re
 import types
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -17,16 +19,13 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, SecretStr
 
 from ragas_boot.config._tree import KeyPath, Segment, Tree, uniform
-from ragas_boot.config.settings import (
-    ROOT_PREFIXES,
-    RagasSettings,
-    _kebab,
-    _snake_key,
-    metric_sections,
-    on_metric_sections_changed,
-)
+from ragas_boot.config.settings import ROOT_PREFIXES, MetricsSettings, RagasSettings
+from ragas_boot.config.settings._base import _kebab, _snake_key
 
 Kind = Literal["object", "list", "map", "scalar", "any"]
+
+#: Bean name (snake_case) → the model of ``spring.ai.ragas.metrics.<bean-name>``.
+MetricSections = Mapping[str, type[BaseModel]]
 
 #: The namespace that belongs to ragas-boot alone: an unknown key under it is an error.
 OWNED_PREFIX = "spring.ai.ragas"
@@ -44,6 +43,8 @@ class Node:
     kind: Kind
     fields: dict[str, Node] = field(default_factory=dict)
     """Object: child nodes by YAML (kebab-case) key."""
+    other: Node | None = None
+    """Object: the node of any key not in ``fields``; None: such a key is unknown."""
     item: Node | None = None
     """List and map: the node of each item."""
     secret: bool = False
@@ -70,9 +71,14 @@ def is_secret_key(key: str) -> bool:
     return bool(_SECRET_NAME.search(key))
 
 
-@cache
-def root() -> Node:
-    """The node of a whole YAML document (only the consumed subtrees are described)."""
+def root(metric_sections: MetricSections | None = None) -> Node:
+    """The node of a whole YAML document (only the consumed subtrees are described).
+
+    Args:
+        metric_sections: the model of each metric's section by bean name; each becomes the
+            node of ``spring.ai.ragas.metrics.<bean-name>``. None: metric sections are kept
+            as written (any keys), to be checked by whoever knows the metrics.
+    """
     top = Node("object")
     for name, prefix in ROOT_PREFIXES.items():
         node = top
@@ -84,16 +90,23 @@ def root() -> Node:
             node = child
         section = _node_for(RagasSettings.model_fields[name].annotation)
         if name == "metrics":
-            # One section per registered metric, read off the metric's own config model.
-            section = Node("object", fields=dict(section.fields))
-            for bean, model in metric_sections().items():
-                section.fields[kebab(bean)] = _model_node(model)
+            section = _metrics_node(section, metric_sections)
         node.fields[last] = section
     return top
 
 
-def node_at_in(top: Node, path: KeyPath) -> Node | None:
-    """The node describing ``path`` under ``top``."""
+def _metrics_node(own: Node, metric_sections: MetricSections | None) -> Node:
+    """``spring.ai.ragas.metrics``: its own keys, and a section per metric."""
+    if metric_sections is None:
+        return Node("object", fields=own.fields, other=Node("any"))
+    fields = dict(own.fields)
+    for bean, model in metric_sections.items():
+        fields[kebab(bean)] = _model_node(model)
+    return Node("object", fields=fields)
+
+
+def node_at(top: Node, path: KeyPath) -> Node | None:
+    """The node describing ``path`` under ``top``, or ``None`` when it is not a consumed key."""
     node: Node | None = top
     for segment in path:
         node = child_node(node, segment) if node is not None else None
@@ -102,12 +115,7 @@ def node_at_in(top: Node, path: KeyPath) -> Node | None:
 
 def metric_section_keys() -> frozenset[str]:
     """YAML keys of ``spring.ai.ragas.metrics`` that are not metric sections."""
-    from ragas_boot.config.settings import MetricsSettings
-
     return frozenset(info.alias or name for name, info in MetricsSettings.model_fields.items())
-
-
-on_metric_sections_changed(root.cache_clear)
 
 
 def consumed_prefixes() -> tuple[str, ...]:
@@ -121,15 +129,10 @@ def consumed_prefixes() -> tuple[str, ...]:
     )
 
 
-def node_at(path: KeyPath) -> Node | None:
-    """The node describing ``path``, or ``None`` when the path is not a consumed key."""
-    return node_at_in(root(), path)
-
-
 def child_node(node: Node, segment: Segment) -> Node | None:
     """The node of ``segment`` under ``node`` (exact YAML key for objects)."""
     if node.kind == "object":
-        return node.fields.get(segment) if isinstance(segment, str) else None
+        return node.fields.get(segment, node.other) if isinstance(segment, str) else None
     if node.kind == "list":
         return node.item if isinstance(segment, int) else None
     if node.kind == "map":

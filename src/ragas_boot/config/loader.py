@@ -11,7 +11,7 @@ The steps, each in its own module:
 5. resolve ``${VAR:default}`` in the consumed subtrees (:mod:`._placeholders`);
 6. report the Java keys ragas-boot does not support (:mod:`._unsupported`);
 7. validate, turning every problem into one :class:`~ragas_boot.errors.ConfigError`
-   (:mod:`._problems`).
+   (:mod:`._problems`); each metric's section by the model the caller gives for it.
 """
 
 from __future__ import annotations
@@ -33,13 +33,9 @@ from ragas_boot.config._problems import (
     from_validation_error,
     unknown_key,
 )
+from ragas_boot.config._schema import MetricSections
 from ragas_boot.config._tree import KeyPath, Origins, Tree, find, format_path, merge, split_key
-from ragas_boot.config.settings import (
-    ROOT_PREFIXES,
-    RagasSettings,
-    SettingsSource,
-    metric_sections,
-)
+from ragas_boot.config.settings import ROOT_PREFIXES, RagasSettings, SettingsSource
 from ragas_boot.errors import ConfigError
 
 __all__ = ["CONFIG_ENV_VAR", "DEFAULT_FILES", "PROFILES_ENV_VAR", "load_settings"]
@@ -64,6 +60,7 @@ def load_settings(
     profiles: Sequence[str] | str | None = None,
     *,
     environ: Mapping[str, str] | None = None,
+    metric_sections: MetricSections | None = None,
 ) -> RagasSettings:
     """Load, merge and validate the configuration.
 
@@ -82,6 +79,12 @@ def load_settings(
             given.
         environ: the environment to read (placeholders, overrides, ``RAGAS_CONFIG``,
             ``SPRING_PROFILES_ACTIVE``). Default: ``os.environ``.
+        metric_sections: bean name → the model of its ``spring.ai.ragas.metrics.<bean-name>``
+            section (``METRICS.section_models()``): each section is validated by its model,
+            its keys spelled, overridden and hinted like any other, and a section that names
+            no metric is an error. Default (None): metric sections are kept as written, and
+            checked when a container is built from the settings. ``ragas_boot.load_settings``
+            passes every registered metric's.
 
     Returns:
         The settings; ``settings.source`` tells which files, profiles and variables they came
@@ -115,13 +118,14 @@ def load_settings(
     _check_profile_keys(layers, profile_files=files[1:])
     _log.debug("configuration files %s, active profiles %s", files, active)
 
+    top = _schema.root(metric_sections)
     tree: Tree = {}
     origins = Origins()
     for layer in layers:
-        merge(tree, _schema.normalise_keys(layer.data, _schema.root()), layer.label, origins)
-    _raise_if(_env.apply_overrides(tree, _env.find_overrides(env), origins))
-    _raise_if(resolve_tree(tree, Resolver(_lookup(tree, env)), origins))
-    tree = _schema.split_lists(tree, _schema.root())
+        merge(tree, _schema.normalise_keys(layer.data, top), layer.label, origins)
+    _raise_if(_env.apply_overrides(tree, _env.find_overrides(env, top), origins))
+    _raise_if(resolve_tree(tree, Resolver(_lookup(tree, env)), origins, top))
+    tree = _schema.split_lists(tree, top)
 
     unsupported = [format_path(key) for key in _unsupported.find_unsupported(tree)]
     try:
@@ -139,7 +143,7 @@ def load_settings(
     if len(reported) < len(unsupported):
         _log.debug("Java keys ragas-boot ignores (reported before): %s", unsupported)
 
-    data, problems = _root_data(tree, origins)
+    data, problems = _root_data(tree, origins, top, metric_sections)
     source = SettingsSource(
         files=files,
         active_profiles=list(active),
@@ -149,7 +153,7 @@ def load_settings(
     try:
         settings = RagasSettings(**data, source=source)
     except ValidationError as error:
-        problems.extend(from_validation_error(error, origins))
+        problems.extend(from_validation_error(error, origins, top))
         raise config_error(problems) from None
     _raise_if(problems)
     return settings
@@ -272,7 +276,9 @@ def _lookup(tree: Tree, environ: Mapping[str, str]) -> Lookup:
     return lookup
 
 
-def _root_data(tree: Tree, origins: Origins) -> tuple[dict[str, Any], list[Problem]]:
+def _root_data(
+    tree: Tree, origins: Origins, top: _schema.Node, metric_sections: MetricSections | None
+) -> tuple[dict[str, Any], list[Problem]]:
     """The arguments of :class:`RagasSettings`, and the unknown keys of ``spring.ai.ragas``."""
     data = {}
     for name, prefix in ROOT_PREFIXES.items():
@@ -281,7 +287,7 @@ def _root_data(tree: Tree, origins: Origins) -> tuple[dict[str, Any], list[Probl
             data[name] = value
     problems: list[Problem] = []
     owned: KeyPath = tuple(_schema.OWNED_PREFIX.split("."))
-    owned_node = _schema.node_at(owned)
+    owned_node = _schema.node_at(top, owned)
     present, section = find(tree, owned)
     if present and isinstance(section, dict) and owned_node is not None:
         problems.extend(
@@ -293,19 +299,22 @@ def _root_data(tree: Tree, origins: Origins) -> tuple[dict[str, Any], list[Probl
         problems.append(
             Problem(_schema.OWNED_PREFIX, "expected a mapping of keys", origins.of(owned))
         )
-    problems.extend(_metric_section_problems(tree, origins))
+    if metric_sections is not None:
+        problems.extend(_metric_section_problems(tree, origins, top, metric_sections))
     return data, problems
 
 
-def _metric_section_problems(tree: Tree, origins: Origins) -> list[Problem]:
-    """Each metric's section validated by its config model; unknown metric names."""
+def _metric_section_problems(
+    tree: Tree, origins: Origins, top: _schema.Node, metric_sections: MetricSections
+) -> list[Problem]:
+    """Each metric's section validated by its model; sections that name no metric."""
     path: KeyPath = tuple(ROOT_PREFIXES["metrics"].split("."))
     present, metrics = find(tree, path)
-    node = _schema.node_at(path)
+    node = _schema.node_at(top, path)
     if not present or not isinstance(metrics, dict) or node is None:
         return []
     own = _schema.metric_section_keys()
-    models = {_schema.kebab(bean): model for bean, model in metric_sections().items()}
+    models = {_schema.kebab(bean): model for bean, model in metric_sections.items()}
     problems: list[Problem] = []
     for key, section in metrics.items():
         if key in own:
@@ -317,5 +326,5 @@ def _metric_section_problems(tree: Tree, origins: Origins) -> list[Problem]:
             try:
                 model.model_validate(section)
             except ValidationError as error:
-                problems.extend(from_validation_error(error, origins, prefix=("metrics", key)))
+                problems.extend(from_validation_error(error, origins, top, prefix=("metrics", key)))
     return problems

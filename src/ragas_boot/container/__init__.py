@@ -12,6 +12,7 @@ from ragas_boot.container.containers import (
     ExecutionContainer,
     bean_names,
 )
+from ragas_boot.container.loading import load_settings
 
 __all__ = [
     "CORE_BEANS",
@@ -22,4 +23,5 @@ __all__ = [
     "RagasContainer",
     "bean_names",
     "create_container",
+    "load_settings",
 ]

@@ -30,11 +30,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from ragas_boot.config.settings import (
-    RagasSettings,
-    metric_sections_changed,
-    set_metric_sections,
-)
+from ragas_boot.config.settings import RagasSettings
 from ragas_boot.errors import ConfigError
 from ragas_boot.metrics.base import Metric, MetricConfig, Need
 
@@ -142,7 +138,6 @@ class MetricRegistry(Mapping[str, type[Metric]]):  # type: ignore[type-arg]
                 return cls
             self._add(cls, origin="register_metric")
             self._registered.append(cls)
-        metric_sections_changed()
         return cls
 
     def _add(self, cls: type[Metric], *, origin: str) -> None:  # type: ignore[type-arg]
@@ -198,8 +193,8 @@ class MetricRegistry(Mapping[str, type[Metric]]):  # type: ignore[type-arg]
         raise KeyError(f"unknown metric '{name}'{hint} known: {', '.join(sorted(classes))}")
 
     def section_models(self) -> dict[str, type[BaseModel]]:
-        """Bean name → model of its YAML section (for the config layer): the config, plus
-        ``criteria`` for metrics with named criteria."""
+        """Bean name → model of its YAML section, the config plus ``criteria`` for metrics
+        with named criteria: what ``load_settings(metric_sections=...)`` validates by."""
         return {bean: cls.section_model() for bean, cls in self._all().items()}
 
 
@@ -236,7 +231,6 @@ def _entry_point_metrics() -> Iterator[tuple[type[Any], str]]:
 
 #: The registry of every metric (bean name → class), loaded on first use.
 METRICS = MetricRegistry()
-set_metric_sections(METRICS.section_models)
 
 
 def register_metric(cls: M) -> M:
@@ -256,8 +250,8 @@ def register_metric(cls: M) -> M:
 def check_metric_sections(settings: RagasSettings) -> None:
     """Raise ConfigError for a ``spring.ai.ragas.metrics`` section that names no metric.
 
-    :func:`~ragas_boot.config.load_settings` checks the same with the file's name; this
-    covers settings built in code.
+    :func:`~ragas_boot.load_settings` checks the same with the file's name; this covers
+    settings built in code, or loaded without the metrics' section models.
     """
     known = list(METRICS)
     for bean in settings.metrics.sections:

@@ -6,27 +6,23 @@ metric's bean name, ``name`` the sample id). A score under the metric's threshol
 ``<failure>`` whose message gives the score, the threshold and each judge's score and reason;
 an undefined score (no quorum, nothing to score) is ``<skipped>``; an evaluation that failed
 (no judge answered, the sample lacks a field, a deadline, the spend cap) is an ``<error>``.
-The XML is written by :mod:`xml.etree.ElementTree`; characters XML 1.0 cannot hold (control
-characters from a dataset) are replaced by ``\\uFFFD``.
+Each ``<testsuite>``'s properties are named after its metric (``agent_goal_accuracy.threshold``):
+readers that gather every suite's properties into one table (xunitparser) refuse a name given
+twice. The XML is written by :mod:`xml.etree.ElementTree`; text from a dataset, the
+configuration or a judge goes through :func:`~ragas_boot._text.printable`, whose escapes
+(``\\x00``) cover every character XML 1.0 cannot hold.
 """
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 
+from ragas_boot._text import printable
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.runs.results import Evaluation, MetricInfo, RunResult
 from ragas_boot.runs.rows import evaluation_reason
 
 __all__ = ["failure_message", "render_junit"]
-
-# Code points XML 1.0 forbids (C0 controls but tab, newline and return; surrogates; FFFE/F).
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-def _text(value: object) -> str:
-    return _NOT_XML.sub("\ufffd", str(value))
 
 
 def failure_message(evaluation: Evaluation, info: MetricInfo) -> str:
@@ -78,11 +74,11 @@ def _details(evaluation: Evaluation) -> str:
 
 def render_junit(run: RunResult) -> str:
     """The run as a JUnit XML document (see the module docstring)."""
-    root = ET.Element("testsuites", name=_text(run.dataset.name or "ragas-boot"))
+    root = ET.Element("testsuites", name=printable(run.dataset.name or "ragas-boot"))
     timestamp = run.started_at.replace(microsecond=0, tzinfo=None).isoformat()
     suites: list[_Suite] = []
     for info in run.metrics:
-        element = ET.SubElement(root, "testsuite", name=_text(info.name), timestamp=timestamp)
+        element = ET.SubElement(root, "testsuite", name=printable(info.name), timestamp=timestamp)
         properties = ET.SubElement(element, "properties")
         for name, shown in (
             ("metric", info.metric),
@@ -90,7 +86,8 @@ def render_junit(run: RunResult) -> str:
             ("lower_is_better", str(info.lower_is_better).lower()),
             ("judges", ", ".join(info.judge_ids)),
         ):
-            ET.SubElement(properties, "property", name=name, value=_text(shown))
+            qualified = printable(f"{info.name}.{name}")
+            ET.SubElement(properties, "property", name=qualified, value=printable(shown))
         suites.append(_Suite(info, element))
     # One pass over the samples: a spooled run reads each back from disk once.
     for sample in run.samples:
@@ -128,8 +125,8 @@ class _Suite:
         case = ET.SubElement(
             self.element,
             "testcase",
-            classname=_text(info.name),
-            name=_text(sample_id),
+            classname=printable(info.name),
+            name=printable(sample_id),
             time=f"{evaluation.duration_s:.3f}",
         )
         if evaluation.status == "scored" and evaluation.passed is False:
@@ -137,26 +134,26 @@ class _Suite:
             failure = ET.SubElement(
                 case,
                 "failure",
-                message=_text(failure_message(evaluation, info)),
+                message=printable(failure_message(evaluation, info)),
                 type="below_threshold" if not info.lower_is_better else "above_maximum",
             )
-            failure.text = _text(_details(evaluation))
+            failure.text = printable(_details(evaluation))
         elif evaluation.status == "undefined":
             self.counts["skipped"] += 1
             skipped = ET.SubElement(
-                case, "skipped", message=_text(fmt.evaluation_label(evaluation))
+                case, "skipped", message=printable(fmt.evaluation_label(evaluation))
             )
-            skipped.text = _text(_details(evaluation))
+            skipped.text = printable(_details(evaluation))
         elif evaluation.status in ("failed", "budget"):
             self.counts["errors"] += 1
             kind = evaluation.error.kind if evaluation.error is not None else "error"
             error = ET.SubElement(
-                case, "error", message=_text(evaluation_reason(evaluation) or kind), type=kind
+                case, "error", message=printable(evaluation_reason(evaluation) or kind), type=kind
             )
-            error.text = _text(_details(evaluation))
+            error.text = printable(_details(evaluation))
         else:
             output = ET.SubElement(case, "system-out")
-            output.text = _text(
+            output.text = printable(
                 f"score {fmt.score(evaluation.score)} (threshold {info.threshold:g})\n"
                 + _details(evaluation)
             )

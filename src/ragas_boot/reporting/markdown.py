@@ -4,16 +4,18 @@ a merge-request comment, a ``summary.md`` artifact.
 The gate's verdict, a table per metric (mean, pass rate, counts), one per judge (calls,
 failures, latency, tokens, cost) and the evaluations that did not pass, each with its judges'
 scores (at most ``max_failures`` of them; the count of the rest is given). Text from the
-dataset is escaped for a table cell: ``|`` and line breaks, and HTML (GitHub renders it).
+dataset, the configuration or a judge is data: :func:`~ragas_boot._text.markdown_text` escapes
+every link, image, HTML tag, emphasis and pipe in it, so GitHub renders it as written.
 """
 
 from __future__ import annotations
 
-import html
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
+from ragas_boot._text import markdown_text, printable
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting.analysis import analysis_headline, finding_line
 from ragas_boot.reporting.gates import run_gate_lines
@@ -23,15 +25,19 @@ from ragas_boot.runs.results import Evaluation, RunGate, RunResult
 from ragas_boot.runs.rows import evaluation_reason
 from ragas_boot.runs.simulation.summary import simulation_summary
 
-__all__ = ["STEP_SUMMARY_VARIABLE", "append_step_summary", "render_markdown"]
+__all__ = [
+    "STEP_SUMMARY_VARIABLE",
+    "append_step_summary",
+    "not_a_regular_file",
+    "render_markdown",
+]
 
 #: The file GitHub Actions shows as the job's summary.
 STEP_SUMMARY_VARIABLE = "GITHUB_STEP_SUMMARY"
 
 
 def _cell(value: object) -> str:
-    text = html.escape(fmt.short(str(value), 200), quote=False)
-    return text.replace("|", "\\|")
+    return markdown_text(fmt.short(printable(value), 200))
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -69,7 +75,7 @@ def render_markdown(run: RunResult, *, gate: RunGate | None = None, max_failures
     lines += ["", "### Metrics", ""]
     rows = [
         [
-            f"`{_cell(summary.metric)}`",
+            _cell(summary.metric),
             fmt.score(summary.mean),
             fmt.percent(summary.pass_rate),
             f"{summary.threshold:g}" + (" (max)" if summary.lower_is_better else ""),
@@ -89,7 +95,7 @@ def render_markdown(run: RunResult, *, gate: RunGate | None = None, max_failures
             ["judge", "calls", "failed", "p50", "p95", "tokens", "cost"],
             [
                 [
-                    f"`{_cell(summary.judge_id)}`",
+                    _cell(summary.judge_id),
                     str(summary.calls),
                     str(summary.failed_calls),
                     fmt.seconds(summary.latency_p50_s),
@@ -131,8 +137,8 @@ def render_markdown(run: RunResult, *, gate: RunGate | None = None, max_failures
             reason = evaluation_reason(evaluation)
             rows.append(
                 [
-                    f"`{_cell(sample_id)}`",
-                    f"`{_cell(evaluation.metric)}`",
+                    _cell(sample_id),
+                    _cell(evaluation.metric),
                     _cell(fmt.evaluation_label(evaluation)),
                     scores or fmt.MISSING,
                     _cell(reason) if reason else "",
@@ -161,15 +167,44 @@ def _analysis(run: RunResult, analysis: FailureAnalysis, limit: int) -> list[str
     lines += [""]
     lines += _table(
         ["sample", "finding"],
-        [[f"`{_cell(sample_id)}`", _cell(finding_line(f))] for sample_id, f in found[:limit]],
+        [[_cell(sample_id), _cell(finding_line(f))] for sample_id, f in found[:limit]],
     )
     if len(found) > limit:
         lines += ["", f"… and {len(found) - limit} more findings."]
     return lines
 
 
+def not_a_regular_file(path: Path) -> str | None:
+    """What ``path`` is when it exists and is not a regular file (``a FIFO``, ``a directory``,
+    ``a character device``, ...); None for a regular file (a link to one too) or no file.
+
+    A summary is appended only to a regular file: opening a FIFO with no reader for writing
+    would wait for ever, and a device or a directory is no summary.
+    """
+    try:
+        mode = path.stat().st_mode
+    except OSError:  # missing (it is created), or unreachable (appending will say why)
+        return None
+    return None if stat.S_ISREG(mode) else _kind(mode)
+
+
+def _kind(mode: int) -> str:
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((name for test, name in kinds if test(mode)), "a special file")
+
+
 def append_step_summary(text: str, environ: Mapping[str, str] | None = None) -> Path | None:
     """Append ``text`` to GitHub's job summary (``$GITHUB_STEP_SUMMARY``) when it is set.
+
+    Only a regular file (or a new one) is appended to: a FIFO, a device or a directory is
+    refused before it is opened, and the file is opened without blocking and checked again,
+    so that a FIFO put in its place meanwhile is refused too, never waited on.
 
     Args:
         text: the Markdown (:func:`render_markdown`).
@@ -177,11 +212,31 @@ def append_step_summary(text: str, environ: Mapping[str, str] | None = None) -> 
 
     Returns:
         The file appended to, or ``None`` when the variable is not set (not on GitHub).
+
+    Raises:
+        OSError: the file cannot be written, or is not a regular file (the message says what
+            it is: ``... is a FIFO, not a regular file``).
     """
     target = (os.environ if environ is None else environ).get(STEP_SUMMARY_VARIABLE)
     if not target:
         return None
     path = Path(target)
-    with path.open("a", encoding="utf-8") as file:
+    kind = not_a_regular_file(path)
+    if kind is not None:
+        raise OSError(f"{path} is {kind}, not a regular file")
+    nonblocking = getattr(os, "O_NONBLOCK", 0)  # (POSIX; Windows has no FIFO files)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | nonblocking | getattr(os, "O_CLOEXEC", 0)
+    handle = os.open(path, flags, 0o666)
+    try:
+        mode = os.fstat(handle).st_mode
+        if not stat.S_ISREG(mode):
+            raise OSError(f"{path} is {_kind(mode)}, not a regular file")
+        if nonblocking:
+            os.set_blocking(handle, True)
+        file = os.fdopen(handle, "a", encoding="utf-8")
+    except BaseException:
+        os.close(handle)
+        raise
+    with file:
         file.write(text if text.endswith("\n") else text + "\n")
     return path

@@ -3,6 +3,9 @@
 The columns are those of ``RunResult.to_pandas()`` (``runs/rows.py``): one row per sample ×
 metric, or one per sample with ``wide=True``. :func:`write_table` picks the format from the
 suffix (the CLI's ``--out results.csv`` / ``--out results.parquet``).
+
+CSV is read by people in spreadsheets, so its text is made inert (see :func:`render_csv`);
+Parquet is typed data for programs and keeps every value exactly.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import os
 from pathlib import Path
 
 from ragas_boot._extras import import_extra
+from ragas_boot._text import spreadsheet_cell
 from ragas_boot.runs.results import RunResult
 from ragas_boot.runs.rows import table_rows
 
@@ -23,12 +27,20 @@ TABLE_SUFFIXES = (".csv", ".parquet")
 
 
 def render_csv(run: RunResult, *, wide: bool = False) -> str:
-    """The run as CSV text (a header, then the rows; an absent value is an empty cell)."""
+    """The run as CSV text (a header, then the rows; an absent value is an empty cell).
+
+    Text cells are :func:`~ragas_boot._text.spreadsheet_cell`: a spreadsheet shows them and
+    runs none (a leading ``=``, ``+``, ``-`` or ``@`` gets a ``'``; control characters are
+    escapes). Parquet and ``to_pandas()`` keep the exact text.
+    """
     columns, rows = table_rows(run, wide=wide)
     buffer = io.StringIO(newline="")
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([spreadsheet_cell(column) for column in columns])
+    writer.writerows(
+        [spreadsheet_cell(value) if isinstance(value, str) else value for value in cells]
+        for cells in ([row.get(column) for column in columns] for row in rows)
+    )
     return buffer.getvalue()
 
 

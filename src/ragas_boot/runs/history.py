@@ -252,7 +252,10 @@ class RunHistory:
         options: dict[str, Any] = {}
         if parsed.get_backend_name() == "sqlite":
             if parsed.database not in (None, "", ":memory:"):
-                Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                # A home that cannot be made (read-only, under a file) is a HistoryError like
+                # any other, which a command turns into "run not recorded", never a lost run.
+                with self._errors("open"):
+                    Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
             # sqlite's own wait for a lock (5 s by default), a part of lock_timeout so that
             # the retries below have time left to wait the rest.
             options["connect_args"] = {"timeout": min(5.0, max(self._lock_timeout / 4, 0.05))}
