@@ -93,4 +93,4 @@ def test_html_shows_the_section_and_each_transcript(run):
 def test_markdown(run):
     text = render_markdown(run)
     assert "### Scenarios" in text
-    assert "| `friday_table` | 3 | 1/2 | 50.0% |" in text
+    assert "| friday_table | 3 | 1/2 | 50.0% |" in text

@@ -140,7 +140,7 @@ def simulation_markdown(summary: SimulationSummary, cell: Callable[[object], str
     ]
     for item in summary.scenarios:
         lines.append(
-            f"| `{cell(item.scenario)}` | {item.plays} | {item.passed}/{item.counted} | "
+            f"| {cell(item.scenario)} | {item.plays} | {item.passed}/{item.counted} | "
             f"{fmt.percent(item.pass_rate)} | {fmt.interval(item.wilson_low, item.wilson_high)} "
             f"| {_pass_all(item)} | {cell(_ends(item))} |"
         )

@@ -116,8 +116,8 @@ def simulate(
     concurrency: int | None = None,
     portal: LoopPortal | None = None,
 ) -> RunResult:
-    """Sync twin of :func:`asimulate` (on the container's loop; see
-    :func:`~ragas_boot.runs.suites.runner.run_suite`)."""
+    """Sync twin of :func:`asimulate`, on the container's I/O loop (``portal``, else a
+    private one); do not call it from inside that loop."""
     return run_suite(
         scenario_suite(scenarios, tools=tools),
         agent,
