@@ -96,7 +96,6 @@ async def play_scenario(
     scenario_id: str | None = None,
     play: int = 1,
     plays: int = 1,
-    model: str | None = None,
 ) -> PlayedConversation:
     """Play ``scenario`` once (see the module docs); the current play's state is ``state``
     (the caller makes it current, so that simulated tools count into it).
@@ -109,7 +108,6 @@ async def play_scenario(
         max_turns: overrides the scenario's ``max_turns``.
         scenario_id: the case's id, recorded in the simulation.
         play: which play this is (1-based), and ``plays`` how many there are.
-        model: the simulator's model id, recorded.
     """
     limit = max_turns if max_turns is not None else scenario.max_turns
     messages: list[Message] = []
@@ -177,21 +175,8 @@ async def play_scenario(
         turn, fault = answer.turn, answer.fault
     if end is ConversationEnd.SIMULATOR_FAILED and state.fault is None:
         state.failed(reason or "simulator_failed")
-    simulation = Simulation(
-        end=end,
-        reason=reason,
-        user_turns=user_turns,
-        simulator_calls=state.calls,
-        simulator_requests=state.requests,
-        cache_hits=state.cache_hits,
-        input_tokens=state.input_tokens,
-        output_tokens=state.output_tokens,
-        cost=state.cost,
-        model=model,
-        seed=state.seed,
-        scenario=scenario_id,
-        play=play,
-        plays=plays,
+    simulation = state.record(
+        end, reason, user_turns=user_turns, scenario=scenario_id, play=play, plays=plays
     )
     return PlayedConversation(
         messages=messages,

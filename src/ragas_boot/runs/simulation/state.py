@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragas_boot.execution.roles import ModelRole, RoleAnswer
+from ragas_boot.samples import ConversationEnd, Simulation
 
 __all__ = ["PlayState", "ToolRecord", "current_play", "playing"]
 
@@ -77,6 +78,34 @@ class PlayState:
             self.cost = (self.cost or 0.0) + call.cost
         if answer.fault is not None:
             self.failed(str(answer.fault))
+
+    def record(
+        self,
+        end: ConversationEnd,
+        reason: str | None,
+        *,
+        user_turns: int = 0,
+        scenario: str | None = None,
+        play: int = 1,
+        plays: int = 1,
+    ) -> Simulation:
+        """What the play recorded: how it ended and the tally (``agent_run.simulation``)."""
+        return Simulation(
+            end=end,
+            reason=reason,
+            user_turns=user_turns,
+            simulator_calls=self.calls,
+            simulator_requests=self.requests,
+            cache_hits=self.cache_hits,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cost=self.cost,
+            model=self.role.model_id if self.role is not None else None,
+            seed=self.seed,
+            scenario=scenario,
+            play=play,
+            plays=plays,
+        )
 
     def failed(self, fault: str) -> None:
         """Record a simulator fault (the first one is the play's)."""

@@ -62,7 +62,6 @@ from ragas_boot.samples import (
     AIMessage,
     ConversationEnd,
     Sample,
-    Simulation,
     StopReason,
 )
 
@@ -186,17 +185,7 @@ def _traced(sample: Sample, error: BaseException | None, state: PlayState) -> Sa
     if error is not None:
         update["traceback"] = "".join(traceback.format_exception(error)).rstrip()
     if state.fault is not None:
-        update["simulation"] = Simulation(
-            end=ConversationEnd.SIMULATOR_FAILED,
-            reason=state.fault,
-            simulator_calls=state.calls,
-            simulator_requests=state.requests,
-            cache_hits=state.cache_hits,
-            input_tokens=state.input_tokens,
-            output_tokens=state.output_tokens,
-            cost=state.cost,
-            seed=state.seed,
-        )
+        update["simulation"] = state.record(ConversationEnd.SIMULATOR_FAILED, state.fault)
     return sample.model_copy(update={"agent_run": run.model_copy(update=update)})
 
 

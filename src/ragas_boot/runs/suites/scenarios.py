@@ -105,11 +105,6 @@ class Simulator:
             )
         return cls(role=role, user=played, max_turns=max_turns, repeat=repeat)
 
-    @property
-    def model_id(self) -> str | None:
-        """The simulation model's id, if one plays."""
-        return self.role.model_id if self.role is not None else None
-
 
 async def play_case(
     case: AgentTestCase,
@@ -151,7 +146,6 @@ async def play_case(
             scenario_id=case.id,
             play=play,
             plays=plays,
-            model=simulator.model_id,
         )
     planned = case.sample()
     return planned.model_copy(
