@@ -294,3 +294,35 @@ def test_the_built_in_model_agent_plays_many_turns_and_a_replay_asks_no_model(
     assert (openai_server.count(USER_MODEL), openai_server.count("agent-model")) == sent
     assert transcript(again.samples[0].sample) == transcript(case.sample)
     assert again.samples[0].sample.agent_run.input_tokens == 0  # nothing billed on a replay
+
+
+def test_a_user_script_returning_something_else_is_a_simulator_failure(suite):
+    run = run_suite(suite, booking_agent(), user=lambda conversation, scenario: 42)
+    simulation = run.samples[0].sample.agent_run.simulation
+    assert simulation.end == "simulator_failed"
+    assert "TypeError: the user script returned int" in simulation.reason
+    assert run.simulator_failures == 1
+
+
+def test_a_simulated_tool_answers_only_inside_a_play():
+    import asyncio
+
+    from ragas_boot.runs.simulation.tools import SimulatedTool, SimulatedToolError
+
+    tool = SimulatedTool(name="lookup")
+    with pytest.raises(SimulatedToolError, match="answers only inside a suite run"):
+        asyncio.run(tool(order_id="42"))
+
+
+def test_an_agent_that_returns_something_else_mid_conversation_is_the_agents_error(suite):
+    def agent(messages):
+        return "Shall I book it?" if len(messages) == 1 else {"oops": True}
+
+    def user(conversation, scenario):
+        return "Hi" if not conversation else "yes"
+
+    run = run_suite(suite, agent, user=user)
+    agent_run = run.samples[0].sample.agent_run
+    assert agent_run.simulation.end == "agent_error"
+    assert agent_run.error.startswith("TypeError: the agent returned dict")
+    assert run.samples[0].counted and not run.samples[0].passed

@@ -99,15 +99,6 @@ class ConversationEnd(StrEnum):
     AGENT_ERROR = "agent_error"
     """The agent raised: the case fails with its traceback (``agent_run.error``)."""
 
-    @property
-    def user_done(self) -> bool:
-        """Whether the simulated user ended the conversation."""
-        return self in (
-            ConversationEnd.GOAL_MET,
-            ConversationEnd.GAVE_UP,
-            ConversationEnd.AGENT_ENDED,
-        )
-
 
 class Simulation(SampleModel):
     """What playing a scenario recorded (``agent_run.simulation``)."""
