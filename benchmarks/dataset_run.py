@@ -19,6 +19,10 @@ sample from one N to the next: what a run keeps that grows with it.
 
 ``--spool-after`` is the run's ``spool_after`` (default: the library's, 1,000 samples; ``never``
 keeps every judge call's prompt and raw answers in memory, as before the spool).
+
+``--journal`` records the run as it goes in a SQLite run history (in the temporary folder), as
+the CLI does by default so that a killed run can be resumed: each finished evaluation one
+compressed row, written by the journal's thread in group commits. It prints the rows' size.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ from ragas_boot.reporting import render_json
 from ragas_boot.reporting.html_report import html_chunks
 from ragas_boot.reporting.json_report import json_chunks
 from ragas_boot.runs import evaluate_dataset
+from ragas_boot.runs.history import RunHistory, new_run_id
+from ragas_boot.runs.journal import RunJournal, dataset_fingerprint
 from ragas_boot.runs.spool import DEFAULT_SPOOL_AFTER
 
 API_KEY = "sk-bench-not-a-real-key"
@@ -108,6 +114,11 @@ def main() -> None:
         "the JSON one: its size, and the peak RSS with it",
     )
     parser.add_argument(
+        "--journal",
+        action="store_true",
+        help="journal the run in a SQLite run history, as the CLI does (resumable runs)",
+    )
+    parser.add_argument(
         "--sizes",
         type=int,
         nargs="+",
@@ -133,12 +144,32 @@ def main() -> None:
             metrics = [getattr(container, name)() for name in METRICS]
             evaluate_dataset(samples[:2], metrics)  # warm-up: imports, connections
             server.reset()
+            history = journal = None
+            if options.journal:
+                history = RunHistory(url=f"sqlite:///{folder / 'history.db'}")
+                journal = RunJournal.start(
+                    history,
+                    run_id=new_run_id(),
+                    kind="evaluate",
+                    config_fingerprint="sha256:bench",
+                    dataset_fingerprint=dataset_fingerprint(samples),
+                    samples=len(samples),
+                )
             before = current_rss_mb()
             cpu, started = cpu_seconds(), time.perf_counter()
             run = evaluate_dataset(
-                samples, metrics, concurrency=options.concurrency, spool_after=spool_after
+                samples,
+                metrics,
+                concurrency=options.concurrency,
+                spool_after=spool_after,
+                journal=journal,
             )
             wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu
+            journal_size = None
+            if journal is not None and history is not None:
+                journal_size = (folder / "history.db").stat().st_size
+                journal.close(run, keep=True)
+                history.close()
             after_run = current_rss_mb()
             stats = server.stats()
             report = folder / "report.json"
@@ -167,6 +198,12 @@ def main() -> None:
     print(f"  CPU per judge call           {1000 * cpu / max(stats.count, 1):.2f} ms")
     print(f"  evaluations                  {statuses}")
     print(f"  spooled                      {'yes' if spooled else 'no'}")
+    if journal_size is not None:
+        evaluations = sum(statuses.values())
+        print(
+            f"  journal (history.db)         {journal_size / 2**20:.1f} MiB, "
+            f"{journal_size / 1024 / evaluations:.2f} KiB per evaluation"
+        )
     print(f"  RSS before the run           {before:.0f} MiB")
     print(f"  RSS after the run            {after_run:.0f} MiB")
     print(f"  peak RSS (run + JSON report) {peak_json:.0f} MiB")

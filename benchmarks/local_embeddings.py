@@ -22,7 +22,8 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from ragas_boot.chat.embeddings import EmbeddingSpec, LocalEmbeddingModel
+from ragas_boot.chat.embeddings.local import LocalEmbeddingModel
+from ragas_boot.chat.specs import EmbeddingSpec
 from ragas_boot.execution.embeddings import EmbeddingExecutor
 from ragas_boot.metrics.embeddings.vectors import cosine_similarity
 from ragas_boot.testing.sts import STS_PAIRS

@@ -91,7 +91,7 @@ def replay_raw(records: list[Any], threads: int) -> dict[str, tuple[int, float, 
     """Per step: (prompt tokens, prompt seconds, generated tokens, generation seconds)."""
     from llama_cpp import Llama
 
-    from ragas_boot.chat.local import bundled_model_path
+    from ragas_boot.chat.local.runtime import bundled_model_path
 
     llm = Llama(
         model_path=str(bundled_model_path()),
@@ -142,7 +142,7 @@ def main() -> None:
         help="providers.local.decoder (default: the configuration's, llguidance)",
     )
     args = parser.parse_args()
-    from ragas_boot.chat._local_engine import default_threads
+    from ragas_boot.chat.local.engine import default_threads
 
     threads = args.threads or default_threads()
     import llama_cpp

@@ -22,7 +22,7 @@ from typing import Any
 from _workload import JudgeServer, cpu_seconds
 from pydantic import BaseModel, SecretStr
 
-from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge, ProviderLimits
+from ragas_boot.chat import OpenAICompatibleJudge, OpenAICompatibleSpec, ProviderLimits
 from ragas_boot.config.settings import Transport
 
 PROMPT = "Was the user's goal achieved? " * 40
@@ -37,7 +37,7 @@ async def measure(base_url: str, calls: int) -> None:
     import openai
     from langchain_core.messages import HumanMessage
 
-    spec = JudgeSpec(
+    spec = OpenAICompatibleSpec(
         id="judge-1",
         model="judge-1",
         provider="bench",

@@ -54,6 +54,11 @@ def test_internal_packages_export_nothing():
     import importlib
 
     for name in (
+        "ragas_boot.chat.embeddings",
+        "ragas_boot.chat.factory",
+        "ragas_boot.chat.langchain",
+        "ragas_boot.chat.local",
+        "ragas_boot.chat.openai",
         "ragas_boot.chat.wire",
         "ragas_boot.runs.suites",
         "ragas_boot.metrics.agent",
@@ -124,6 +129,7 @@ SUITES_PUBLIC = [
     "FailureKind",
     "Finding",
     "JsonType",
+    "ModelTurns",
     "OpenAIToolAgent",
     "RangeRule",
     "Scenario",
@@ -135,6 +141,7 @@ SUITES_PUBLIC = [
     "SuiteCase",
     "ToolCallExpectation",
     "ToolSpec",
+    "TurnPolicy",
     "UserTurn",
     "aevaluate_cases",
     "analyze_failures",

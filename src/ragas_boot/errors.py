@@ -11,6 +11,7 @@ for callers that do not know this library::
     ├── JudgeNotFoundError (LookupError)       a metric config names a judge id nobody declared
     ├── MissingExtraError (ImportError)        an optional extra is not installed; says what to run
     ├── HistoryError (RuntimeError)            the run history is unreachable, or has no such run
+    ├── RunJournalError (ValueError)           a run cannot be resumed, or shards merged, as asked
     ├── CacheError (RuntimeError)              the response cache's files are unusable (corrupt)
     ├── JudgeError (RuntimeError)              one call to one judge failed
     │   ├── JudgeHTTPError                     the server answered with an error status
@@ -54,6 +55,7 @@ __all__ = [
     "PromptTooLargeError",
     "RagasBootError",
     "RateLimitExceededError",
+    "RunJournalError",
     "SampleValidationError",
     "SuiteError",
     "UndefinedScoreError",
@@ -212,6 +214,12 @@ class HistoryError(RagasBootError, RuntimeError):
 
     The message names the database with its password masked.
     """
+
+
+class RunJournalError(RagasBootError, ValueError):
+    """A run cannot be resumed (``--resume``), or a group of shards merged (``runs merge``),
+    as asked: the run finished already, a shard is missing, duplicated or unfinished, or the
+    runs used another configuration or dataset. The message says which run and why."""
 
 
 class CacheError(RagasBootError, RuntimeError):

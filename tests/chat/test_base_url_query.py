@@ -11,8 +11,9 @@ import pytest
 import pytest_asyncio
 from pydantic import BaseModel, SecretStr
 
-from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge, ProviderLimits
-from ragas_boot.chat.embeddings import EmbeddingSpec, OpenAICompatibleEmbeddingModel
+from ragas_boot.chat import OpenAICompatibleJudge, OpenAICompatibleSpec, ProviderLimits
+from ragas_boot.chat.embeddings.openai_compatible import OpenAICompatibleEmbeddingModel
+from ragas_boot.chat.specs import EmbeddingSpec
 from ragas_boot.config.settings import Transport
 from ragas_boot.errors import JudgeHTTPError
 from ragas_boot.testing import FakeOpenAIServer, Reply
@@ -33,7 +34,7 @@ async def make_judge(openai_server: FakeOpenAIServer, judge_transport: str):
     def make(base_url: str, completions_path: str = "/v1/chat/completions"):
         made.append(
             OpenAICompatibleJudge(
-                spec=JudgeSpec(
+                spec=OpenAICompatibleSpec(
                     id="judge-a",
                     model="judge-a",
                     provider="gateway",

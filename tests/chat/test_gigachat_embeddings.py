@@ -11,7 +11,7 @@ import pytest
 
 from ragas_boot import Sample, create_container, load_settings
 from ragas_boot.chat import judge_specs
-from ragas_boot.chat.embeddings import embedding_specs
+from ragas_boot.chat.factory.embeddings import embedding_specs
 from ragas_boot.errors import AllJudgesFailedError, ConfigError
 from ragas_boot.testing import Reply, hashed_vector
 from support.fakes import FakeGigaChatServer, gigachat_key

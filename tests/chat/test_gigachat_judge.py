@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from ragas_boot import Sample, create_container, load_settings
 from ragas_boot.chat import judge_specs
-from ragas_boot.chat.langchain_judge import check_chat_class
+from ragas_boot.chat.langchain.models import check_chat_class
 from ragas_boot.config.settings import StructuredOutputMode
 from ragas_boot.errors import ConfigError, JudgeHTTPError, JudgeTimeoutError, MissingExtraError
 from ragas_boot.samples import AIMessage, HumanMessage
@@ -312,7 +312,7 @@ spring.ai.gigachat:
         encoding="utf-8",
     )
     settings = load_settings(path, environ={})
-    from ragas_boot.chat.embeddings import embedding_specs
+    from ragas_boot.chat.factory.embeddings import embedding_specs
 
     for specs in (judge_specs, embedding_specs):  # the judges' and the embedding model's
         with pytest.raises(ConfigError) as caught:

@@ -13,9 +13,10 @@ import pytest
 from pydantic import BaseModel, SecretStr
 
 from ragas_boot import Sample, create_container, load_settings
-from ragas_boot.chat import JudgeSpec, ProviderLimits
-from ragas_boot.chat.judge import LangChainModelSpec
-from ragas_boot.chat.langchain_judge import LangChainJudge, provider_name_of
+from ragas_boot.chat import JudgeSpec, LangChainSpec, ProviderLimits
+from ragas_boot.chat.langchain.judge import LangChainJudge
+from ragas_boot.chat.langchain.models import provider_name_of
+from ragas_boot.chat.specs import LangChainModelSpec
 from ragas_boot.config.settings import StructuredOutputMode
 from ragas_boot.errors import (
     ConfigError,
@@ -68,7 +69,7 @@ def spec_for(
     arguments = {"base_url": base_url, **arguments}
     if class_path == ANTHROPIC:
         arguments.setdefault("api_key", SecretStr(ANTHROPIC_KEY))
-    return JudgeSpec(
+    return LangChainSpec(
         id=model,
         model=model,
         provider="p",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragas_boot.chat._local_engine import LOOP_MIN_TOKENS, looping
+from ragas_boot.chat.local.decoders import LOOP_MIN_TOKENS, looping
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from ragas_boot.chat._local_plan import ChatPlan, Generation
-from ragas_boot.chat._local_worker import MAX_PASSED, ModelWorker
+from ragas_boot.chat.local.plan import ChatPlan, Generation
+from ragas_boot.chat.local.worker import MAX_PASSED, ModelWorker
 from ragas_boot.chat.wire.openai import WireError
 
 

@@ -9,7 +9,12 @@ import pytest
 import pytest_asyncio
 from pydantic import BaseModel, SecretStr
 
-from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge, ProviderLimits, api_base_url
+from ragas_boot.chat import (
+    OpenAICompatibleJudge,
+    OpenAICompatibleSpec,
+    ProviderLimits,
+    api_base_url,
+)
 from ragas_boot.config.settings import StructuredOutputMode, Transport
 from ragas_boot.errors import (
     JudgeConnectionError,
@@ -36,7 +41,7 @@ def make_judge(
     transport: str = "direct",
 ) -> OpenAICompatibleJudge:
     return OpenAICompatibleJudge(
-        spec=JudgeSpec(
+        spec=OpenAICompatibleSpec(
             id=model,
             model=model,
             provider="local",
@@ -222,7 +227,7 @@ async def test_the_api_key_is_sent_but_never_shown(openai_server, judge_factory)
 @pytest.mark.asyncio
 async def test_options_reach_the_wire(openai_server, judge_transport):
     judge = OpenAICompatibleJudge(
-        spec=JudgeSpec(
+        spec=OpenAICompatibleSpec(
             id="j",
             model="judge-a",
             provider="p",
@@ -251,7 +256,7 @@ async def test_json_object_mode_can_leave_the_schema_out_of_the_response_format(
     openai_server, judge_transport
 ):
     # For servers that reject keys beside "type" (json-object-schema: false).
-    spec = JudgeSpec(
+    spec = OpenAICompatibleSpec(
         id="judge-a",
         model="judge-a",
         provider="p",

@@ -33,8 +33,8 @@ import trustme
 from aiohttp import web
 from pydantic import BaseModel, SecretStr
 
-from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge, ProviderLimits, TlsFiles
-from ragas_boot.chat.judge import LocalModelSpec
+from ragas_boot.chat import OpenAICompatibleJudge, OpenAICompatibleSpec, ProviderLimits, TlsFiles
+from ragas_boot.chat.specs import LocalModelSpec, LocalSpec
 from ragas_boot.config.settings import Transport
 from ragas_boot.errors import JudgeConnectionError, JudgeHTTPError, JudgeOutputError
 from ragas_boot.testing import FakeOpenAIServer
@@ -94,7 +94,7 @@ def make_judge(
     base_url: str, transport: str, *, tls: TlsFiles | None = None, max_answer_chars: int = 100_000
 ) -> OpenAICompatibleJudge:
     return OpenAICompatibleJudge(
-        spec=JudgeSpec(
+        spec=OpenAICompatibleSpec(
             id="judge-a",
             model="judge-a",
             provider="net",
@@ -325,7 +325,8 @@ async def test_a_proxy_that_is_not_http_is_not_used_and_said_once(
 async def test_embedding_models_take_the_same_proxies(
     openai_server: FakeOpenAIServer, forward_proxy, clean_proxy_env, caplog
 ):
-    from ragas_boot.chat.embeddings import EmbeddingSpec, OpenAICompatibleEmbeddingModel
+    from ragas_boot.chat.embeddings.openai_compatible import OpenAICompatibleEmbeddingModel
+    from ragas_boot.chat.specs import EmbeddingSpec
 
     clean_proxy_env.setenv("ALL_PROXY", f"http://127.0.0.1:{forward_proxy.port}")
     clean_proxy_env.setenv("HTTPS_PROXY", "socks5://embeddings-proxy.invalid:1080")
@@ -672,7 +673,17 @@ async def test_the_embedded_local_judges_own_server_is_never_proxied(
     model = tmp_path / "model.gguf"
     model.write_bytes(b"GGUF")
     spec = make_judge(openai_server.base_url, judge_transport).spec
-    judges.append(
-        OpenAICompatibleJudge(spec=dataclasses.replace(spec, local=LocalModelSpec(model)))
+    # A local judge's served spec, as the tool agent gets it (LocalJudge.served_spec()).
+    served = LocalSpec(
+        id=spec.id,
+        model=spec.model,
+        provider="local",
+        base_url=spec.base_url,
+        api_key=spec.api_key,
+        limits=spec.limits,
+        local=LocalModelSpec(model),
     )
+    endpoint = dataclasses.replace(OpenAICompatibleSpec.of(served), transport=spec.transport)
+    assert endpoint.proxied is False
+    judges.append(OpenAICompatibleJudge(spec=endpoint))
     assert await ask(judges[0]) == Verdict(verdict=8)

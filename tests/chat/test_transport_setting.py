@@ -69,7 +69,7 @@ def _tls_settings(tmp_path, tls: str, url: str = "https://gateway.example.test")
 def test_tls_files_reach_the_judges_and_embedding_models_of_their_provider(tmp_path):
     import trustme
 
-    from ragas_boot.chat.embeddings import embedding_specs
+    from ragas_boot.chat.factory.embeddings import embedding_specs
 
     ca = trustme.CA()
     client = ca.issue_cert("client@example.test")
@@ -112,7 +112,7 @@ def test_a_tls_file_that_does_not_load_is_an_error_whatever_the_scheme(tmp_path,
         judge_specs(settings)
     assert caught.value.key == f"spring.ai.ragas.providers.openai-compatible[0].{which}"
     assert "garbage.pem" in str(caught.value)
-    from ragas_boot.chat.embeddings import embedding_specs
+    from ragas_boot.chat.factory.embeddings import embedding_specs
 
     with pytest.raises(ConfigError, match=rf"\[0\]\.{which}"):
         embedding_specs(settings)

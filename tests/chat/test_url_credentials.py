@@ -16,8 +16,9 @@ import pytest_asyncio
 from aiohttp import web
 from pydantic import BaseModel, SecretStr
 
-from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge, ProviderLimits
-from ragas_boot.chat.embeddings import EmbeddingSpec, OpenAICompatibleEmbeddingModel
+from ragas_boot.chat import OpenAICompatibleJudge, OpenAICompatibleSpec, ProviderLimits
+from ragas_boot.chat.embeddings.openai_compatible import OpenAICompatibleEmbeddingModel
+from ragas_boot.chat.specs import EmbeddingSpec
 from ragas_boot.config.settings import Transport
 from ragas_boot.errors import JudgeHTTPError
 from ragas_boot.testing import FakeOpenAIServer
@@ -46,7 +47,7 @@ async def make_judge(judge_transport: str) -> AsyncIterator:
     def make(base_url: str, *, api_key: str = API_KEY, headers=None) -> OpenAICompatibleJudge:
         made.append(
             OpenAICompatibleJudge(
-                spec=JudgeSpec(
+                spec=OpenAICompatibleSpec(
                     id="judge-a",
                     model="judge-a",
                     provider="gateway",

@@ -13,8 +13,6 @@ import pytest
 
 from ragas_boot.testing import ChatRequest, FakeOpenAIServer
 
-pytest.importorskip("sqlalchemy", reason="the run history needs the [history] extra")
-
 METRICS = ("--metric", "agent_goal_accuracy", "--metric", "tool_call_accuracy")
 
 Answer = Callable[[ChatRequest], dict[str, object]]

@@ -11,10 +11,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("sqlalchemy", reason="the run history needs the [history] extra")
-
 METRICS = ("--metric", "agent_goal_accuracy", "--metric", "tool_call_accuracy")
 
 # Holds history.db under an exclusive lock: until stdin closes, or for the seconds given.

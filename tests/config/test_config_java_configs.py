@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from ragas_boot.chat import judge_specs
-from ragas_boot.chat.embeddings import embedding_specs
+from ragas_boot.chat.factory.embeddings import embedding_specs
 from ragas_boot.config import load_settings
 from ragas_boot.errors import ConfigError
 

@@ -36,6 +36,8 @@ EDITABLE = Path(sys.executable).parent
 #: A duration as the console prints it (``0.4 s``, ``12 ms``, ``in 0.52s``): the one part of
 #: the output that differs from run to run.
 _DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s)\b")
+#: A run id as the history names it (``20261125-193012-4f2a``): the time and a random suffix.
+_RUN_ID = re.compile(r"\b\d{8}-\d{6}-[0-9a-f]{4}\b")
 
 #: The user's gate run through the plugin, and its configuration, which the CLI runs share.
 GATE = Path(__file__).parent / "wheel_project" / "gate.py"
@@ -82,7 +84,8 @@ def _run(bin_dir: Path, args: list[str], work: Path, environ: dict[str, str]) ->
     )
 
     def mask(text: str) -> str:
-        return _DURATION.sub("<time>", text.replace(str(work), "<work>"))
+        text = _RUN_ID.sub("<run>", text.replace(str(work), "<work>"))
+        return _DURATION.sub("<time>", text)
 
     return Outcome(completed.returncode, mask(completed.stdout), mask(completed.stderr))
 
@@ -167,6 +170,9 @@ def test_a_dataset_run_against_the_test_server_prints_and_scores_the_same(
     assert wheel == editable
     assert wheel.code == 0, wheel.stderr
     assert "3 samples × 3 metrics: 9 scored, 0 undefined, 0 failed" in wheel.stdout
+    # A fresh install records its runs (the history is on by default) and says nothing else.
+    assert "Run recorded: <run> (sqlite:///<work>/.home/history.db)" in wheel.stderr
+    assert "note" not in wheel.stderr and "warning" not in wheel.stderr
     # Both asked the judges the same prompts, read from the package's templates.
     prompts = [record.request.prompt for record in judges.requests]
     # Two installs × two judges × 3 samples × 3 LLM steps (the goal; topics, then verdicts).

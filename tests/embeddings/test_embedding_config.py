@@ -9,12 +9,10 @@ from pathlib import Path
 import pytest
 
 from ragas_boot import create_container, load_settings
-from ragas_boot.chat.embeddings import (
-    LOCAL_EMBEDDING_MODEL_ID,
-    OpenAICompatibleEmbeddingModel,
-    check_vectors,
-    embedding_specs,
-)
+from ragas_boot.chat.embeddings.local import LOCAL_EMBEDDING_MODEL_ID
+from ragas_boot.chat.embeddings.model import check_vectors
+from ragas_boot.chat.embeddings.openai_compatible import OpenAICompatibleEmbeddingModel
+from ragas_boot.chat.factory.embeddings import embedding_specs
 from ragas_boot.errors import ConfigError, JudgeOutputError
 
 JAVA = Path(__file__).resolve().parents[1] / "data" / "java-configs"

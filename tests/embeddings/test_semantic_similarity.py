@@ -367,7 +367,7 @@ def test_header_values_and_url_credentials_are_secrets(
     [model] = container.embedding_models()
     from dataclasses import replace
 
-    from ragas_boot.chat.embeddings import OpenAICompatibleEmbeddingModel
+    from ragas_boot.chat.embeddings.openai_compatible import OpenAICompatibleEmbeddingModel
 
     shown = OpenAICompatibleEmbeddingModel(spec=replace(model.spec, base_url=url))
 

@@ -7,11 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
-
-pytest.importorskip("sqlalchemy", reason="the run history needs the [history] extra")
 
 
 def test_example_09_catches_the_regression(ragas_boot_home):

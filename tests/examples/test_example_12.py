@@ -1,89 +1,103 @@
-"""Example 12: the booking agent tested over whole conversations. With a scripted user the
-agent passes every play; with the embedded local model as the user (SmolLM2-135M: whether it
-confirms is luck) the mechanics hold: the plays, their seeds, how they end, the transcript's
-shape, and a replay from the cache that asks the model nothing."""
+"""Example 12: four shard processes and their merge give one process's run; the GitHub Actions
+workflow and the GitLab snippet of docs/history.md run commands that exist, with those flags."""
 
 from __future__ import annotations
 
-import json
-import shutil
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+import yaml
 
-from ragas_boot.cli import main
-from ragas_boot.samples import ToolMessage
-from ragas_boot.suites import load_suite, run_suite, simulation_summary
-from support.examples import ROOT
+from ragas_boot.cli._main import build_parser
 
-EXAMPLE = ROOT / "examples" / "12_simulated_users"
-FIRST = "Hi, I'd like to book a table for two on Friday evening."
-ENDS = {"goal_met", "gave_up", "agent_ended", "not_concluded", "simulator_failed"}
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "12_sharded_runs"
 
 
-def test_the_agent_passes_every_play_with_a_user_that_confirms():
-    def user(conversation, scenario):
-        return "Yes, please book it." if conversation[-1].content.endswith("?") else None
-
-    run = run_suite(load_suite(EXAMPLE / "suite.yaml"), user=user)
-    summary = simulation_summary(run)
-    assert (summary.plays, summary.passed, summary.pass_hat_k) == (2, 2, 1.0)
-    messages = run.samples[0].sample.user_input_messages
-    assert [type(m).__name__ for m in messages] == [
-        "HumanMessage", "AIMessage", "HumanMessage", "AIMessage", "ToolMessage", "AIMessage",
-    ]  # fmt: skip
-
-
-def test_a_user_that_never_confirms_leaves_the_conversation_not_concluded():
-    run = run_suite(load_suite(EXAMPLE / "suite.yaml"), user=lambda c, s: "Hmm, let me think.")
-    summary = simulation_summary(run)
-    assert summary.not_concluded == 2 and summary.passed == 0
-    assert not any(isinstance(m, ToolMessage) for m in run.samples[0].sample.user_input_messages)
-
-
-def _suite_run(folder, report, capsys) -> dict:
-    code = main(
-        ["suite", "run", str(folder / "suite.yaml"), "--out", str(report), "--no-history",
-         "--no-progress"]
-    )  # fmt: skip
-    captured = capsys.readouterr()
-    assert code in (0, 1), captured.err  # the gate may pass or not: the user is tiny
-    assert "Scenarios:" in captured.out
-    return json.loads(report.read_text(encoding="utf-8"))
+def test_example_12_merges_four_shard_processes_into_one_run(ragas_boot_home):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SPRING_", "HISTORY_URL"))}
+    completed = subprocess.run(
+        [sys.executable, "examples/12_sharded_runs/offline.py"],
+        cwd=ROOT,
+        env=env | {"COLUMNS": "160", "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    out = completed.stdout
+    assert "merge exit code: 0; one process exit code: 0; same scores: True" in out
+    shares = re.findall(r"Shard (\d)/4 of run group 'offline': (\d+) of 20 samples", out)
+    assert sorted(index for index, _ in shares) == ["1", "2", "3", "4"]
+    assert sum(int(count) for _, count in shares) == 20
+    assert out.count("judges: rate-limit 10 rps (of 40), max-concurrency 2 (of 8)") == 4
+    assert "Run group 'offline': 4 shards merged" in completed.stderr
+    assert (ragas_boot_home / "history.db").is_file()  # the test's home, not the repository
 
 
-@pytest.mark.local_llm
-def test_the_embedded_model_plays_the_user_offline_and_a_rerun_replays_it(
-    tmp_path, monkeypatch, capsys
-):
-    pytest.importorskip("llama_cpp", reason="needs the [local] extra")
-    folder = tmp_path / "example"
-    shutil.copytree(EXAMPLE, folder)
-    monkeypatch.chdir(folder)
-    monkeypatch.delenv("RAGAS_CONFIG", raising=False)
-    first = _suite_run(folder, tmp_path / "first.json", capsys)
+def _commands(script: str, values: dict[str, str]) -> list[list[str]]:
+    """The ``ragas-boot`` commands of a CI script, its expressions replaced by ``values``."""
+    text = re.sub(r"\$\{\{\s*([\w.]+)\s*\}\}", lambda match: values[match.group(1)], script)
+    text = re.sub(r"\$\{?(\w+)\}?", lambda match: values[match.group(1)], text)
+    commands = []
+    for line in text.splitlines():
+        words = shlex.split(line)
+        if words and words[0] == "ragas-boot":
+            commands.append(words[1:])
+    return commands
 
-    simulation = first["simulation"]
-    assert simulation["plays"] == 2 and simulation["k"] == 2
-    assert simulation["simulator_requests"] >= simulation["simulator_calls"] >= 1
-    plays = [sample["sample"] for sample in first["samples"]]
-    assert [s["sample_id"] for s in first["samples"]] == ["friday_table#1", "friday_table#2"]
-    for play, seed in zip(plays, (0, 1), strict=True):
-        record = play["agent_run"]["simulation"]
-        assert record["end"] in ENDS
-        assert record["seed"] == seed and record["model"] == "smollm2-135m"
-        assert 1 <= record["user_turns"] <= 4  # max-turns 3, and the closing turn
-        messages = play["user_input_messages"]
-        assert messages[0] == {"type": "human", "content": FIRST}
-        assert messages[1]["type"] == "ai"  # the agent answers every user message
-        humans = [m for m in messages if m["type"] == "human"]
-        assert len(humans) <= 3
-        if record["end"] == "simulator_failed":
-            assert play["agent_run"]["error"] is None  # never the agent's
 
-    # The rerun replays the user's answers from the cache: the same transcripts, no call.
-    again = _suite_run(folder, tmp_path / "again.json", capsys)
-    assert again["simulation"]["simulator_requests"] == 0
-    assert again["simulation"]["cache_hits"] == simulation["simulator_calls"]
-    assert [json.dumps(s["sample"]["user_input_messages"]) for s in again["samples"]] == [
-        json.dumps(s["sample"]["user_input_messages"]) for s in first["samples"]
-    ]
+def _parsed(arguments: list[str]):
+    try:
+        return build_parser().parse_args(arguments)
+    except SystemExit as error:  # argparse's way of saying a flag does not exist
+        pytest.fail(f"ragas-boot {' '.join(arguments)}: not a valid command ({error})")
+
+
+def test_the_github_workflow_runs_a_matrix_of_shards_then_a_gating_merge():
+    workflow = yaml.safe_load((EXAMPLE / "github-workflow.yml").read_text(encoding="utf-8"))
+    jobs = workflow["jobs"]
+    shards = jobs["shard"]["strategy"]["matrix"]["shard"]
+    assert shards == list(range(1, len(shards) + 1))
+    assert jobs["merge"]["needs"] == "shard"
+    group = workflow["env"]["RUN_GROUP"]
+    assert "github.run_id" in group
+
+    for shard in shards:
+        values = {"matrix.shard": str(shard), "RUN_GROUP": "evals-42"}
+        (command,) = [c for step in jobs["shard"]["steps"] if "run" in step
+                      for c in _commands(step["run"], values)]  # fmt: skip
+        args = _parsed(command)
+        assert args.command == "evaluate"
+        assert (args.shard, args.run_group) == (f"{shard}/{len(shards)}", "evals-42")
+        assert (ROOT / args.dataset).is_file() and (ROOT / args.config).is_file()
+        assert args.fail_under is None  # a shard is not gated on its own
+    (merge,) = [c for step in jobs["merge"]["steps"] if "run" in step
+                for c in _commands(step["run"], {"RUN_GROUP": "evals-42"})]  # fmt: skip
+    args = _parsed(merge)
+    assert (args.command, args.runs_command, args.group) == ("runs", "merge", "evals-42")
+    assert args.fail_under == 0.7 and "report.md" in args.out
+    upload = jobs["merge"]["steps"][-1]
+    assert upload["uses"].startswith("actions/upload-artifact") and upload["if"] == "always()"
+
+
+def test_the_gitlab_snippet_of_the_docs_runs_parallel_shards_then_a_merge():
+    text = (ROOT / "docs" / "history.md").read_text(encoding="utf-8")
+    section = text[text.index("## Shards across machines") :]
+    block = re.search(r"```yaml\n(.*?)```", section, re.DOTALL).group(1)
+    pipeline = yaml.safe_load(block)
+    assert pipeline["evaluate"]["parallel"] == 4
+    assert pipeline["merge"]["needs"] == ["evaluate"]
+    values = {"CI_NODE_INDEX": "3", "CI_NODE_TOTAL": "4", "RUN_GROUP": "nightly-7"}
+    (shard,) = [c for line in pipeline["evaluate"]["script"] for c in _commands(line, values)]
+    args = _parsed(shard)
+    assert (args.command, args.shard, args.run_group) == ("evaluate", "3/4", "nightly-7")
+    (merge,) = [c for line in pipeline["merge"]["script"] for c in _commands(line, values)]
+    args = _parsed(merge)
+    assert (args.runs_command, args.group, args.fail_under) == ("merge", "nightly-7", 0.8)

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from pydantic import BaseModel, SecretStr
 
-from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge, ProviderLimits
+from ragas_boot.chat import OpenAICompatibleJudge, OpenAICompatibleSpec, ProviderLimits
 from ragas_boot.config.settings import BackoffSettings, RateLimitStrategy, RetrySettings
 from ragas_boot.errors import JudgeNotFoundError
 from ragas_boot.execution import MultiModelExecutor
@@ -34,7 +34,7 @@ FAST = RetrySettings(
 def judges(server, transport, models, *, provider="p", alias=None, **limits):
     return [
         OpenAICompatibleJudge(
-            spec=JudgeSpec(
+            spec=OpenAICompatibleSpec(
                 id=model,
                 model=model,
                 provider=provider,

@@ -13,7 +13,7 @@ from datetime import timedelta
 import pytest
 
 from ragas_boot.chat import ProviderLimits
-from ragas_boot.chat.factory import provider_limits
+from ragas_boot.chat.factory.providers import provider_limits
 from ragas_boot.config import load_settings
 from ragas_boot.config.settings import RateLimitStrategy
 from ragas_boot.errors import BudgetExceededError, RateLimitExceededError

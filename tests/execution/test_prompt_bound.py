@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel, SecretStr
 
-from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge
-from ragas_boot.chat.factory import DEFAULT_MAX_PROMPT_TOKENS, judge_specs
+from ragas_boot.chat import OpenAICompatibleJudge, OpenAICompatibleSpec
+from ragas_boot.chat.factory.judges import judge_specs
+from ragas_boot.chat.specs import DEFAULT_MAX_PROMPT_TOKENS
 from ragas_boot.config import load_settings
 from ragas_boot.execution import MultiModelExecutor
 
@@ -19,7 +20,7 @@ class Verdict(BaseModel):
 def executor(openai_server, judge_transport):
     def judge(model: str, **spec: object) -> OpenAICompatibleJudge:
         return OpenAICompatibleJudge(
-            spec=JudgeSpec(
+            spec=OpenAICompatibleSpec(
                 id=model,
                 model=model,
                 provider="p",

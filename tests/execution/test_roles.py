@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel, Field, SecretStr
 
 from ragas_boot import load_settings
-from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge
+from ragas_boot.chat import OpenAICompatibleJudge, OpenAICompatibleSpec
 from ragas_boot.config.settings import (
     BackoffSettings,
     GenerationSettings,
@@ -32,7 +32,7 @@ class Turn(BaseModel):
 
 
 def spec(server, model="user-model", **changes):
-    made = JudgeSpec(
+    made = OpenAICompatibleSpec(
         id=model, model=model, provider="p", base_url=server.base_url, api_key=SecretStr("k")
     )
     return dataclasses.replace(made, **changes)

@@ -9,9 +9,15 @@ from pathlib import Path
 
 from pydantic import BaseModel, SecretStr
 
-from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge
-from ragas_boot.chat.embeddings import EmbeddingSpec, OpenAICompatibleEmbeddingModel
-from ragas_boot.chat.judge import LocalModelSpec
+from ragas_boot.chat import (
+    JudgeSpec,
+    LocalModelPool,
+    LocalSpec,
+    OpenAICompatibleJudge,
+    build_judges,
+)
+from ragas_boot.chat.embeddings.openai_compatible import OpenAICompatibleEmbeddingModel
+from ragas_boot.chat.specs import EmbeddingSpec, LocalModelSpec
 from ragas_boot.config.settings import PriceSettings
 from ragas_boot.execution import MultiModelExecutor
 from ragas_boot.execution.spending import SpendMeter, cap_coverage
@@ -59,12 +65,15 @@ def test_an_unpriced_judge_under_a_cap_is_named_once_before_its_first_call(opena
 def test_cap_coverage_counts_priced_and_free_models(openai_server, tmp_path: Path):
     model_file = tmp_path / "model.gguf"
     model_file.write_bytes(b"GGUF")
-    local = OpenAICompatibleJudge(
-        spec=JudgeSpec(
-            id="local-judge", model="m", provider="local", base_url=openai_server.base_url,
-            api_key=SecretStr("local"), local=LocalModelSpec(model_file),
-        )
-    )  # fmt: skip
+    pool = LocalModelPool()  # the model is never loaded: no call is made
+    [local] = build_judges(
+        [
+            LocalSpec(
+                id="local-judge", model="m", provider="local", local=LocalModelSpec(model_file)
+            )
+        ],
+        local_models=pool,
+    )
     remote_embedding = OpenAICompatibleEmbeddingModel(
         spec=EmbeddingSpec(
             id="embed", model="embed", provider="p", base_url=openai_server.base_url,
@@ -78,3 +87,4 @@ def test_cap_coverage_counts_priced_and_free_models(openai_server, tmp_path: Pat
     assert counted == ["priced", "local-judge"]
     assert uncounted == ["unpriced", "embed"]
     assert cap_coverage([]) == ([], [])
+    pool.close()

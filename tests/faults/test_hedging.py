@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from pydantic import BaseModel, SecretStr
 
-from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge, ProviderLimits
+from ragas_boot.chat import OpenAICompatibleJudge, OpenAICompatibleSpec, ProviderLimits
 from ragas_boot.config.settings import PriceSettings
 from ragas_boot.execution import MultiModelExecutor
 from ragas_boot.testing import Reply
@@ -26,7 +26,7 @@ def make_executor(openai_server, judge_transport):
 
     def make(**limits: object) -> MultiModelExecutor:
         judge = OpenAICompatibleJudge(
-            spec=JudgeSpec(
+            spec=OpenAICompatibleSpec(
                 id="judge-a",
                 model="judge-a",
                 provider="p",
@@ -102,7 +102,7 @@ def test_the_p95_delay_waits_for_20_answers_then_hedges_a_hang(make_executor, op
 
 
 def test_hedging_in_yaml_is_off_unless_asked_and_a_provider_may_set_its_own(tmp_path):
-    from ragas_boot.chat.factory import provider_limits
+    from ragas_boot.chat.factory.providers import provider_limits
     from ragas_boot.config import load_settings
 
     path = tmp_path / "application.yaml"
@@ -137,7 +137,7 @@ def test_a_call_that_hung_before_the_p95_was_known_is_hedged_once_it_is(
     limits = ProviderLimits(provider="p", hedge=True)
     judges = [
         OpenAICompatibleJudge(
-            spec=JudgeSpec(
+            spec=OpenAICompatibleSpec(
                 id=name,
                 model=name,
                 provider="p",

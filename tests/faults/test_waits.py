@@ -13,7 +13,7 @@ import pytest
 from pydantic import BaseModel, SecretStr
 from tenacity import RetryCallState
 
-from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge, ProviderLimits
+from ragas_boot.chat import OpenAICompatibleJudge, OpenAICompatibleSpec, ProviderLimits
 from ragas_boot.config.settings import BackoffSettings, RetrySettings
 from ragas_boot.execution import MultiModelExecutor
 from ragas_boot.execution.retry import RetryPolicy
@@ -37,7 +37,7 @@ class Verdict(BaseModel):
 def judges(server: FakeOpenAIServer, transport: str, models: list[str], **limits: object):
     return [
         OpenAICompatibleJudge(
-            spec=JudgeSpec(
+            spec=OpenAICompatibleSpec(
                 id=model,
                 model=model,
                 provider="p",

@@ -76,7 +76,6 @@ def _ready(pid_file: Path) -> bool:
 def postgres_server(unavailable: Callable[[str, str], None]) -> Iterator[PostgresServer]:
     """A PostgreSQL server for the session (one per xdist worker), removed afterwards."""
     pytest.importorskip("pg8000", reason="the PostgreSQL test needs pg8000 (the dev extra)")
-    pytest.importorskip("sqlalchemy", reason="the run history needs the [history] extra")
     binaries = _binaries()
     if binaries is None:
         unavailable("postgres", "no PostgreSQL server binaries (initdb, postgres) on this machine")

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from ragas_boot import RagasSettings, load_settings
-from ragas_boot.chat.judge import LocalModelSpec
-from ragas_boot.chat.local import LocalModelServer, bundled_model_path
+from ragas_boot.chat.local.runtime import bundled_model_path
+from ragas_boot.chat.local.server import LocalModelServer
+from ragas_boot.chat.specs import LocalModelSpec
 
 #: The one id the shared test server answers to, besides ``judge-b``.
 MODEL_ID = "smollm2-135m"

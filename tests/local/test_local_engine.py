@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 from pydantic import BaseModel
 
-from ragas_boot.chat._local_engine import ABANDON_CHECK_EVERY, LlamaEngine
-from ragas_boot.chat._local_plan import ChatPlan
-from ragas_boot.chat.judge import LocalModelSpec
-from ragas_boot.chat.local import LocalModelServer, bundled_model_path
+from ragas_boot.chat.local.engine import ABANDON_CHECK_EVERY, LlamaEngine
+from ragas_boot.chat.local.plan import ChatPlan
+from ragas_boot.chat.local.runtime import bundled_model_path
+from ragas_boot.chat.local.server import LocalModelServer
+from ragas_boot.chat.specs import LocalModelSpec
 from ragas_boot.chat.wire.openai import WireError
 
 pytestmark = pytest.mark.local_llm

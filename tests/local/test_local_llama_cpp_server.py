@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ragas_boot.chat.local import bundled_model_path
+from ragas_boot.chat.local.runtime import bundled_model_path
 
 pytestmark = pytest.mark.local_llm
 

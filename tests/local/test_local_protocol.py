@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragas_boot.chat._local_engine import bound_schema
-from ragas_boot.chat._local_plan import ChatPlan, Generation, completion_for, plan_chat
+from ragas_boot.chat.local.decoders import bound_schema
+from ragas_boot.chat.local.plan import ChatPlan, Generation, completion_for, plan_chat
 from ragas_boot.chat.wire.openai import WireError, parse_chat_request
 
 MODELS = ("smollm2-135m",)

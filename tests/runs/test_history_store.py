@@ -12,8 +12,6 @@ from datetime import UTC, datetime
 
 import pytest
 
-pytest.importorskip("sqlalchemy", reason="the run history needs the [history] extra")
-
 from ragas_boot.errors import HistoryError
 from ragas_boot.runs.history import (
     RunHistory,

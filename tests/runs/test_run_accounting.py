@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel, SecretStr
 
 from ragas_boot import ConfigError, Sample, create_container, load_settings
-from ragas_boot.chat import JudgeSpec, OpenAICompatibleJudge, ProviderLimits
+from ragas_boot.chat import OpenAICompatibleJudge, OpenAICompatibleSpec, ProviderLimits
 from ragas_boot.config.settings import BackoffSettings, PriceSettings, RetrySettings, Transport
 from ragas_boot.execution import MultiModelExecutor
 from ragas_boot.runs import evaluate_dataset
@@ -45,7 +45,7 @@ def _judge(
     server, model: str, price: PriceSettings | None = None, transport: str = "direct"
 ) -> OpenAICompatibleJudge:
     return OpenAICompatibleJudge(
-        spec=JudgeSpec(
+        spec=OpenAICompatibleSpec(
             id=model,
             model=model,
             provider="p",

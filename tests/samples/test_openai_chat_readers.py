@@ -25,9 +25,10 @@ import httpx
 import pytest
 
 from ragas_boot.chat import JudgeSpec, judge_specs
-from ragas_boot.chat.tool_agent import OpenAIToolAgent
+from ragas_boot.chat.openai.agent import OpenAIToolAgent
 from ragas_boot.datasets import load_dataset
 from ragas_boot.errors import DatasetError, JudgeOutputError, SampleValidationError
+from ragas_boot.execution.attempts import ModelTurns
 from ragas_boot.samples import (
     AIMessage,
     HumanMessage,
@@ -329,7 +330,7 @@ def read_server(messages: list[dict[str, Any]], server: FakeOpenAIServer) -> Rea
 async def read_agent(row: Row, server: FakeOpenAIServer, spec: JudgeSpec) -> Reading:
     answer = row.messages[-1]
     server.script(AGENT, Reply.message(answer), "Done.")
-    agent = OpenAIToolAgent(spec=spec)
+    agent = OpenAIToolAgent(spec=spec, turns=ModelTurns.of(spec))
     try:
         reply = await agent([HUMAN])
     except JudgeOutputError as error:
@@ -397,7 +398,8 @@ async def test_the_agent_answers_each_kind_of_call_the_way_it_was_asked(
         function_call={"name": "lookup", "arguments": "{}"},
     )
     openai_server.script(AGENT, Reply.message(turn), "Done.")
-    agent = OpenAIToolAgent(spec=judge_specs(make_settings([AGENT]))[0])
+    spec = judge_specs(make_settings([AGENT]))[0]
+    agent = OpenAIToolAgent(spec=spec, turns=ModelTurns.of(spec))
     try:
         reply = await agent([HUMAN])
     finally:
@@ -430,7 +432,8 @@ async def test_an_answer_that_is_not_the_assistants_is_a_malformed_answer_kept_r
     openai_server: FakeOpenAIServer, make_settings: Any
 ) -> None:
     openai_server.script(AGENT, Reply.message({"role": "tool", "content": "x"}))
-    agent = OpenAIToolAgent(spec=judge_specs(make_settings([AGENT]))[0])
+    spec = judge_specs(make_settings([AGENT]))[0]
+    agent = OpenAIToolAgent(spec=spec, turns=ModelTurns.of(spec))
     try:
         with pytest.raises(JudgeOutputError) as caught:
             await agent([HUMAN])

@@ -262,7 +262,7 @@ def test_the_built_in_model_agent_plays_many_turns_and_a_replay_asks_no_model(
     openai_server, make_container, suite
 ):
     from ragas_boot.chat import judge_specs
-    from ragas_boot.suites import OpenAIToolAgent
+    from ragas_boot.suites import ModelTurns, OpenAIToolAgent
 
     container = make_container([USER_MODEL, "agent-model"], extra=CACHED)
 
@@ -282,7 +282,9 @@ def test_the_built_in_model_agent_plays_many_turns_and_a_replay_asks_no_model(
     spec = next(s for s in judge_specs(container.settings()) if s.id == "agent-model")
 
     def agent():
-        return OpenAIToolAgent.for_suite(suite, spec=spec, cache=container.executor().cache)
+        return OpenAIToolAgent.for_suite(
+            suite, spec=spec, turns=ModelTurns.of(spec), cache=container.executor().cache
+        )
 
     first = run_suite(suite, agent(), container=container)
     (case,) = first.samples

@@ -9,7 +9,7 @@ import pytest
 
 from ragas_boot.chat import judge_specs
 from ragas_boot.errors import SuiteError
-from ragas_boot.suites import OpenAIToolAgent, run_suite, validate_suite
+from ragas_boot.suites import ModelTurns, OpenAIToolAgent, run_suite, validate_suite
 from ragas_boot.testing import Reply
 
 AGENT, SIMULATOR = "agent-model", "sim-model"
@@ -69,7 +69,7 @@ def container(make_container):
 
 def _agent(container, suite):
     spec = next(s for s in judge_specs(container.settings()) if s.id == AGENT)
-    return OpenAIToolAgent.for_suite(suite, spec=spec)
+    return OpenAIToolAgent.for_suite(suite, spec=spec, turns=ModelTurns.of(spec))
 
 
 def test_the_simulator_answers_each_call_consistently(openai_server, container):

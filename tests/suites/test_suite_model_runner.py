@@ -11,10 +11,12 @@ import pytest_asyncio
 from suite_helpers import AGENT_MODEL, kinds, score_of, scripted_turns, tool_calls_log, weather_call
 
 from ragas_boot.chat import JudgeSpec
+from ragas_boot.config.settings import RetrySettings
 from ragas_boot.execution import LoopPortal
 from ragas_boot.runs.analysis import sample_findings
 from ragas_boot.suites import (
     AgentTestSuite,
+    ModelTurns,
     OpenAIToolAgent,
     StopReason,
     arun_case,
@@ -29,7 +31,9 @@ async def agent(
     weather_suite: AgentTestSuite, agent_spec: JudgeSpec
 ) -> AsyncIterator[OpenAIToolAgent]:
     """The suite's agent model, closed after the test."""
-    model = OpenAIToolAgent.for_suite(weather_suite, spec=agent_spec)
+    model = OpenAIToolAgent.for_suite(
+        weather_suite, spec=agent_spec, turns=ModelTurns.of(agent_spec)
+    )
     yield model
     await model.aclose()
 
@@ -184,7 +188,9 @@ async def test_whole_suite_against_a_good_model(
 def test_sync_run_suite_closes_the_agent_clients(
     weather_model: FakeOpenAIServer, weather_suite: AgentTestSuite, agent_spec: JudgeSpec
 ) -> None:
-    agent = OpenAIToolAgent.for_suite(weather_suite, spec=agent_spec)
+    agent = OpenAIToolAgent.for_suite(
+        weather_suite, spec=agent_spec, turns=ModelTurns.of(agent_spec)
+    )
 
     first = run_suite(weather_suite, agent, cases=["T001_current_weather"])
     second = run_suite(weather_suite, agent, cases=["T002_5day_forecast"])  # usable again
@@ -211,7 +217,7 @@ def test_rate_limit_and_concurrency_of_the_provider_apply(
     settings = make_settings([AGENT_MODEL], extra="spring.ai.ragas.providers.max-concurrency: 1\n")
     spec = judge_specs(settings)[0]
     weather_model.set_latency(AGENT_MODEL, 0.02)
-    agent = OpenAIToolAgent.for_suite(weather_suite, spec=spec)
+    agent = OpenAIToolAgent.for_suite(weather_suite, spec=spec, turns=ModelTurns.of(spec))
 
     run_suite(weather_suite, agent, concurrency=5)
 
@@ -227,7 +233,9 @@ async def test_transient_errors_are_retried_like_a_judge(
 ) -> None:
     weather_model.when(lambda request: True, Reply.error(429, retry_after=0), times=1)
     weather_model.when(lambda request: True, Reply.error(503), times=1)
-    agent = OpenAIToolAgent.for_suite(weather_suite, spec=agent_spec, retry=agent_settings.retry)
+    agent = OpenAIToolAgent.for_suite(
+        weather_suite, spec=agent_spec, turns=ModelTurns.of(agent_spec, agent_settings.retry)
+    )
     try:
         result = await arun_case(weather_suite.case("T001_current_weather"), agent)
     finally:
@@ -314,7 +322,7 @@ async def test_case_tool_results_override_and_unknown_tools_get_a_mock(
             }
         ),
     )
-    agent = OpenAIToolAgent.for_suite(suite, spec=agent_spec)
+    agent = OpenAIToolAgent.for_suite(suite, spec=agent_spec, turns=ModelTurns.of(agent_spec))
     try:
         result = await arun_case(suite.cases[0], agent)
     finally:
@@ -334,7 +342,9 @@ def test_the_agent_runs_on_a_given_portal(
     weather_model: FakeOpenAIServer, weather_suite: AgentTestSuite, agent_spec: JudgeSpec
 ) -> None:
     portal = LoopPortal(name="test-portal")
-    agent = OpenAIToolAgent.for_suite(weather_suite, spec=agent_spec)
+    agent = OpenAIToolAgent.for_suite(
+        weather_suite, spec=agent_spec, turns=ModelTurns.of(agent_spec)
+    )
     try:
         result = run_suite(weather_suite, agent, cases=["T003_no_tool_needed"], portal=portal)
     finally:
@@ -361,7 +371,7 @@ async def test_a_turn_policy_of_ones_own_attempts_every_turn(
     weather_model: FakeOpenAIServer, weather_suite: AgentTestSuite, agent_spec: JudgeSpec
 ) -> None:
     turns = _CountingTurns()
-    agent = OpenAIToolAgent.for_suite(weather_suite, spec=agent_spec, retry=turns)
+    agent = OpenAIToolAgent.for_suite(weather_suite, spec=agent_spec, turns=turns)
     try:
         result = await arun_case(weather_suite.case("T001_current_weather"), agent)
     finally:
@@ -374,5 +384,12 @@ async def test_a_turn_policy_of_ones_own_attempts_every_turn(
 
 
 def test_a_retry_of_another_kind_is_refused(agent_spec: JudgeSpec) -> None:
-    with pytest.raises(TypeError, match="retry must be RetrySettings, a RetryPolicy or a Turn"):
-        OpenAIToolAgent(spec=agent_spec, retry=3)
+    with pytest.raises(TypeError, match="retry must be RetrySettings or a RetryPolicy, got int"):
+        ModelTurns.of(agent_spec, 3)  # type: ignore[arg-type]
+
+
+def test_turns_that_cannot_attempt_a_turn_are_refused_naming_what_to_pass(
+    agent_spec: JudgeSpec,
+) -> None:
+    with pytest.raises(TypeError, match=r"turns must be a TurnPolicy .* ModelTurns\.of\(spec\)"):
+        OpenAIToolAgent(spec=agent_spec, turns=RetrySettings())  # type: ignore[arg-type]

@@ -9,7 +9,14 @@ from suite_helpers import AGENT_MODEL, WEATHER_SUITE
 
 from ragas_boot.chat import JudgeSpec
 from ragas_boot.samples import Message
-from ragas_boot.suites import AgentReply, OpenAIToolAgent, SuiteCase, load_suite, pytest_cases
+from ragas_boot.suites import (
+    AgentReply,
+    ModelTurns,
+    OpenAIToolAgent,
+    SuiteCase,
+    load_suite,
+    pytest_cases,
+)
 from ragas_boot.testing import FakeOpenAIServer
 
 
@@ -61,7 +68,9 @@ def test_a_failing_case_fails_with_its_issues() -> None:
 async def test_a_model_agent_per_case(
     suite_case: SuiteCase, weather_model: FakeOpenAIServer, agent_spec: JudgeSpec
 ) -> None:
-    agent = OpenAIToolAgent.for_suite(suite_case.suite, spec=agent_spec)
+    agent = OpenAIToolAgent.for_suite(
+        suite_case.suite, spec=agent_spec, turns=ModelTurns.of(agent_spec)
+    )
 
     await suite_case.acheck(agent)
     result = await suite_case.acheck(agent)  # its client was closed after the first run

@@ -51,8 +51,8 @@ def header_lines(state: RagasPluginState) -> list[str]:
     if not options.configured:
         return []
     try:
-        from ragas_boot.chat.embeddings import embedding_specs
-        from ragas_boot.chat.factory import judge_specs
+        from ragas_boot.chat.factory.embeddings import embedding_specs
+        from ragas_boot.chat.factory.judges import judge_specs
 
         settings = state.settings()
         specs = judge_specs(settings)

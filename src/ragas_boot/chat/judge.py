@@ -1,30 +1,21 @@
-"""What a judge is: the :class:`JudgeModel` protocol and the values it passes around."""
+"""What a judge is: the :class:`JudgeModel` protocol, the answer and token usage it gives back,
+and :class:`ModelIdentity`, the id, provider and spec every judge and embedding model take from
+their spec."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import timedelta
-from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field
 
-from ragas_boot.config.settings import (
-    PriceSettings,
-    RateLimitStrategy,
-    StructuredOutputMode,
-    Transport,
-)
+from ragas_boot.chat.specs import JudgeSpec
+from ragas_boot.config.settings import PriceSettings
 
 __all__ = [
-    "DEFAULT_MAX_PROMPT_TOKENS",
     "JudgeAnswer",
     "JudgeModel",
-    "JudgeSpec",
-    "LangChainModelSpec",
-    "LocalModelSpec",
-    "ProviderLimits",
-    "TlsFiles",
+    "ModelIdentity",
     "TokenUsage",
     "no_tokens",
 ]
@@ -32,10 +23,16 @@ __all__ = [
 OutputT = TypeVar("OutputT", bound=BaseModel)
 OutputT_co = TypeVar("OutputT_co", bound=BaseModel, covariant=True)
 
-#: The largest prompt sent to a judge whose context is not known (estimated tokens): room for
-#: every judge prompt of the built-in metrics on real conversations, and a bound on what one
-#: amplified sample can cost (about $0.08 at $2.50 per million prompt tokens).
-DEFAULT_MAX_PROMPT_TOKENS = 32_768
+
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def provider(self) -> str: ...
+
+
+SpecT_co = TypeVar("SpecT_co", bound=_Identified, covariant=True)
 
 
 class TokenUsage(BaseModel):
@@ -104,177 +101,6 @@ class JudgeAnswer(Generic[OutputT_co]):
     latency_s: float
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderLimits:
-    """The limits a provider's judges share (resolved from the provider's and global settings).
-
-    Attributes:
-        provider: provider name; judges with the same name share these limits.
-        rps: requests per second; ``None`` means no rate limit.
-        strategy: WAIT for a token or REJECT the call when none is left.
-        wait_timeout: longest WAIT for a token; zero means forever.
-        max_concurrency: calls in flight at once.
-        call_timeout: per-attempt timeout of one HTTP call.
-        failure_threshold: attempts in a row of one judge that time out, cannot connect or
-            get a 5xx before its calls fail fast (its circuit opens); 0 = never.
-        open_for: how long the circuit stays open before one probe is let through.
-        shared_file: the SQLite file where the rate limit is shared with other processes on
-            the machine (``rate-limit.shared``); ``None`` keeps it per process.
-        hedge: send a second copy of an attempt still unanswered after ``hedge_after``.
-        hedge_after: the delay before the copy; ``None`` = the provider's observed p95.
-    """
-
-    provider: str
-    rps: float | None = None
-    strategy: RateLimitStrategy = RateLimitStrategy.WAIT
-    wait_timeout: timedelta = timedelta(0)
-    max_concurrency: int = 16
-    call_timeout: timedelta = timedelta(seconds=120)
-    failure_threshold: int = 5
-    open_for: timedelta = timedelta(seconds=30)
-    shared_file: Path | None = None
-    hedge: bool = False
-    hedge_after: timedelta | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class LocalModelSpec:
-    """A GGUF model the embedded local server loads; judges with equal specs share one server.
-
-    Attributes:
-        model_path: the GGUF file (checked to exist when the spec is made).
-        n_ctx: context window in tokens.
-        n_threads: CPU threads; ``None`` means half the logical CPUs.
-        seed: sampling seed of requests that send none.
-        chat_format: llama.cpp chat format; ``None`` means the GGUF's own template.
-        max_string_length: in constrained answers, JSON strings without a ``maxLength`` are
-            closed after this many characters; 0 means no cap.
-        max_array_items: in constrained answers, JSON arrays without a ``maxItems`` are closed
-            after this many items; 0 means no cap.
-        decoder: greedy schema-constrained answers with ``"llguidance"`` or llama.cpp's
-            ``"grammar"`` (see :class:`~ragas_boot.config.settings.LocalDecoder`).
-        stop_loops: with llguidance, close a greedy answer that has started repeating itself.
-    """
-
-    model_path: Path
-    n_ctx: int = 4096
-    n_threads: int | None = None
-    seed: int = 0
-    chat_format: str | None = None
-    max_string_length: int = 400
-    max_array_items: int = 16
-    decoder: str = "llguidance"
-    stop_loops: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class TlsFiles:
-    """A provider's own TLS files, on top of the system trust store and certifi's bundle.
-
-    Attributes:
-        ca_bundle: a PEM file of extra CA certificates to trust (a company CA, a gateway's
-            self-signed root); ``None``: the system store and certifi only.
-        client_cert: a PEM client certificate (with its key, unless ``client_key`` is given)
-            presented to gateways that ask for one (mutual TLS).
-        client_key: the client certificate's PEM private key, when it is a separate file.
-    """
-
-    ca_bundle: str | None = None
-    client_cert: str | None = None
-    client_key: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class LangChainModelSpec:
-    """A LangChain chat class and how to build it: the judge makes one instance per event loop.
-
-    Attributes:
-        class_path: dotted path of a ``BaseChatModel`` subclass.
-        arguments: keyword arguments of the class (``SecretStr`` values are passed unwrapped;
-            the model id and options are added by the judge).
-        model_argument: the argument that takes the model id.
-        extra: the pip extra that installs the class's package (named when it is missing).
-    """
-
-    class_path: str
-    arguments: tuple[tuple[str, Any], ...] = ()
-    model_argument: str = "model"
-    extra: str | None = None
-
-    def __repr__(self) -> str:
-        names = ", ".join(name for name, _ in self.arguments)
-        return f"LangChainModelSpec({self.class_path!r}, arguments=[{names}])"
-
-
-@dataclass(frozen=True, slots=True)
-class JudgeSpec:
-    """Everything needed to build one judge: one (provider, chat model) pair.
-
-    Attributes:
-        id: judge id (the alias, else the model id); unique across providers.
-        model: model id sent to the provider.
-        provider: provider name.
-        base_url: provider base URL as configured (Spring AI form, no ``/v1``); shown in
-            reprs with its credentials masked.
-        completions_path: path appended to ``base_url`` for chat completions.
-        api_key: the key, kept secret.
-        temperature: sampling temperature.
-        max_tokens: completion token cap.
-        top_p: nucleus sampling.
-        structured_output: how JSON is asked for.
-        limits: rate limit, concurrency and timeout shared with the provider's other judges.
-        headers: extra HTTP headers (values are secrets: never in reprs).
-        local: for a judge of the embedded ``local`` provider, the model its server loads;
-            ``base_url`` is then only known once that server has started.
-        max_answer_chars: longest answer read and kept; a longer one is cut (visibly) and
-            fails the call.
-        langchain: for a judge on a LangChain chat class (a ``langchain`` provider, GigaChat,
-            a model registered in code), the class and its arguments.
-        json_object_schema: in ``json_object`` mode, send the schema beside the type too.
-        transport: how an OpenAI-compatible judge sends calls (its own lean client, or
-            langchain-openai's ``ChatOpenAI``); other judges ignore it.
-        price: price per million tokens; ``None``: reports show this judge's tokens only.
-        tls: the provider's CA bundle and client certificate (``ca-bundle``, ``client-cert``,
-            ``client-key``), for HTTPS calls of OpenAI-compatible judges on both transports.
-        max_prompt_tokens: largest prompt (estimated tokens, format block included) the
-            executor sends to this judge; a larger one fails unsent.
-        seed: sampling seed sent with every request (OpenAI's ``seed``) and part of the
-            response cache's key; ``None`` sends none (judges). Set on the copies that play
-            a model role (``execution/roles.py``).
-    """
-
-    id: str
-    model: str
-    provider: str
-    base_url: str = field(repr=False)
-    api_key: SecretStr = field(repr=False)
-    completions_path: str = "/v1/chat/completions"
-    temperature: float = 0.0
-    max_tokens: int = 1000
-    top_p: float = 1.0
-    structured_output: StructuredOutputMode = StructuredOutputMode.PROMPT
-    limits: ProviderLimits = field(default_factory=lambda: ProviderLimits(provider="default"))
-    headers: dict[str, SecretStr] = field(default_factory=dict, repr=False)
-    local: LocalModelSpec | None = None
-    max_answer_chars: int = 100_000
-    langchain: LangChainModelSpec | None = None
-    json_object_schema: bool = True
-    transport: Transport = Transport.DIRECT
-    price: PriceSettings | None = None
-    tls: TlsFiles = field(default_factory=TlsFiles)
-    max_prompt_tokens: int = DEFAULT_MAX_PROMPT_TOKENS
-    seed: int | None = None
-
-    def __post_init__(self) -> None:
-        # Modes given by name ("direct", "JSON_SCHEMA"), as YAML gives them, become the enum
-        # members the transports compare by identity: a spec built by hand with the string
-        # "direct" otherwise quietly took the langchain transport.
-        for name, kind in (("transport", Transport), ("structured_output", StructuredOutputMode)):
-            value = getattr(self, name)
-            if not isinstance(value, kind):
-                object.__setattr__(self, name, kind(value))
-
-
 @runtime_checkable
 class JudgeModel(Protocol):
     """A chat model that answers a prompt with an instance of a pydantic output model.
@@ -322,3 +148,27 @@ class JudgeModel(Protocol):
     async def aclose(self) -> None:
         """Close the judge's HTTP clients."""
         ...
+
+
+class ModelIdentity(Generic[SpecT_co]):
+    """The id, provider and spec a judge or an embedding model takes from its spec, written
+    once for all of them (set ``_spec`` in ``__init__``)."""
+
+    __slots__ = ()
+
+    _spec: SpecT_co
+
+    @property
+    def id(self) -> str:
+        """The id results and reports know it by (unique, used by metric configs)."""
+        return self._spec.id
+
+    @property
+    def provider(self) -> str:
+        """Name of the provider it belongs to."""
+        return self._spec.provider
+
+    @property
+    def spec(self) -> SpecT_co:
+        """The settings it was built from."""
+        return self._spec

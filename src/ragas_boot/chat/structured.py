@@ -1,4 +1,10 @@
-"""Asking a judge for JSON and reading its answer back into a pydantic model."""
+"""Asking a judge for JSON and reading its answer back into a pydantic model.
+
+How each structured-output mode asks (the schema in the prompt, ``response_format``, a forced
+tool: :func:`structured_request_keys`) is the same whichever transport sends the request or
+whether the local model plans it in process; how an answer is read back
+(:func:`parse_structured`) is the same for every judge.
+"""
 
 from __future__ import annotations
 
@@ -14,15 +20,32 @@ from ragas_boot.config.settings import StructuredOutputMode
 from ragas_boot.errors import JudgeOutputError
 
 __all__ = [
+    "MAX_CACHED_OUTPUT_MODELS",
+    "REQUEST_MODES",
     "SCHEMA_IN_PROMPT",
     "format_instructions",
     "output_schema",
     "parse_structured",
     "prompt_text",
     "schema_name",
+    "structured_request_keys",
 ]
 
 OutputT = TypeVar("OutputT", bound=BaseModel)
+
+#: Output models whose request keys a judge keeps ready per loop (bound runnables, serialised
+#: tails): metrics with per-sample output models (topic classification) must not grow these
+#: caches without end.
+MAX_CACHED_OUTPUT_MODELS = 256
+
+#: The modes a chat-completions request can carry (``native`` needs a LangChain chat class):
+#: what OpenAI-compatible and local judges take, and ``config check --ping`` tries on them.
+REQUEST_MODES: tuple[StructuredOutputMode, ...] = (
+    StructuredOutputMode.PROMPT,
+    StructuredOutputMode.JSON_OBJECT,
+    StructuredOutputMode.JSON_SCHEMA,
+    StructuredOutputMode.FUNCTION_CALLING,
+)
 
 _FENCE_RE = re.compile(r"^\s*```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
 _MAX_ECHO = 200
@@ -132,3 +155,43 @@ def parse_structured(
             judge_id=judge_id,
             raw_text=raw_text,
         ) from None
+
+
+def structured_request_keys(
+    mode: StructuredOutputMode, output_model: type[BaseModel], *, json_object_schema: bool = True
+) -> dict[str, Any]:
+    """The chat-request keys of a structured-output ``mode`` (``response_format``, or
+    ``tools`` and ``tool_choice``); none for ``prompt`` mode. Both transports send these, and
+    the local judge plans its calls from them.
+
+    Args:
+        mode: how JSON is asked for.
+        output_model: the answer's model (its schema goes in the keys).
+        json_object_schema: in ``json_object`` mode, send the schema beside the type too.
+    """
+    if mode is StructuredOutputMode.JSON_OBJECT:
+        response_format: dict[str, Any] = {"type": "json_object"}
+        if json_object_schema:
+            # llama-cpp-python's server and vLLM constrain decoding to it; the schema is in
+            # the prompt as well for servers that only take the type.
+            response_format["schema"] = output_schema(output_model)
+        return {"response_format": response_format}
+    if mode is StructuredOutputMode.JSON_SCHEMA:
+        json_schema = {
+            "name": schema_name(output_model),
+            "schema": output_schema(output_model),
+            "strict": False,
+        }
+        return {"response_format": {"type": "json_schema", "json_schema": json_schema}}
+    if mode is StructuredOutputMode.FUNCTION_CALLING:
+        name = schema_name(output_model)
+        function = {
+            "name": name,
+            "description": output_model.__doc__ or name,
+            "parameters": output_schema(output_model),
+        }
+        return {
+            "tools": [{"type": "function", "function": function}],
+            "tool_choice": {"type": "function", "function": {"name": name}},
+        }
+    return {}

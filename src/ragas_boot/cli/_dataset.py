@@ -45,6 +45,7 @@ from ragas_boot.cli._metrics import metric_names, needs_models, without_embeddin
 from ragas_boot.cli._options import RunLimits, RunOptions
 from ragas_boot.cli._outputs import write_reports
 from ragas_boot.cli._reports import REPORT_KINDS, report_paths
+from ragas_boot.cli._shards import RunRecord, end_record, plan_record, start_record
 from ragas_boot.cli._source import load_source, load_suite_source
 
 if TYPE_CHECKING:
@@ -87,6 +88,8 @@ class RunPlan:
     # What the run found that its summary must show (an unusable response cache, corrupt
     # entries in it), one line each; filled by run_plan, printed by report_run.
     warnings: list[str] = field(default_factory=list)
+    # How the run records itself as it goes (resume, shards); None: the history is off.
+    record: RunRecord | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -117,6 +120,7 @@ def run_dataset(options: RunOptions) -> int:
         return _dry_run(plan)
     # The spool of a large run is closed (its unnamed file gone) once the reports are written.
     with _stop_on_signals() as interrupts, contextlib.ExitStack() as cleanup:
+        cleanup.callback(end_record, plan.record, None)  # a run that raised stays resumable
         run = run_plan(plan, control=interrupts.control)
         cleanup.callback(run.close_spool)
         reported = report_run(plan, run)
@@ -173,6 +177,10 @@ def plan_run(options: RunOptions) -> RunPlan:
         raise UsageError("--fail-on-regression needs --baseline RUN (a run id or 'latest')")
     # An unknown baseline fails before any judge call.
     baseline = load_baseline(settings, options.baseline) if options.baseline else None
+    # A shard's samples and limits; the fingerprints a resumed run is checked against.
+    dataset, settings, record = plan_record(
+        options, settings, dataset, names, suite=suite is not None
+    )
     return RunPlan(
         options=options,
         settings=settings,
@@ -183,6 +191,7 @@ def plan_run(options: RunOptions) -> RunPlan:
         baseline=baseline,
         suite=suite,
         agent_model=agent_model,
+        record=record,
     )
 
 
@@ -223,6 +232,7 @@ def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
         if plan.suite is not None:
             dataset, configs, simulated = _run_agent(plan, container, beans, configs, control)
         enabled = options.progress and stderr().is_terminal
+        journal = start_record(plan.record, plan.settings)
         with _progress(enabled, len(plan.dataset)) as callback:
             run = evaluate_dataset(
                 dataset,
@@ -235,6 +245,7 @@ def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
                 control=control,
                 max_cost=_left(plan.limits.max_cost, simulated),
                 spool_after=plan.limits.spool_after,
+                journal=journal,
             )
         plan.warnings.extend(_cache_warnings(cache))
         if simulated is not None:  # one cap over the simulator's calls and the judges'
@@ -335,7 +346,10 @@ def report_run(plan: RunPlan, run: RunResult) -> Reported:
         diff=diff,
         calibration=calibration,
     )
-    recorded = store(plan.settings.history, snapshot, enabled=options.history)
+    # A resumed run that stopped before was recorded then: this record replaces it.
+    replace = plan.record is not None and plan.record.resume
+    recorded = store(plan.settings.history, snapshot, enabled=options.history, replace=replace)
+    end_record(plan.record, run)
     return Reported(unwritten=unwritten, recorded=recorded, diff=diff)
 
 
@@ -390,6 +404,7 @@ def _snapshot(plan: RunPlan, run: RunResult) -> StoredRun:
         kind=kinds.get(plan.options.view, "compare"),
         config_files=source.files,
         profiles=source.active_profiles,
+        run_id=plan.record.run_id if plan.record is not None else None,
     )
 
 

@@ -1,9 +1,8 @@
-"""The run history as the commands use it: record a run, note a missing extra, show a diff."""
+"""The run history as the commands use it: record a run, load a baseline, show a diff."""
 
 from __future__ import annotations
 
-import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ragas_boot.cli._console import message, stdout
 
@@ -13,9 +12,6 @@ if TYPE_CHECKING:
     from ragas_boot.runs.regressions import RunDiff
 
 __all__ = ["load_baseline", "show_diff", "store"]
-
-#: Marker file in the history's home: the note that runs are not recorded was shown there.
-_HISTORY_NOTE_MARKER = "history-not-recorded-note"
 
 
 def load_baseline(settings: RagasSettings, run_id: str) -> StoredRun:
@@ -27,14 +23,22 @@ def load_baseline(settings: RagasSettings, run_id: str) -> StoredRun:
         return history.load(run_id)
 
 
-def store(section: HistorySettings | None, snapshot: StoredRun, *, enabled: bool = True) -> bool:
+def store(
+    section: HistorySettings | None,
+    snapshot: StoredRun,
+    *,
+    enabled: bool = True,
+    replace: bool = False,
+) -> bool:
     """Record ``snapshot`` unless ``enabled`` is false (``--no-history``) or
-    ``history.enabled: false``; False when that failed. Without SQLAlchemy and with no
-    history URL configured, a note.
+    ``history.enabled: false``; False when that failed.
 
     A failure is a warning, never the run's exit code: the history is a record of runs, and
     another process holding it (one CI job's lock) must not fail a neighbour's gate. A locked
-    history is retried for ``history.lock-timeout`` first (:class:`RunHistory`).
+    history is retried for ``history.lock-timeout`` first (:class:`RunHistory`). SQLAlchemy is
+    a dependency of every install, so its absence (a broken environment) is such a warning
+    too, naming what to install. ``replace``: a run of the same id recorded before (a
+    resumed run's earlier stop) is replaced.
     """
     from ragas_boot.errors import HistoryError, MissingExtraError
     from ragas_boot.runs.history import open_history
@@ -43,46 +47,12 @@ def store(section: HistorySettings | None, snapshot: StoredRun, *, enabled: bool
         return True
     try:
         with open_history(section) as history:  # its password is masked by load_settings
-            history.record(snapshot)
+            history.record(snapshot, replace=replace)
             message(f"Run recorded: {snapshot.id} ({history.label})", "dim")
-    except MissingExtraError as error:
-        if section is None or section.url is None:  # on by default: a note, not a failure
-            _history_note(section, error)
-            return True
-        message(f"warning: run not recorded: {error}", "yellow")
-        return False
-    except HistoryError as error:
+    except (HistoryError, MissingExtraError) as error:
         message(f"warning: run not recorded: {error}", "yellow")
         return False
     return True
-
-
-def _history_note(section: Any, error: Exception) -> None:
-    """Say that runs are not recorded without the ``[history]`` extra: on every run when the
-    configuration asks for the history (``history.enabled: true`` written out), else once per
-    home folder (a marker file there), so that a default history never nags; ``ragas-boot
-    runs list`` still explains, and ``history.enabled: false`` says it is off on purpose."""
-    from ragas_boot.runs.history import history_home
-
-    asked = section is not None and "enabled" in section.model_fields_set
-    if not asked:
-        marker = history_home() / _HISTORY_NOTE_MARKER
-        if marker.exists():
-            return
-        with contextlib.suppress(OSError):  # a read-only home: the note then shows each time
-            marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.write_text(
-                "ragas-boot told once here that runs are not recorded without the [history] "
-                "extra; delete this file to be told again.\n",
-                encoding="utf-8",
-            )
-    tail = (
-        ""
-        if asked
-        else " (said once in this home folder; `ragas-boot runs list` explains again, "
-        "spring.ai.ragas.history.enabled: false turns recording off)"
-    )
-    message(f"note: run not recorded: {error}{tail}", "dim")
 
 
 def show_diff(diff: RunDiff) -> RunDiff:

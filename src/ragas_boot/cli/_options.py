@@ -39,6 +39,7 @@ __all__ = [
     "View",
     "add_agent_arguments",
     "add_run_arguments",
+    "add_shard_arguments",
     "add_source_arguments",
 ]
 
@@ -68,8 +69,10 @@ class RunOptions:
     ``--sample`` and ``--seed`` of ``evaluate`` and ``compare``; ``min_sample_pass_rate`` is
     ``--min-passed`` (``suite run``'s ``--min-pass-rate``); ``agent``, ``agent_model``,
     ``cases`` and ``agent_concurrency`` are ``--agent``, ``--agent-model``, ``--case`` and
-    ``suite run``'s ``--concurrency``, read when the dataset is a suite file; ``max_turns``
-    and ``plays`` are ``suite run``'s ``--max-turns`` and ``--repeat``, of scenario cases).
+    ``suite run``'s ``--concurrency``, read when the dataset is a suite file; ``resume``,
+    ``shard`` and ``run_group`` are ``--resume``, ``--shard`` and ``--run-group``;
+    ``max_turns`` and ``plays`` are ``suite run``'s ``--max-turns`` and ``--repeat``, of
+    scenario cases).
     """
 
     dataset: str
@@ -110,6 +113,9 @@ class RunOptions:
     agent_model: str | None = None
     cases: tuple[str, ...] = ()
     agent_concurrency: int | None = None
+    resume: str | None = None
+    shard: str | None = None
+    run_group: str | None = None
     max_turns: int | None = None
     plays: int | None = None
 
@@ -153,6 +159,9 @@ class RunOptions:
             min_sample_pass_rate=getattr(args, "min_passed", None),
             agent=getattr(args, "agent", None),
             agent_model=getattr(args, "agent_model", None),
+            resume=getattr(args, "resume", None),
+            shard=getattr(args, "shard", None),
+            run_group=getattr(args, "run_group", None),
         )
 
     def gate(self, run: RunResult) -> RunGate:
@@ -358,6 +367,31 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, metric_required: bool)
     )
     add_cache_dir(parser)
     add_history_arguments(parser)
+    add_shard_arguments(parser)
+
+
+def add_shard_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--resume``, ``--shard`` and ``--run-group``: a run continued, or split across
+    machines (see runs/shards.py)."""
+    parser.add_argument(
+        "--resume",
+        metavar="RUN",
+        help="continue a run that was stopped or killed (its id, a unique prefix, or latest): "
+        "what it finished is not scored again; same dataset, configuration and flags",
+    )
+    parser.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="score only shard I of N (1 <= I <= N): the samples whose id hashes to it; each "
+        "shard takes 1/N of every provider's rate-limit and max-concurrency unless "
+        "limits-per-machine: true; needs --run-group",
+    )
+    parser.add_argument(
+        "--run-group",
+        metavar="NAME",
+        help="the group the shards of one run record themselves under; `ragas-boot runs "
+        "merge NAME` builds the run from them",
+    )
 
 
 def add_agent_arguments(parser: argparse.ArgumentParser, *, suite_only: bool = False) -> None:

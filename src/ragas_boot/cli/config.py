@@ -146,18 +146,18 @@ def _table(title: str, columns: Sequence[str]) -> Table:
 
 def _judges_table(judges: Sequence[Any]) -> Table:
     """Each judge: id, provider, model, endpoint (credentials masked), output mode."""
-    from ragas_boot.config.urls import append_path, mask_url
+    from ragas_boot.config.urls import mask_url
     from ragas_boot.reporting._format import plain
 
     table = _table("Judges", ("Judge", "Provider", "Model", "Endpoint", "Output"))
     for judge in judges:
         spec = judge.spec
-        endpoint = mask_url(append_path(spec.base_url, spec.completions_path))
+        endpoint = getattr(judge, "endpoint", None) or mask_url(spec.base_url)
         table.add_row(
             plain(judge.id),
             plain(judge.provider),
             plain(spec.model),
-            plain(getattr(judge, "endpoint", endpoint)),
+            plain(endpoint),
             spec.structured_output.value,
         )
     return table

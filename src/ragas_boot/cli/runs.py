@@ -1,4 +1,5 @@
-"""``ragas-boot runs list | diff BASE NEW``: the run history; a CI gate on a regression."""
+"""``ragas-boot runs list | diff BASE NEW | merge GROUP``: the run history; a CI gate on a
+regression; the run of a group of shards."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ import argparse
 
 from ragas_boot.cli._arguments import (
     add_config_arguments,
+    add_history_arguments,
     add_regression_arguments,
     positive_int,
     settings_if_configured,
+    unit_float,
 )
 from ragas_boot.cli._console import message, stdout
 from ragas_boot.cli._errors import EXIT_GATE_FAILED, EXIT_OK
@@ -37,6 +40,45 @@ def configure(parser: argparse.ArgumentParser) -> None:
     diff.add_argument("base", metavar="BASE", help="run id (or a unique prefix), latest, previous")
     diff.add_argument("new", metavar="NEW", help="run id (or a unique prefix), latest, previous")
     add_regression_arguments(diff, gate_help="exit 1 when a metric regressed")
+    _configure_merge(actions)
+
+
+def _configure_merge(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    merge = actions.add_parser(
+        "merge",
+        help="one run from the shards of a --run-group (results, summaries, gate and reports "
+        "as one machine's); exit 2 naming a shard missing, recorded twice or unfinished, or "
+        "shards of another configuration or dataset",
+    )
+    merge.add_argument("group", metavar="GROUP", help="the --run-group of the shards")
+    add_config_arguments(merge)
+    merge.add_argument(
+        "--out",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="write a report of the merged run (.html, .json, .csv, .parquet, .xml, .md); "
+        "repeat for several",
+    )
+    merge.add_argument(
+        "--follow-symlinks", action="store_true", help="--out may be a symbolic link"
+    )
+    merge.add_argument(
+        "--fail-under", type=unit_float, metavar="X", help="exit 1 when a metric's mean is under X"
+    )
+    merge.add_argument(
+        "--min-pass-rate",
+        type=unit_float,
+        metavar="X",
+        help="exit 1 when a sample's share of passing repeats is under X",
+    )
+    merge.add_argument(
+        "--min-passed",
+        type=unit_float,
+        metavar="X",
+        help="exit 1 when the share of samples passing every metric is under X",
+    )
+    add_history_arguments(merge)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,6 +87,10 @@ def run(args: argparse.Namespace) -> int:
     from ragas_boot.runs.history import open_history
     from ragas_boot.runs.regressions import diff_runs
 
+    if args.runs_command == "merge":
+        from ragas_boot.cli._merge import merge_group
+
+        return merge_group(args)
     settings = settings_if_configured(args)
     with open_history(settings) as history:
         if args.runs_command == "list":
@@ -59,5 +105,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 register_command(
-    "runs", configure, run, help="list recorded runs; diff two and gate on regressions"
+    "runs",
+    configure,
+    run,
+    help="list recorded runs; diff two and gate on regressions; merge a group of shards",
 )

@@ -17,10 +17,12 @@ from typing import Any
 
 from dependency_injector import containers, providers
 
-from ragas_boot.chat.embeddings import EmbeddingModel, build_embedding_models, embedding_specs
-from ragas_boot.chat.factory import build_judges, judge_specs, registered_judges
+from ragas_boot.chat.embeddings.model import EmbeddingModel
+from ragas_boot.chat.factory.build import build_embedding_models, build_judges, registered_judges
+from ragas_boot.chat.factory.embeddings import embedding_specs
+from ragas_boot.chat.factory.judges import judge_specs
 from ragas_boot.chat.judge import JudgeModel
-from ragas_boot.chat.local import LocalModelPool
+from ragas_boot.chat.local.server import LocalModelPool
 from ragas_boot.config.settings import MetricsSettings, RagasSettings
 from ragas_boot.execution.bridge import LoopPortal
 from ragas_boot.execution.cache import ResponseCache

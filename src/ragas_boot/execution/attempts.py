@@ -14,8 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ragas_boot.chat import tool_agent
-from ragas_boot.chat.judge import JudgeSpec, ProviderLimits
+from ragas_boot.chat.specs import JudgeSpec, ProviderLimits
 from ragas_boot.config.settings import RetrySettings
 from ragas_boot.errors import JudgeError, JudgeHTTPError, JudgeTimeoutError
 from ragas_boot.execution.limits import ProviderGate
@@ -174,8 +173,12 @@ async def _hedged(
 
 
 class ModelTurns:
-    """The tool agent's turns under the house rules (a :class:`~ragas_boot.chat.tool_agent.
-    TurnPolicy`): the provider's limits, one gate per event loop, and the retry policy.
+    """The tool agent's turns under the judges' rules: the provider's limits (one gate per
+    event loop) and the retry policy.
+
+    A :class:`~ragas_boot.chat.openai.agent.TurnPolicy` for
+    ``OpenAIToolAgent(spec=..., turns=ModelTurns.of(spec, retry))``: the agent sits in
+    ``chat/``, below this layer, so whoever builds it passes one.
 
     Args:
         limits: the provider's rate limit, concurrency cap and timeout.
@@ -188,6 +191,24 @@ class ModelTurns:
         self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, ProviderGate] = (
             weakref.WeakKeyDictionary()
         )
+
+    @classmethod
+    def of(cls, spec: JudgeSpec, retry: RetrySettings | RetryPolicy | None = None) -> ModelTurns:
+        """The turns of the model of ``spec``: its provider's limits and ``retry`` (the
+        ``spring.ai.retry`` settings, or a policy made from them; the defaults when omitted).
+
+        Raises:
+            TypeError: ``retry`` is neither.
+        """
+        if retry is None:
+            retry = RetrySettings()
+        if isinstance(retry, RetrySettings):
+            retry = RetryPolicy(settings=retry)
+        if not isinstance(retry, RetryPolicy):
+            raise TypeError(
+                f"retry must be RetrySettings or a RetryPolicy, got {type(retry).__name__}"
+            )
+        return cls(limits=spec.limits, policy=retry)
 
     async def attempt(
         self, turn: Callable[[], Awaitable[Any]], *, model_id: str, timeout_s: float | None
@@ -207,18 +228,3 @@ class ModelTurns:
             tally=tally,
         )
         return answer, tally.wait_s
-
-
-def _model_turns(spec: JudgeSpec, retry: Any) -> ModelTurns:
-    if isinstance(retry, RetrySettings):
-        retry = RetryPolicy(settings=retry)
-    if not isinstance(retry, RetryPolicy):
-        raise TypeError(
-            "retry must be RetrySettings, a RetryPolicy or a TurnPolicy, "
-            f"got {type(retry).__name__}"
-        )
-    return ModelTurns(limits=spec.limits, policy=retry)
-
-
-# The agent sits in chat/, below this layer; it gets the house rules from here.
-tool_agent.set_turn_policy_factory(_model_turns)

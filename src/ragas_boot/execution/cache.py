@@ -48,7 +48,8 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field, SecretStr
 
 from ragas_boot._home import HOME_ENV, ragas_boot_home
-from ragas_boot.chat.judge import JudgeAnswer, JudgeModel, JudgeSpec, TokenUsage
+from ragas_boot.chat.judge import JudgeAnswer, JudgeModel, TokenUsage
+from ragas_boot.chat.specs import JudgeSpec, LangChainSpec, LocalSpec, OpenAICompatibleSpec
 from ragas_boot.chat.structured import format_instructions, output_schema, schema_name
 from ragas_boot.config.settings import CacheSettings
 from ragas_boot.config.urls import mask_url
@@ -193,9 +194,10 @@ def on_this_machine(spec: JudgeSpec) -> bool:
     """Whether the judge runs on this machine: the embedded local provider, a base URL at a
     loopback address (a test server, a llama.cpp or Ollama you started), or a LangChain class
     given such a URL."""
-    if spec.local is not None or _is_loopback_url(spec.base_url):
+    if isinstance(spec, LocalSpec) or _is_loopback_url(spec.base_url):
         return True
-    arguments = spec.langchain.arguments if spec.langchain is not None else ()
+    chat_class = spec.langchain if isinstance(spec, LangChainSpec) else None
+    arguments = chat_class.arguments if chat_class is not None else ()
     return any(_is_loopback_url(value) for _, value in arguments)
 
 
@@ -212,7 +214,11 @@ def is_cacheable(spec: JudgeSpec, *, any_temperature: bool = False, loopback: bo
     are asked every time by default: their calls cost no money, and a scripted test server
     must answer each call itself.
     """
-    described = bool(spec.base_url) or spec.local is not None or spec.langchain is not None
+    described = (
+        bool(spec.base_url)
+        or isinstance(spec, LocalSpec)
+        or (isinstance(spec, LangChainSpec) and spec.langchain is not None)
+    )
     sampled = spec.temperature != 0 and spec.seed is None
     if not described or (sampled and not any_temperature):
         return False
@@ -229,7 +235,7 @@ def _model_file(path: Path) -> dict[str, Any]:
 
 def _target(spec: JudgeSpec) -> dict[str, Any]:
     """Who answers: the parts of the spec that pick the model and how it is reached."""
-    if spec.local is not None:
+    if isinstance(spec, LocalSpec):
         local = spec.local
         # The local server's port changes every run; the model file and sampling do not.
         return {
@@ -242,7 +248,7 @@ def _target(spec: JudgeSpec) -> dict[str, Any]:
             "decoder": local.decoder,
             "stop_loops": local.stop_loops,
         }
-    if spec.langchain is not None:
+    if isinstance(spec, LangChainSpec) and spec.langchain is not None:
         arguments = {
             name: value
             for name, value in spec.langchain.arguments
@@ -254,7 +260,9 @@ def _target(spec: JudgeSpec) -> dict[str, Any]:
             "url": mask_url(spec.base_url),
         }
     # Credentials in the URL (user-info, ?key=) are secrets like the API key: not hashed in.
-    return {"url": mask_url(spec.base_url).rstrip("/"), "path": spec.completions_path}
+    # A chat model given in code has no path (its key is never stored: nothing describes it).
+    path = "" if isinstance(spec, LangChainSpec) else OpenAICompatibleSpec.of(spec).completions_path
+    return {"url": mask_url(spec.base_url).rstrip("/"), "path": path}
 
 
 def request_key(spec: JudgeSpec, prompt: str, output_model: type[BaseModel]) -> str:
@@ -263,6 +271,8 @@ def request_key(spec: JudgeSpec, prompt: str, output_model: type[BaseModel]) -> 
     The API key and header values never enter it (header names do); neither does the judge's
     id or alias, so two aliases of one model share answers. A seeded spec's seed does.
     """
+    # What only OpenAI-compatible judges set: the others hash in the defaults they always had.
+    openai = spec if isinstance(spec, OpenAICompatibleSpec) else None
     material = {
         "format": CACHE_FORMAT,
         "target": _target(spec),
@@ -271,8 +281,8 @@ def request_key(spec: JudgeSpec, prompt: str, output_model: type[BaseModel]) -> 
         "max_tokens": spec.max_tokens,
         "top_p": spec.top_p,
         "structured_output": spec.structured_output.value,
-        "json_object_schema": spec.json_object_schema,
-        "headers": sorted(spec.headers),
+        "json_object_schema": openai.json_object_schema if openai is not None else True,
+        "headers": sorted(openai.headers) if openai is not None else [],
         "prompt": prompt,
         "schema": output_schema(output_model),
         "schema_name": schema_name(output_model),
@@ -292,7 +302,7 @@ def turn_key(spec: JudgeSpec, request: Mapping[str, Any]) -> str:
         "format": CACHE_FORMAT,
         "kind": "agent_turn",
         "target": _target(spec),
-        "headers": sorted(spec.headers),
+        "headers": sorted(spec.headers) if isinstance(spec, OpenAICompatibleSpec) else [],
         "request": request,
     }
     text = json.dumps(material, sort_keys=True, ensure_ascii=False, default=str)

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragas_boot.chat.embeddings import EmbeddingModel
+from ragas_boot.chat.embeddings.model import EmbeddingModel
 from ragas_boot.config.settings import RetrySettings
 from ragas_boot.errors import JudgeError, JudgeHTTPError, JudgeOutputError
 from ragas_boot.execution._runner import PortalRunner

@@ -15,6 +15,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from ragas_boot.chat.judge import JudgeAnswer, JudgeModel, TokenUsage
+from ragas_boot.chat.specs import LocalSpec
 from ragas_boot.chat.structured import format_instructions, output_schema
 from ragas_boot.config.settings import RetrySettings, StructuredOutputMode
 from ragas_boot.errors import (
@@ -406,7 +407,7 @@ class MultiModelExecutor(PortalRunner):
         if meter is not None and meter.max_cost is not None:
             if price is not None:
                 worst = worst_case_cost(tokens, judge.spec.max_tokens, price)
-            elif judge.spec.local is None:  # the embedded local model costs nothing
+            elif not isinstance(judge.spec, LocalSpec):  # the embedded local model costs nothing
                 meter.uncounted(judge.id)
 
         def bill(usage: object) -> None:

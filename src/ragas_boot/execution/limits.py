@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragas_boot.chat.judge import ProviderLimits
+from ragas_boot.chat.specs import ProviderLimits
 from ragas_boot.config.settings import RateLimitStrategy
 from ragas_boot.errors import (
     BudgetExceededError,

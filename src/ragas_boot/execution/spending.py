@@ -20,11 +20,12 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from ragas_boot.chat.specs import LocalSpec
 from ragas_boot.config.settings import PriceSettings
 from ragas_boot.errors import BudgetExceededError
 
 if TYPE_CHECKING:
-    from ragas_boot.chat.embeddings import EmbeddingModel
+    from ragas_boot.chat.embeddings.model import EmbeddingModel
     from ragas_boot.chat.judge import JudgeModel
 
 __all__ = ["CHARS_PER_TOKEN", "SpendMeter", "cap_coverage", "estimate_tokens", "worst_case_cost"]
@@ -60,7 +61,7 @@ def cap_coverage(
     uncounted: list[str] = []
     for judge in judges:
         spec = judge.spec
-        free_or_priced = spec.price is not None or spec.local is not None
+        free_or_priced = spec.price is not None or isinstance(spec, LocalSpec)
         (counted if free_or_priced else uncounted).append(judge.id)
     for model in embedding_models:
         (counted if model.spec.local else uncounted).append(model.id)

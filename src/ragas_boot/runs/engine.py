@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -48,6 +47,7 @@ from ragas_boot.errors import AllJudgesFailedError, NoConsensusError, SampleVali
 from ragas_boot.execution.results import Exclusion
 from ragas_boot.execution.spending import SpendMeter
 from ragas_boot.metrics.base import Metric, MetricConfig
+from ragas_boot.runs._assembly import assemble_run
 from ragas_boot.runs._concurrency import RunControl, bounded_run, run_blocking
 from ragas_boot.runs.evaluations import failed_evaluation, finished_evaluation
 from ragas_boot.runs.results import (
@@ -57,16 +57,15 @@ from ragas_boot.runs.results import (
     JudgeInfo,
     MetricInfo,
     RunResult,
-    SampleRun,
     StopReason,
 )
-from ragas_boot.runs.spool import DEFAULT_SPOOL_AFTER, EvaluationSpool, SpooledSamples
-from ragas_boot.runs.summaries import summarize
+from ragas_boot.runs.spool import DEFAULT_SPOOL_AFTER, EvaluationSpool
 from ragas_boot.samples import Sample
 
 if TYPE_CHECKING:
     from ragas_boot.container import RagasContainer
     from ragas_boot.execution.bridge import LoopPortal
+    from ragas_boot.runs.journal import RunJournal
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -355,6 +354,11 @@ class _Tracker:
         self.total = samples * metrics
 
     def finished(self, sample_index: int, evaluation: Evaluation | _Spooled) -> None:
+        self.count(sample_index, evaluation)
+        self.notify()
+
+    def count(self, sample_index: int, evaluation: Evaluation | _Spooled) -> None:
+        """Count a finished evaluation without telling the callback (a resumed run's)."""
         counts = evaluation if isinstance(evaluation, _Spooled) else _Spooled.of(evaluation)
         self.done += 1
         self.failed += counts.status == "failed"
@@ -362,7 +366,6 @@ class _Tracker:
         self.failed_calls += counts.failed_calls
         self._left[sample_index] -= 1
         self.samples_done += self._left[sample_index] == 0
-        self.notify()
 
     def notify(self) -> None:
         if self._callback is None:
@@ -397,6 +400,7 @@ async def aevaluate_dataset(
     spool_after: int | None = DEFAULT_SPOOL_AFTER,
     spool_dir: str | Path | None = None,
     container: RagasContainer | None = None,
+    journal: RunJournal | None = None,
 ) -> RunResult:
     """Evaluate every sample with every metric and summarise.
 
@@ -427,6 +431,10 @@ async def aevaluate_dataset(
             keeps the evaluations it could not take whole, with one warning.
         spool_dir: the folder of the spool file (default: the system's temporary folder).
         container: resolves metrics given by bean name.
+        journal: writes each finished evaluation to the run history as it finishes (an
+            evaluation holds its place among the ``concurrency`` until it is written), and
+            gives back what an earlier attempt of the same run finished, which is then not
+            scored again (:class:`~ragas_boot.runs.journal.RunJournal`; ``--resume``).
 
     Returns:
         The run: every sample × metric, scored, undefined or failed, and the summaries;
@@ -468,6 +476,7 @@ async def aevaluate_dataset(
             evaluation_deadline_s=evaluation_deadline_s,
             control=control,
             meter=meter,
+            journal=journal,
         )
     except BaseException:
         if spool is not None:
@@ -508,6 +517,7 @@ async def _run(
     evaluation_deadline_s: float | None,
     control: RunControl | None,
     meter: SpendMeter,
+    journal: RunJournal | None = None,
 ) -> RunResult:
     """The run itself (see :func:`aevaluate_dataset`), evaluations spooled when ``spool``."""
     started_at = datetime.now(UTC)
@@ -515,6 +525,12 @@ async def _run(
     tracker = _Tracker(len(samples), len(plans), progress)
     pairs = _evaluation_order(len(samples), len(plans), concurrency)
     unspooled = 0  # evaluations the spool could not take (kept whole)
+    resumed = _resumed(journal, plans, samples, spool) if journal is not None else {}
+    if resumed:
+        pairs = [pair for pair in pairs if pair not in resumed]
+        for (sample_index, _), evaluation in resumed.items():
+            tracker.count(sample_index, evaluation)
+        log.info("resumed run: %d evaluations were finished before", len(resumed))
 
     async def evaluate(pair: tuple[int, int]) -> Evaluation | _Spooled:
         nonlocal unspooled
@@ -524,6 +540,8 @@ async def _run(
         evaluation = await _evaluate(plan, samples[pair[0]], evaluation_deadline_s)
         if _refused(evaluation):
             evaluation = _over_budget(plan.name, meter, evaluation)
+        elif journal is not None:  # cut short by the cap: a resumed run scores it again
+            await journal.record(pair[0], samples[pair[0]], plan.name, evaluation)
         if spool is None:
             return evaluation
         # Spooled as it finishes: the run keeps only its status until it is read back.
@@ -556,7 +574,7 @@ async def _run(
         )
     if stopped is None and any(e.status == "budget" for e in done.values()):
         stopped = "budget"
-    outcomes = {pairs[index]: evaluation for index, evaluation in done.items()}
+    outcomes = {**resumed, **{pairs[index]: evaluation for index, evaluation in done.items()}}
     if stopped is not None:
         completed = sum(1 for e in outcomes.values() if e.status != "budget")
         log.warning(
@@ -575,53 +593,45 @@ async def _run(
             plans[key[1]].name, stopped or "interrupted", deadline_s
         )
 
-    runs: Sequence[SampleRun]
-    if spool is None:
-        runs = [
-            SampleRun(
-                sample_id=sample.id or "",
-                sample=sample,
-                evaluations=[held((index, plan_index)) for plan_index in range(len(plans))],
-            )
-            for index, sample in enumerate(samples)
-        ]
-    else:
-        kept = {
-            key: held(key)
-            for key in itertools.product(range(len(samples)), range(len(plans)))
-            if key not in spool
-        }
-        del outcomes
-        runs = SpooledSamples(spool, samples, len(plans), kept)
-    metric_infos = [plan.info() for plan in plans]
     judges: dict[str, JudgeInfo] = {}
     for plan in plans:
         for judge in plan.judges:
             judges.setdefault(
                 judge.id, JudgeInfo(id=judge.id, provider=judge.provider, model=judge.spec.model)
             )
-    judge_list = list(judges.values())
-    summaries = summarize(judge_list, metric_infos, runs)
-    values: dict[str, Any] = dict(
+    return assemble_run(
         dataset=info,
-        metrics=metric_infos,
-        judges=judge_list,
-        samples=runs,
-        metric_summaries=summaries.metrics,
-        judge_summaries=summaries.judges,
-        agreement=summaries.agreement,
-        totals=summaries.totals,
+        samples=samples,
+        metrics=[plan.info() for plan in plans],
+        judges=list(judges.values()),
+        held=held,
+        spool=spool,
         concurrency=concurrency,
         started_at=started_at,
         duration_s=time.perf_counter() - started,
         stopped=stopped,
         max_cost=meter.max_cost,
     )
-    if isinstance(runs, list):
-        return RunResult(**values)
-    # A spooled run's samples are read back when asked for: validating them would read (and
-    # hold) every one; the rest was validated as it was built.
-    return RunResult.model_construct(**values)
+
+
+def _resumed(
+    journal: RunJournal, plans: list[_Plan], samples: list[Sample], spool: EvaluationSpool | None
+) -> dict[tuple[int, int], Evaluation | _Spooled]:
+    """What earlier attempts of the run finished, by (sample, metric) index; spooled as they
+    are read when the run spools."""
+    sample_index = {sample.id: index for index, sample in enumerate(samples)}
+    metric_index = {plan.name: index for index, plan in enumerate(plans)}
+    found: dict[tuple[int, int], Evaluation | _Spooled] = {}
+    for sample_id, metric, evaluation in journal.finished():
+        key = (sample_index.get(sample_id), metric_index.get(metric))
+        if key[0] is None or key[1] is None:  # not part of this run: scored as usual
+            continue
+        pair = (key[0], key[1])
+        try:
+            found[pair] = evaluation if spool is None else _Spooled.of(spool.put(pair, evaluation))
+        except OSError:  # disk full: keep it whole, as the run does
+            found[pair] = evaluation
+    return found
 
 
 def _kept(outcome: Evaluation | _Spooled | None) -> Evaluation | None:
@@ -643,6 +653,7 @@ def evaluate_dataset(
     spool_after: int | None = DEFAULT_SPOOL_AFTER,
     spool_dir: str | Path | None = None,
     container: RagasContainer | None = None,
+    journal: RunJournal | None = None,
 ) -> RunResult:
     """Sync twin of :func:`aevaluate_dataset`; the run happens on the judges' I/O loop.
 
@@ -661,5 +672,6 @@ def evaluate_dataset(
         max_cost=max_cost,
         spool_after=spool_after,
         spool_dir=spool_dir,
+        journal=journal,
     )
     return run_blocking(run, portal=portal, name="ragas-boot-run")

@@ -2,8 +2,9 @@
 
 By default the history is a SQLite file, ``history.db``, in ``$RAGAS_BOOT_HOME`` or else in
 ``.ragas-boot/`` of the working directory; ``spring.ai.ragas.history.url`` names any other
-SQLAlchemy database (PostgreSQL through pg8000 for a team-shared history). SQLAlchemy is the
-``[history]`` extra and is imported only when a history is opened.
+SQLAlchemy database (PostgreSQL through pg8000 for a team-shared history). SQLAlchemy is a
+dependency of every install (recording is on by default) and is imported only when a history
+is opened.
 
 Three tables, created on first use:
 
@@ -58,6 +59,7 @@ __all__ = [
     "StoredScore",
     "default_history_url",
     "history_home",
+    "new_run_id",
     "open_history",
     "snapshot_run",
 ]
@@ -148,7 +150,7 @@ class StoredRun(BaseModel):
 def _sqlalchemy() -> Any:
     try:
         import sqlalchemy
-    except ImportError:
+    except ImportError:  # a dependency of every install: only a broken environment lacks it
         raise MissingExtraError("the run history", "history", "sqlalchemy") from None
     return sqlalchemy
 
@@ -232,7 +234,7 @@ class RunHistory:
             holds locked, with exponential backoff (reading does not retry).
 
     Raises:
-        MissingExtraError: SQLAlchemy (the ``[history]`` extra) is not installed.
+        MissingExtraError: SQLAlchemy is missing (a broken install).
         HistoryError: the database cannot be opened.
     """
 
@@ -346,17 +348,59 @@ class RunHistory:
         with self._errors(action), self._engine.begin() as connection:
             yield connection
 
+    # ------------------------------------------- the run journal's access (runs/journal.py)
+
+    @property
+    def sqlalchemy(self) -> Any:
+        """The SQLAlchemy module the history was opened with."""
+        return self._sa
+
+    def create_tables(self, metadata: Any) -> None:
+        """Create the tables of ``metadata`` that do not exist yet (another module's tables in
+        the same database), retried like opening.
+
+        Raises:
+            HistoryError: the database refused it.
+        """
+        self._retrying("open", lambda: metadata.create_all(self._engine), _contended_or_created)
+
+    @contextmanager
+    def transaction(self, action: str) -> Iterator[Connection]:
+        """A connection in one transaction (committed at the end of the block); errors become
+        :class:`HistoryError` naming ``action`` (``read``, ``write``), the URL masked."""
+        with self._begin(action) as connection:
+            yield connection
+
+    def write(self, attempt: Callable[[Connection], object]) -> None:
+        """Run ``attempt`` in one transaction; while another process holds the database
+        locked, again in a new one, with backoff for ``lock_timeout``.
+
+        Raises:
+            HistoryError: the database refused it, or stayed locked.
+        """
+
+        def once() -> None:
+            with self._engine.begin() as connection:
+                attempt(connection)
+
+        self._retrying("write", once, _contended)
+
     # ----------------------------------------------------------------- writing
 
-    def record(self, run: StoredRun) -> str:
+    def record(self, run: StoredRun, *, replace: bool = False) -> str:
         """Store a snapshot (:func:`snapshot_run`); return its id.
 
         A database locked by another process is tried again with backoff for
         ``lock_timeout`` (:data:`DEFAULT_LOCK_TIMEOUT` by default), each wait logged as a warning.
 
+        Args:
+            run: the snapshot.
+            replace: a run of the same id recorded before is replaced (a resumed run, which
+                recorded itself when it stopped), in the same transaction.
+
         Raises:
-            HistoryError: the database refused it (the id exists, the server is gone, still
-                locked after the retries, ...).
+            HistoryError: the database refused it (the id exists and ``replace`` is false, the
+                server is gone, still locked after the retries, ...).
         """
         row = run.model_dump(exclude={"metrics", "scores"})
         for key in ("config_files", "profiles", "judges"):
@@ -372,6 +416,10 @@ class RunHistory:
 
         def insert() -> None:
             with self._engine.begin() as connection:  # one transaction: all rows or none
+                if replace:
+                    for table in (self._scores, self._metrics):
+                        connection.execute(table.delete().where(table.c.run_id == run.id))
+                    connection.execute(self._runs.delete().where(self._runs.c.id == run.id))
                 connection.execute(self._runs.insert(), [row])
                 if metrics:
                     connection.execute(self._metrics.insert(), metrics)
@@ -472,14 +520,21 @@ def _stored_run(row: Any) -> StoredRun:
     return StoredRun.model_validate(data)
 
 
+def new_run_id(now: datetime | None = None) -> str:
+    """A new run id: the UTC time and a random suffix (``20261125-193012-4f2a``)."""
+    return _new_id(now or datetime.now(UTC))
+
+
 def snapshot_run(
     run: RunResult,
     *,
     kind: RunKind = "evaluate",
     config_files: Sequence[str] = (),
     profiles: Sequence[str] = (),
+    run_id: str | None = None,
 ) -> StoredRun:
-    """A dataset run as the history stores it, with a new id (not stored yet)."""
+    """A dataset run as the history stores it (not stored yet), with ``run_id`` (the id its
+    journal has: :func:`new_run_id`), else a new id."""
     recorded = datetime.now(UTC)
     # One pass over the samples (a spooled run reads each back from disk), keeping per
     # metric only its results' tokens and costs.
@@ -520,7 +575,7 @@ def snapshot_run(
             )
         )
     return StoredRun(
-        id=_new_id(recorded),
+        id=run_id or _new_id(recorded),
         kind=kind,
         recorded_at=recorded,
         started_at=run.started_at,
@@ -546,7 +601,7 @@ def open_history(settings: HistorySettings | RagasSettings | None = None) -> Run
     """The history the settings name (``spring.ai.ragas.history.url``), else the default file.
 
     Raises:
-        MissingExtraError: SQLAlchemy (the ``[history]`` extra) is not installed.
+        MissingExtraError: SQLAlchemy is missing (a broken install).
         HistoryError: the database cannot be opened.
     """
     section = getattr(settings, "history", settings)

@@ -16,7 +16,8 @@ with recommendations. ``ragas-boot suite run`` gates CI on the share of passing 
 This package gathers the suites' public surface from where each part lives: the suite, its
 cases, the runner and the agents in the modules of :mod:`ragas_boot.runs.suites` (which
 exports nothing itself); the failure analysis in :mod:`ragas_boot.runs.analysis`; the built-in
-agent in :mod:`ragas_boot.chat.tool_agent`; and the pytest helpers in
+agent in :mod:`ragas_boot.chat.openai.agent` and how its turns are attempted under the judges'
+rules in :mod:`ragas_boot.execution.attempts`; and the pytest helpers in
 :mod:`ragas_boot.suites.testing`.
 
 >>> suite = load_suite("suite.yaml")  # doctest: +SKIP
@@ -24,7 +25,8 @@ agent in :mod:`ragas_boot.chat.tool_agent`; and the pytest helpers in
 >>> run.gate(min_sample_pass_rate=suite.min_pass_rate).passed  # doctest: +SKIP
 """
 
-from ragas_boot.chat.tool_agent import AgentReply, OpenAIToolAgent
+from ragas_boot.chat.openai.agent import AgentReply, OpenAIToolAgent, TurnPolicy
+from ragas_boot.execution.attempts import ModelTurns
 from ragas_boot.reporting.analysis import case_explanation
 from ragas_boot.runs.analysis import (
     FailedSample,
@@ -104,6 +106,7 @@ __all__ = [
     "FailureKind",
     "Finding",
     "JsonType",
+    "ModelTurns",
     "OpenAIToolAgent",
     "RangeRule",
     "Scenario",
@@ -115,6 +118,7 @@ __all__ = [
     "SuiteCase",
     "ToolCallExpectation",
     "ToolSpec",
+    "TurnPolicy",
     "UserTurn",
     "aevaluate_cases",
     "analyze_failures",

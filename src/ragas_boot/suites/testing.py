@@ -36,7 +36,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ragas_boot.chat.tool_agent import OpenAIToolAgent
+from ragas_boot.chat.openai.agent import OpenAIToolAgent
 from ragas_boot.reporting.analysis import case_explanation
 from ragas_boot.runs.results import RunResult, SampleRun
 from ragas_boot.runs.simulation.user import UserScript

@@ -2,10 +2,11 @@
 
 :class:`BackgroundServer` serves one request handler on ``127.0.0.1`` (a free port) from an
 asyncio loop in a daemon thread, so sync and async tests alike can call it, connections stay
-alive and hundreds of requests can be in flight at once. HTTP itself is aiohttp's; what is ours
-is the lifecycle (start, stop that closes held requests at once, a thread named after the port)
-and two faults that need the raw connection: :func:`drop` (abort the transport without an
-answer) and :func:`trickle` (send the body in pieces over some seconds).
+alive and hundreds of requests can be in flight at once. HTTP itself is aiohttp's, the loop's
+thread :class:`~ragas_boot._loop_thread.LoopThread`'s; what is ours is the app's lifecycle
+(start, stop that closes held requests at once, a thread named after the port) and two faults
+that need the raw connection: :func:`drop` (abort the transport without an answer) and
+:func:`trickle` (send the body in pieces over some seconds).
 
 aiohttp is imported when a server starts, not when ``ragas_boot.testing`` is imported: the
 pytest plugin imports this package in every session of every user.
@@ -14,15 +15,14 @@ pytest plugin imports this package in every session of every user.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
+
+from ragas_boot._loop_thread import LoopThread
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -172,6 +172,10 @@ def header_seconds(value: float) -> str:
 class BackgroundServer:
     """Serves ``handler`` on ``127.0.0.1`` from an aiohttp app in a daemon thread.
 
+    The thread and its loop are :class:`~ragas_boot._loop_thread.LoopThread`'s; what is the
+    server's is the app: bound to a free port, its thread named after the port, and requests
+    still held (hangs, delays) closed unanswered at once when it stops.
+
     Args:
         handler: answers every request (any method, any path).
         name: names the thread (``NAME-PORT`` while it runs) and its worker threads.
@@ -192,11 +196,10 @@ class BackgroundServer:
         self._name = name
         self._workers = workers
         self._stop_timeout = stop_timeout
-        self._thread: threading.Thread | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stopping: asyncio.Event | None = None
+        self._thread: LoopThread | None = None
+        self._runner: web.AppRunner | None = None
+        self._site: web.TCPSite | None = None
         self._port: int | None = None
-        self._startup_error: BaseException | None = None
         self._held: set[asyncio.Task[Any]] = set()
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -210,18 +213,15 @@ class BackgroundServer:
         """
         if self._thread is not None:
             raise RuntimeError(f"{self._name} is already running")
-        ready = threading.Event()
-        self._startup_error = None
-        thread = threading.Thread(target=self._run, args=(ready,), name=self._name, daemon=True)
-        self._thread = thread
+        thread = LoopThread(name=self._name, workers=self._workers)
         thread.start()
-        ready.wait()
-        if self._startup_error is not None:
-            thread.join()
-            self._thread = None
-            error, self._startup_error = self._startup_error, None
-            raise error
-        thread.name = f"{self._name}-{self._port}"
+        try:
+            self._port = thread.call(self._open())
+        except BaseException:
+            thread.stop(timeout=self._stop_timeout)
+            raise
+        self._thread = thread
+        thread.rename(f"{self._name}-{self._port}")
 
     def stop(self) -> None:
         """Stop: close the listening socket, close requests still being answered (hangs,
@@ -235,18 +235,12 @@ class BackgroundServer:
         thread = self._thread
         if thread is None:
             return
-        loop, stopping = self._loop, self._stopping
-        if loop is not None and stopping is not None and thread.is_alive():
-            # RuntimeError: the loop closed in between, the thread is ending anyway.
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(stopping.set)
-        thread.join(self._stop_timeout)
-        if thread.is_alive():
-            raise RuntimeError(f"{self._name} thread did not stop in {self._stop_timeout} s")
-        self._thread = None
-        self._loop = None
-        self._stopping = None
-        self._port = None
+        try:
+            thread.call(self._close(), timeout=self._stop_timeout)
+        finally:
+            thread.stop(timeout=self._stop_timeout)
+            self._thread = None
+            self._port = None
 
     @property
     def running(self) -> bool:
@@ -258,34 +252,18 @@ class BackgroundServer:
         """The TCP port it listens on, or ``None`` when it is not running."""
         return self._port
 
-    # -- server thread ----------------------------------------------------------------
+    # -- on the server's loop ------------------------------------------------------------
 
-    def _run(self, ready: threading.Event) -> None:
-        try:
-            asyncio.run(self._main(ready))
-        except BaseException as error:  # handed to start(), or ends with the thread
-            if not ready.is_set():
-                self._startup_error = error
-        finally:
-            ready.set()
-
-    async def _main(self, ready: threading.Event) -> None:
+    async def _open(self) -> int:
         from aiohttp import web
 
-        loop = self._loop = asyncio.get_running_loop()
-        if self._workers is not None:
-            # Named workers; asyncio.run joins them when the loop ends.
-            loop.set_default_executor(
-                ThreadPoolExecutor(self._workers, thread_name_prefix=f"{self._name}-worker")
-            )
-        self._stopping = stopping = asyncio.Event()
         app = web.Application(client_max_size=MAX_BODY)
         app.router.add_route("*", "/{path:.*}", self._serve)
         runner = web.AppRunner(
             app,
             access_log=None,
             handle_signals=False,
-            # Held requests are cancelled by _close_held first; what is left is idle.
+            # Held requests are cancelled by _close first; what is left is idle.
             shutdown_timeout=0.1,
             max_line_size=_HEADER_LIMIT,
             max_field_size=_HEADER_LIMIT,
@@ -294,18 +272,19 @@ class BackgroundServer:
         try:
             site = web.TCPSite(runner, HOST, 0, backlog=_BACKLOG)
             await site.start()
-        except BaseException as error:
-            self._startup_error = error
+        except BaseException:
             await runner.cleanup()
-            ready.set()
-            return
-        self._port = site.port
-        ready.set()
-        try:
-            await stopping.wait()
-        finally:
+            raise
+        self._runner, self._site = runner, site
+        return int(site.port)
+
+    async def _close(self) -> None:
+        runner, site = self._runner, self._site
+        self._runner = self._site = None
+        if site is not None:
             await site.stop()  # no new connections while the held requests close
-            await self._close_held()
+        await self._close_held()
+        if runner is not None:
             await runner.cleanup()
 
     async def _serve(self, request: web.Request) -> web.StreamResponse:

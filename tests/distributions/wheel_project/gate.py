@@ -13,8 +13,6 @@ spring.ai.ragas.providers.openai-compatible:
     base-url: ${JUDGE_URL}
     api-key: test
     chat-models: [{ id: judge-a }, { id: judge-b }]
-# The wheel is installed without extras: the run history's [history] is not there.
-spring.ai.ragas.history.enabled: false
 """
 
 SAMPLE = Sample(

@@ -108,3 +108,10 @@ class ProviderLimitSettings(_Section):
     timeout: Duration | None = Field(
         default=None, description="Per-call timeout; default providers.timeout."
     )
+    limits_per_machine: bool | None = Field(
+        default=None,
+        description="Run as a shard (--shard I/N), keep this provider's rate-limit and "
+        "max-concurrency whole on each machine (its limit is per machine or per key) instead "
+        "of 1/N of them; unset = providers.limits-per-machine (the local provider always "
+        "keeps its own).",
+    )

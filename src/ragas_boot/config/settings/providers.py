@@ -214,6 +214,11 @@ class DefaultProviderSettings(_Section):
         default_factory=list, description="Models of the default provider."
     )
     rate_limit: RateLimitSettings | None = Field(default=None, description="Rate limit.")
+    limits_per_machine: bool | None = Field(
+        default=None,
+        description="Shards keep this provider's rate limit whole rather than 1/N of it; "
+        "unset = providers.limits-per-machine.",
+    )
 
 
 class ProvidersSettings(_Section):
@@ -262,6 +267,11 @@ class ProvidersSettings(_Section):
     )
     max_concurrency: int = Field(
         default=16, ge=1, description="Default calls in flight at once per provider."
+    )
+    limits_per_machine: bool = Field(
+        default=False,
+        description="Shards (--shard I/N) keep every provider's rate-limit and max-concurrency "
+        "whole instead of taking 1/N each (a provider's own limits-per-machine wins).",
     )
     structured_output: StructuredOutputMode = Field(
         default=StructuredOutputMode.PROMPT, description="Default way to ask for JSON."

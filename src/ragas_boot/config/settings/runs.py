@@ -114,7 +114,7 @@ class CacheSettings(_Section):
 
 class HistorySettings(_Section):
     """``spring.ai.ragas.history``: where ``evaluate``, ``compare`` and ``suite run`` record
-    their runs for ``ragas-boot runs list|diff`` (needs the ``[history]`` extra).
+    their runs for ``ragas-boot runs list|diff``, ``--resume`` and ``runs merge``.
 
     Without ``url`` the history is a SQLite file, ``history.db``, in ``$RAGAS_BOOT_HOME`` or
     else in ``.ragas-boot/`` of the working directory. A URL may carry a password: it is

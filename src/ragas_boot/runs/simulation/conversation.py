@@ -24,7 +24,7 @@ import traceback
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from ragas_boot.chat.tool_agent import AgentReply
+from ragas_boot.chat.openai.agent import AgentReply
 from ragas_boot.runs.simulation.state import PlayState
 from ragas_boot.runs.simulation.user import SimulatedUser, UserTurn
 from ragas_boot.samples import (

@@ -18,10 +18,12 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragas_boot.chat.judge import JudgeModel, JudgeSpec
-from ragas_boot.chat.tool_agent import OpenAIToolAgent
+from ragas_boot.chat.judge import JudgeModel
+from ragas_boot.chat.openai.agent import OpenAIToolAgent
+from ragas_boot.chat.specs import JudgeSpec
 from ragas_boot.config.loader import CONFIG_ENV_VAR, DEFAULT_FILES
 from ragas_boot.errors import JudgeNotFoundError, SuiteError
+from ragas_boot.execution.attempts import ModelTurns
 from ragas_boot.runs.suites.runner import Agent
 from ragas_boot.runs.suites.suite import AgentTestSuite, resolve_reference
 
@@ -91,9 +93,9 @@ def model_agent(
         if required or suite.agent is None:
             raise
         return None
-    return OpenAIToolAgent.for_suite(
-        suite, spec=_agent_spec(judge), retry=executor.retry_policy, cache=executor.cache
-    )
+    spec = _agent_spec(judge)
+    turns = ModelTurns.of(spec, executor.retry_policy)
+    return OpenAIToolAgent.for_suite(suite, spec=spec, turns=turns, cache=executor.cache)
 
 
 def _agent_spec(judge: JudgeModel) -> JudgeSpec:

@@ -42,7 +42,7 @@ from pydantic import (
     model_validator,
 )
 
-from ragas_boot.chat.tool_agent import DEFAULT_MAX_TOOL_CALLS
+from ragas_boot.chat.openai.agent import DEFAULT_MAX_TOOL_CALLS
 from ragas_boot.samples import (
     ArgumentRule,
     CaseExpectations,

@@ -13,7 +13,7 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ragas_boot.chat.tool_agent import AgentReply
+from ragas_boot.chat.openai.agent import AgentReply
 from ragas_boot.samples import (
     AIMessage,
     HumanMessage,

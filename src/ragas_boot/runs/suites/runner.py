@@ -3,7 +3,7 @@
 An *agent* is any callable, sync or async, that takes the conversation (a list of
 :class:`~ragas_boot.samples.Message`) and returns what it did, as one of:
 
-* an :class:`~ragas_boot.chat.tool_agent.AgentReply`;
+* an :class:`~ragas_boot.chat.openai.agent.AgentReply`;
 * a string (the final answer; no tool calls);
 * a pair ``(answer, tool_calls)`` whose calls are :class:`~ragas_boot.samples.ToolCall`\\ s or
   mappings (``{"name": ..., "arguments": {...}}``, or OpenAI's ``{"function": {...}}``);
@@ -34,7 +34,7 @@ import traceback
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ragas_boot.chat.tool_agent import AgentReply, OpenAIToolAgent
+from ragas_boot.chat.openai.agent import AgentReply, OpenAIToolAgent
 from ragas_boot.datasets import Dataset
 from ragas_boot.execution.bridge import LoopPortal
 from ragas_boot.execution.roles import ModelRole

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
-from ragas_boot.chat.tool_agent import AgentReply, OpenAIToolAgent
+from ragas_boot.chat.openai.agent import AgentReply, OpenAIToolAgent
 from ragas_boot.errors import SuiteError
 from ragas_boot.execution.roles import ModelRole
 from ragas_boot.runs.simulation.conversation import play_scenario
