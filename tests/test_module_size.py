@@ -9,6 +9,7 @@ import ragas_boot
 #: The standard's bound (the brief's and STYLE.md's "no source module over 700 lines").
 MAX_LINES = 700
 
+
 def _sizes() -> dict[str, int]:
     root = Path(ragas_boot.__file__).parent
     return {
