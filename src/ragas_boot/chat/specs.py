@@ -190,6 +190,9 @@ class JudgeSpec:
         price: price per million tokens; ``None``: reports show this judge's tokens only.
         max_prompt_tokens: largest prompt (estimated tokens, format block included) the
             executor sends to this judge; a larger one fails unsent.
+        seed: sampling seed sent with every request (OpenAI's ``seed``) and part of the
+            response cache's key; ``None`` sends none (judges). Set on the copies that play
+            a model role (``execution/roles.py``).
     """
 
     id: str
@@ -205,6 +208,7 @@ class JudgeSpec:
     max_answer_chars: int = 100_000
     price: PriceSettings | None = None
     max_prompt_tokens: int = DEFAULT_MAX_PROMPT_TOKENS
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         # A mode given by name ("JSON_SCHEMA"), as YAML gives it, becomes the enum member the

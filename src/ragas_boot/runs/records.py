@@ -238,6 +238,11 @@ class SampleRun(BaseModel):
         raise KeyError(metric)
 
     @property
+    def counted(self) -> bool:
+        """Whether the sample counts in pass rates (not when the simulator failed it)."""
+        return self.sample.agent_run is None or not self.sample.agent_run.simulator_failed
+
+    @property
     def passed(self) -> bool:
         """Whether every metric passed the sample (a suite's case passes so).
 

@@ -18,6 +18,8 @@ YAML prefix of each root field, and the module of its section:
 ``run``              ``spring.ai.ragas.run``     :mod:`.runs`
 ``cache``            ``spring.ai.ragas.cache``   :mod:`.runs`
 ``history``          ``spring.ai.ragas.history``  :mod:`.runs`
+``simulation``       ``spring.ai.ragas.simulation``  :mod:`.roles`
+``generation``       ``spring.ai.ragas.generation``  :mod:`.roles`
 ===================  ==========================  ======================
 
 Every class is exported here; import them from ``ragas_boot.config.settings`` (or
@@ -67,6 +69,11 @@ from ragas_boot.config.settings.providers import (
     ProvidersSettings,
 )
 from ragas_boot.config.settings.retry import BackoffSettings, RetrySettings
+from ragas_boot.config.settings.roles import (
+    GenerationSettings,
+    ModelRoleSettings,
+    SimulationSettings,
+)
 from ragas_boot.config.settings.root import ROOT_PREFIXES, RagasSettings, SettingsSource
 from ragas_boot.config.settings.runs import (
     AllureSettings,
@@ -107,6 +114,7 @@ __all__ = [
     "EmbeddingDefaultOptions",
     "EmbeddingModelSettings",
     "ExternalStarterSettings",
+    "GenerationSettings",
     "GigaChatAuthSettings",
     "GigaChatBearerSettings",
     "GigaChatChatOptions",
@@ -125,6 +133,7 @@ __all__ = [
     "LoggingLevel",
     "MetricsLoggingSettings",
     "MetricsSettings",
+    "ModelRoleSettings",
     "OpenAIChatOptions",
     "OpenAIChatSettings",
     "OpenAICompatibleProviderSettings",
@@ -141,6 +150,7 @@ __all__ = [
     "RetrySettings",
     "RunSettings",
     "SettingsSource",
+    "SimulationSettings",
     "StructuredOutputMode",
     "Transport",
     "parse_duration",
