@@ -42,7 +42,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragas_boot.chat.judge import JudgeModel
-from ragas_boot.datasets import Dataset, default_sample_id
+from ragas_boot.datasets import Dataset
+from ragas_boot.datasets.model import default_sample_id
 from ragas_boot.errors import AllJudgesFailedError, NoConsensusError, SampleValidationError
 from ragas_boot.execution.results import Exclusion
 from ragas_boot.execution.spending import SpendMeter
