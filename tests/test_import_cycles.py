@@ -8,12 +8,6 @@ from __future__ import annotations
 import grimp
 import pytest
 
-#: A circle on main that another part of issue 33 takes apart (the run's results and their
-#: rows and spool): any other circle fails. Remove it with the change that ends it.
-KNOWN = {
-    frozenset({"ragas_boot.runs.results", "ragas_boot.runs.rows", "ragas_boot.runs.spool"}),
-}
-
 
 def circles(graph: grimp.ImportGraph) -> list[frozenset[str]]:
     """The strongly connected sets of more than one module (Tarjan's algorithm)."""
@@ -56,8 +50,8 @@ def graph() -> grimp.ImportGraph:
 
 
 def test_no_module_imports_one_that_imports_it_back(graph: grimp.ImportGraph) -> None:
-    new = [sorted(circle) for circle in circles(graph) if circle not in KNOWN]
-    assert new == [], f"import circles (each a set of modules that import each other): {new}"
+    found = [sorted(circle) for circle in circles(graph)]
+    assert found == [], f"import circles (each a set of modules that import each other): {found}"
 
 
 def test_lazy_and_type_checking_imports_are_counted(graph: grimp.ImportGraph) -> None:

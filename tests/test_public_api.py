@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import enum
+import typing
+
+import pytest
+from pydantic import BaseModel
+
 import ragas_boot
 
 PUBLIC = [
@@ -186,3 +192,94 @@ def test_the_suites_face_is_pinned_and_importable():
         "ConversationEnd",
     ):
         assert getattr(ragas_boot.suites, name) is getattr(ragas_boot.samples, name)
+
+
+def _enums_of(annotation: object) -> set[type[enum.Enum]]:
+    """The enums a field annotation takes, through unions, lists and nested config models."""
+    found: set[type[enum.Enum]] = set()
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        found.add(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        for field in annotation.model_fields.values():
+            found |= _enums_of(field.annotation)
+    for argument in typing.get_args(annotation):
+        found |= _enums_of(argument)
+    return found
+
+
+def test_every_mode_a_metric_config_takes_is_on_the_metrics_face():
+    """A metric configured in Python takes its modes from where its config is imported."""
+    import ragas_boot.metrics
+    from ragas_boot.metrics import METRICS
+
+    taken = {mode for cls in METRICS.values() for mode in _enums_of(cls.config_type)}
+    assert {mode.__name__ for mode in taken} >= {"RougeType", "ToolCallMode", "Aggregation"}
+    missing = sorted(
+        f"{mode.__module__}.{mode.__name__}"
+        for mode in taken
+        if getattr(ragas_boot.metrics, mode.__name__, None) is not mode
+        or mode.__name__ not in ragas_boot.metrics.__all__
+    )
+    assert not missing, missing
+
+
+#: The library's own plumbing: importable from its module for the tests, on no public face.
+INTERNAL = {
+    "ragas_boot.chat": [
+        "build_judges",
+        "build_embedding_models",
+        "api_base_url",
+        "parse_structured",
+        "output_schema",
+        "format_instructions",
+        "DEFAULT_PROVIDER_NAME",
+        "LOCAL_PROVIDER_NAME",
+    ],
+    "ragas_boot.execution": [
+        "call_with_retries",
+        "CallTally",
+        "LoopPortal",
+        "ProviderGate",
+        "render_gantt",
+    ],
+    "ragas_boot.container": ["ApplicationContainer", "CoreContainer", "CORE_BEANS", "bean_names"],
+    "ragas_boot.datasets": ["default_sample_id", "sample_from_fields"],
+    "ragas_boot.runs": [
+        "SpooledEvaluation",
+        "EvaluationSpool",
+        "SpoolClosedError",
+        "cohen_kappa",
+        "fleiss_kappa",
+        "percentile",
+    ],
+}
+
+
+@pytest.mark.parametrize("face", sorted(INTERNAL))
+def test_no_plumbing_on_a_public_face(face):
+    import importlib
+
+    module = importlib.import_module(face)
+    assert not set(INTERNAL[face]) & set(module.__all__)
+    namespace: dict[str, object] = {}
+    exec(f"from {face} import *", namespace)
+    assert not set(INTERNAL[face]) & set(namespace)
+
+
+@pytest.mark.parametrize(
+    ("face", "names"),
+    [
+        ("ragas_boot.metrics", ["render_prompt", "RougeType", "ContextPrecisionStrategy"]),
+        ("ragas_boot.runs", ["open_history", "snapshot_run", "diff_runs", "estimate_run"]),
+        (
+            "ragas_boot.reporting",
+            ["render_diff", "render_calibration_console", "render_calibration_html"],
+        ),
+        ("ragas_boot.container", ["unrunnable_metrics", "UnrunnableMetric"]),
+        ("ragas_boot.execution", ["cap_coverage"]),
+    ],
+)
+def test_what_the_docs_teach_is_on_its_face(face, names):
+    import importlib
+
+    assert set(names) <= set(importlib.import_module(face).__all__)

@@ -5,7 +5,7 @@ Run from the repository root::
     .venv/bin/python examples/07_rag/offline.py [--latency 0.2] [ragas-boot evaluate options]
 
 It starts the local OpenAI-compatible test server, makes every judge answer with
-:class:`~ragas_boot.testing.rag_judge.SentenceJudge` (a deterministic sentence-matching stand-in
+:class:`~ragas_boot.testing.SentenceJudge` (a deterministic sentence-matching stand-in
 for a language model; the Gemini judge is a little more lenient, so the judges disagree
 sometimes), points ``JUDGE_BASE_URL`` at the server and runs ``ragas-boot evaluate`` on the
 dataset with all ten retrieval/response metrics, writing ``report.html`` and ``report.json``
@@ -22,8 +22,7 @@ import time
 from pathlib import Path
 
 from ragas_boot.cli import main as ragas_boot
-from ragas_boot.testing import FakeOpenAIServer
-from ragas_boot.testing.rag_judge import SentenceJudge
+from ragas_boot.testing import FakeOpenAIServer, SentenceJudge
 
 HERE = Path(__file__).parent
 

@@ -27,9 +27,7 @@ import yaml
 
 from ragas_boot import Sample, create_container, load_settings
 from ragas_boot.datasets import Dataset, load_otlp
-from ragas_boot.reporting.junit import render_junit
-from ragas_boot.reporting.markdown import append_step_summary, render_markdown
-from ragas_boot.reporting.tables import write_table
+from ragas_boot.reporting import append_step_summary, render_junit, render_markdown, write_table
 from ragas_boot.runs import evaluate_dataset
 from ragas_boot.testing import ChatRequest, FakeOpenAIServer, asks_for
 

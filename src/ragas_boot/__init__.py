@@ -1,8 +1,18 @@
 """ragas-boot: agent metrics scored by several judge models, configured from application.yaml.
 
-The public surface is re-exported here; everything else lives in the layer packages
-(``config``, ``container``, ``chat``, ``execution``, ``samples``, ``metrics``, ``runs``,
-``reporting``) and in ``datasets``.
+What most programs need is re-exported here: a :class:`Sample` and its messages
+(:class:`HumanMessage`, :class:`AIMessage`, :class:`ToolMessage`, :class:`ToolCall`), the
+settings (:func:`load_settings`, :class:`RagasSettings`), the container of metric beans
+(:func:`create_container`, :class:`RagasContainer`), a metric's :class:`MetricResult` and
+:func:`register_metric`, datasets and their runs (:class:`Dataset`, :func:`load_dataset`,
+:func:`evaluate_dataset`, :func:`aevaluate_dataset`, :class:`RunResult`), and the errors a
+caller catches first.
+
+Each package below is the public face of one concept, and its ``__all__`` lists it:
+``ragas_boot.config``, ``samples``, ``chat``, ``execution``, ``metrics``, ``container``,
+``datasets``, ``runs``, ``reporting``, ``suites``, ``testing`` (with ``testing.fixtures``),
+``cli`` and ``errors``. Anything else is importable from its module but is the library's
+own plumbing.
 """
 
 from ragas_boot._version import __version__

@@ -13,6 +13,7 @@ for callers that do not know this library::
     ├── HistoryError (RuntimeError)            the run history is unreachable, or has no such run
     ├── RunJournalError (ValueError)           a run cannot be resumed, or shards merged, as asked
     ├── CacheError (RuntimeError)              the response cache's files are unusable (corrupt)
+    ├── SpoolClosedError (RuntimeError)        a spooled run's prompts were closed (close_spool)
     ├── JudgeError (RuntimeError)              one call to one judge failed
     │   ├── JudgeHTTPError                     the server answered with an error status
     │   ├── JudgeTimeoutError (TimeoutError)   no answer within the per-call timeout
@@ -57,6 +58,7 @@ __all__ = [
     "RateLimitExceededError",
     "RunJournalError",
     "SampleValidationError",
+    "SpoolClosedError",
     "SuiteError",
     "UndefinedScoreError",
 ]
@@ -225,6 +227,11 @@ class RunJournalError(RagasBootError, ValueError):
 class CacheError(RagasBootError, RuntimeError):
     """The response cache's files cannot be used (corrupt, unreadable); the message names the
     folder and says to run ``ragas-boot cache clear``, which removes them."""
+
+
+class SpoolClosedError(RagasBootError, RuntimeError):
+    """The spool of a run was closed (``RunResult.close_spool``): its prompts and raw answers
+    are no longer readable (``RunResult.full_sample``)."""
 
 
 class JudgeError(RagasBootError, RuntimeError):

@@ -9,12 +9,8 @@ import pytest
 import pytest_asyncio
 from pydantic import BaseModel, SecretStr
 
-from ragas_boot.chat import (
-    OpenAICompatibleJudge,
-    OpenAICompatibleSpec,
-    ProviderLimits,
-    api_base_url,
-)
+from ragas_boot.chat import OpenAICompatibleJudge, OpenAICompatibleSpec, ProviderLimits
+from ragas_boot.chat.openai.endpoints import api_base_url
 from ragas_boot.config.settings import StructuredOutputMode, Transport
 from ragas_boot.errors import (
     JudgeConnectionError,

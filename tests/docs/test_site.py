@@ -34,11 +34,17 @@ EXAMPLES = sorted(path.parent.name for path in (ROOT / "examples").glob("*/READM
 FACES = {
     "ragas_boot": "ragas_boot",
     "config": "ragas_boot.config",
+    "samples": "ragas_boot.samples",
+    "chat": "ragas_boot.chat",
+    "execution": "ragas_boot.execution",
     "metrics": "ragas_boot.metrics",
+    "container": "ragas_boot.container",
     "datasets": "ragas_boot.datasets",
     "runs": "ragas_boot.runs",
+    "reporting": "ragas_boot.reporting",
     "suites": "ragas_boot.suites",
     "testing": "ragas_boot.testing",
+    "errors": "ragas_boot.errors",
 }
 _TAG = re.compile(r"<[^>]+>")
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")

@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from ragas_boot.execution import LoopPortal
+from ragas_boot.execution.bridge import LoopPortal
 
 
 async def _where():

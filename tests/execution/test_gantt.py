@@ -1,6 +1,6 @@
 """The ASCII Gantt chart, with the Java tick drift fixed."""
 
-from ragas_boot.execution import render_gantt
+from ragas_boot.execution.gantt import render_gantt
 
 
 def _header_and_rule(text):

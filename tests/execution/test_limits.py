@@ -17,8 +17,7 @@ from ragas_boot.chat.factory.providers import provider_limits
 from ragas_boot.config import load_settings
 from ragas_boot.config.settings import RateLimitStrategy
 from ragas_boot.errors import BudgetExceededError, RateLimitExceededError
-from ragas_boot.execution import ProviderGate
-from ragas_boot.execution.limits import SlidingWindowLimiter
+from ragas_boot.execution.limits import ProviderGate, SlidingWindowLimiter
 
 
 @pytest.mark.asyncio

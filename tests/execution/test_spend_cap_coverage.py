@@ -9,14 +9,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, SecretStr
 
-from ragas_boot.chat import (
-    JudgeSpec,
-    LocalModelPool,
-    LocalSpec,
-    OpenAICompatibleJudge,
-    build_judges,
-)
+from ragas_boot.chat import JudgeSpec, LocalModelPool, LocalSpec, OpenAICompatibleJudge
 from ragas_boot.chat.embeddings.openai_compatible import OpenAICompatibleEmbeddingModel
+from ragas_boot.chat.factory.build import build_judges
 from ragas_boot.chat.specs import EmbeddingSpec, LocalModelSpec
 from ragas_boot.config.settings import PriceSettings
 from ragas_boot.execution import MultiModelExecutor

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from ragas_boot import ConfigError, MissingExtraError, create_container, load_settings
-from ragas_boot.chat import LOCAL_PROVIDER_NAME, LocalJudge, bundled_model_path, judge_specs
+from ragas_boot.chat import LocalJudge, bundled_model_path, judge_specs
+from ragas_boot.chat.factory.providers import LOCAL_PROVIDER_NAME
 from ragas_boot.config.settings import StructuredOutputMode
 
 INSTALL = "pip install 'ragas-boot[local]'"

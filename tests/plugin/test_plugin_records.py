@@ -8,7 +8,7 @@ import json
 import pytest
 
 from ragas_boot.runs.pytest_session import PytestReport
-from ragas_boot.runs.results import Evaluation
+from ragas_boot.runs.records import Evaluation
 from ragas_boot.testing.server import Reply
 
 TESTS = """

@@ -14,7 +14,7 @@ from ragas_boot.chat.judge import TokenUsage
 from ragas_boot.execution.results import Exclusion, JudgeCall, StepRecord
 from ragas_boot.metrics.results import Quorum, RepeatSummary
 from ragas_boot.reporting import REPORT_SCHEMA_VERSION, render_json, report_json_schema
-from ragas_boot.runs import analysis, results
+from ragas_boot.runs import analysis, records, results
 from ragas_boot.runs.simulation.summary import ScenarioSummary, SimulationSummary
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "report-json.md"
@@ -40,12 +40,12 @@ TOP_LEVEL = [
 ]
 
 DOCUMENTED: list[type[BaseModel]] = [
-    results.DatasetInfo,
-    results.MetricInfo,
-    results.JudgeInfo,
-    results.SampleRun,
-    results.Evaluation,
-    results.EvaluationError,
+    records.DatasetInfo,
+    records.MetricInfo,
+    records.JudgeInfo,
+    records.SampleRun,
+    records.Evaluation,
+    records.EvaluationError,
     MetricResult,
     Quorum,
     RepeatSummary,

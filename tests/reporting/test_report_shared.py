@@ -24,7 +24,7 @@ from ragas_boot.reporting.pytest_table import summary_lines
 from ragas_boot.runs import RunResult
 from ragas_boot.runs.evaluations import finished_evaluation
 from ragas_boot.runs.pytest_session import PytestEvaluation, ScoreCheck, ScoreRow
-from ragas_boot.runs.results import Evaluation, EvaluationError
+from ragas_boot.runs.records import Evaluation, EvaluationError
 
 
 def _event(**fields: object) -> EvaluationFinished:

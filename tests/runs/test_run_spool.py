@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 
 from ragas_boot import Sample
+from ragas_boot.errors import SpoolClosedError
 from ragas_boot.reporting import render_json
 from ragas_boot.reporting.json_report import json_chunks, report_document
 from ragas_boot.runs import RunResult, aevaluate_dataset, evaluate_dataset
-from ragas_boot.runs.results import CallFacts, SpooledEvaluation
-from ragas_boot.runs.spool import EvaluationSpool, SpoolClosedError
+from ragas_boot.runs.records import CallFacts, SpooledEvaluation
+from ragas_boot.runs.spool import EvaluationSpool
 from ragas_boot.runs.summaries import summarize
 from ragas_boot.samples import AIMessage, HumanMessage, ToolCall
 

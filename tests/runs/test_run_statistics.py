@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragas_boot.runs import cohen_kappa, fleiss_kappa, percentile
+from ragas_boot.runs.statistics import cohen_kappa, fleiss_kappa, percentile
 
 
 def test_percentile_interpolates_between_ranks_like_numpy():

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ragas_boot.runs.analysis import sample_findings
-from ragas_boot.runs.results import SampleRun
+from ragas_boot.runs.records import SampleRun
 from ragas_boot.runs.suites.suite import resolve_reference
 from ragas_boot.samples import Message, ToolCall
 from ragas_boot.suites import (

@@ -12,7 +12,7 @@ from suite_helpers import AGENT_MODEL, kinds, score_of, scripted_turns, tool_cal
 
 from ragas_boot.chat import JudgeSpec
 from ragas_boot.config.settings import RetrySettings
-from ragas_boot.execution import LoopPortal
+from ragas_boot.execution.bridge import LoopPortal
 from ragas_boot.runs.analysis import sample_findings
 from ragas_boot.suites import (
     AgentTestSuite,

@@ -4,7 +4,7 @@ The pytest plugin registers a :class:`ScoreRecorder` on every metric bean it han
 beans call it after each evaluation (from whichever thread ran the evaluation) and
 :func:`~ragas_boot.testing.assert_score` adds the thresholds it checked. Each record is a
 :class:`~ragas_boot.runs.pytest_session.PytestEvaluation`: the
-:class:`~ragas_boot.runs.results.Evaluation` a dataset run would keep, made by the same
+:class:`~ragas_boot.runs.records.Evaluation` a dataset run would keep, made by the same
 translation (``runs/evaluations.py``), with its test and checks. The plugin renders them as
 the terminal summary and the ``--ragas-report`` JSON file.
 """
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragas_boot.runs.evaluations import evaluation_error, finished_evaluation
 from ragas_boot.runs.pytest_session import EQUALS_TOLERANCE, PytestEvaluation, ScoreCheck
-from ragas_boot.runs.results import Evaluation, EvaluationError
+from ragas_boot.runs.records import Evaluation, EvaluationError
 
 if TYPE_CHECKING:
     from ragas_boot.execution.listeners import EvaluationFinished, EvaluationStarted

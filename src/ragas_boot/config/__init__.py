@@ -1,5 +1,17 @@
 """Configuration: a Spring-style ``application.yaml`` as one typed :class:`RagasSettings`.
 
+The public face: :class:`RagasSettings` and every section of it (``spring.ai.retry``:
+:class:`RetrySettings`; ``spring.ai.openai`` / ``spring.ai.gigachat``: :class:`OpenAISettings`,
+:class:`GigaChatSettings`; ``spring.ai.ragas.providers``: :class:`ProvidersSettings`;
+``metrics``, ``run``, ``cache``, ``history``, ``allure``: :class:`MetricsSettings`,
+:class:`RunSettings`, ...), the mode enums their keys take (:class:`Aggregation`,
+:class:`QuorumFailure`, :class:`Transport`, :class:`StructuredOutputMode`,
+:class:`RateLimitStrategy`, :class:`LocalDecoder`, :class:`LoggingLevel`), the field types
+:data:`Duration` and :data:`Language`, and :func:`load_settings`, the Spring Boot rules of
+reading them (profiles, placeholders, the environment). :func:`ragas_boot.load_settings` is
+the same with each registered metric's section checked by its config: use that one unless you
+read a configuration without the metrics.
+
 >>> settings = load_settings("application.yaml", profiles=["openrouter"])  # doctest: +SKIP
 """
 
@@ -14,6 +26,7 @@ from ragas_boot.config.settings import (
     CircuitBreakerSettings,
     DefaultOptions,
     DefaultProviderSettings,
+    Duration,
     EmbeddingDefaultOptions,
     EmbeddingModelSettings,
     ExternalStarterSettings,
@@ -29,7 +42,9 @@ from ragas_boot.config.settings import (
     HedgingSettings,
     HistorySettings,
     LangChainProviderSettings,
+    Language,
     LocalChatModelSettings,
+    LocalDecoder,
     LocalEmbeddingModelSettings,
     LocalProviderSettings,
     LoggingLevel,
@@ -67,6 +82,7 @@ __all__ = [
     "CircuitBreakerSettings",
     "DefaultOptions",
     "DefaultProviderSettings",
+    "Duration",
     "EmbeddingDefaultOptions",
     "EmbeddingModelSettings",
     "ExternalStarterSettings",
@@ -82,7 +98,9 @@ __all__ = [
     "HedgingSettings",
     "HistorySettings",
     "LangChainProviderSettings",
+    "Language",
     "LocalChatModelSettings",
+    "LocalDecoder",
     "LocalEmbeddingModelSettings",
     "LocalProviderSettings",
     "LoggingLevel",

@@ -153,7 +153,7 @@ class Exclusion(BaseModel):
 
 class BilledCall(Protocol):
     """What :meth:`CallSpend.of` reads of a call: a :class:`JudgeCall`, or the slim record a
-    spooled run keeps of one (``ragas_boot.runs.results.CallFacts``)."""
+    spooled run keeps of one (``ragas_boot.runs.records.CallFacts``)."""
 
     @property
     def usage(self) -> TokenUsage: ...

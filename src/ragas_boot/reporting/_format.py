@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from ragas_boot._text import printable
-from ragas_boot.runs.results import Evaluation
+from ragas_boot.runs.records import Evaluation
 
 __all__ = [
     "MISSING",

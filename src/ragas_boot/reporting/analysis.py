@@ -19,7 +19,8 @@ from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting._html import escape as _e
 from ragas_boot.reporting._html import numeric_cell, sample_anchor, table
 from ragas_boot.runs.analysis import FailureAnalysis, Finding, sample_findings
-from ragas_boot.runs.results import RunResult, SampleRun
+from ragas_boot.runs.records import SampleRun
+from ragas_boot.runs.results import RunResult
 
 __all__ = [
     "FINDINGS_IN_HTML",

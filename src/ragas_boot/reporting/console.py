@@ -17,7 +17,8 @@ from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting.analysis import analysis_renderables
 from ragas_boot.reporting.simulation import simulation_renderables
 from ragas_boot.runs.analysis import failure_analysis
-from ragas_boot.runs.results import Evaluation, RunResult, SampleRun
+from ragas_boot.runs.records import Evaluation, SampleRun
+from ragas_boot.runs.results import RunResult
 from ragas_boot.runs.simulation.summary import simulation_summary
 
 __all__ = ["ConsoleView", "console_renderables", "render_console"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ragas_boot.reporting import _format as fmt
-from ragas_boot.runs.results import GateFailure, RunGate
+from ragas_boot.runs.gates import GateFailure, RunGate
 
 __all__ = ["run_gate_lines", "sample_gate_line"]
 

@@ -9,8 +9,8 @@ A spooled run (more samples than ``run.spool-after``) keeps no steps, so no prom
 answers; the report reads them back from the spool and shows them for the first
 :data:`SPOOLED_DETAILED_SAMPLES` samples and the first as many samples with an evaluation that
 did not pass (``detailed_samples``); the others show their verdicts, reasons and the count of
-their judge calls, and say that the prompts and raw answers are in the JSON report. The
-samples section says so too.
+their judge calls, and say (as the samples section does) that the prompts and raw answers are
+in the JSON report.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from ragas_boot.reporting.analysis import analysis_html
 from ragas_boot.reporting.history_report import html_diff_section
 from ragas_boot.reporting.simulation import simulation_html
 from ragas_boot.runs.analysis import failure_analysis
+from ragas_boot.runs.records import Evaluation, MetricInfo, SampleRun
 from ragas_boot.runs.regressions import RunDiff
-from ragas_boot.runs.results import Evaluation, JudgeSummary, MetricInfo, RunResult, SampleRun
+from ragas_boot.runs.results import JudgeSummary, RunResult
 from ragas_boot.samples import (
     AIMessage,
     ExpectedToolCall,
@@ -686,9 +687,8 @@ def render_html(
     """The report as one HTML document (no script, no external resource); with ``baseline``
     (``evaluate --baseline``), the diff against that run comes first; with ``calibration``
     (``compare`` on a labelled dataset), the judges and panels against people follow the
-    agreement section. Of a spooled run, the prompts and raw answers of ``detailed_samples``
-    samples and as many that did not pass are read back and shown (the module docstring).
-    :func:`html_chunks` gives the same text in pieces."""
+    agreement section. A spooled run shows the prompts and raw answers of ``detailed_samples``
+    samples and as many that did not pass; :func:`html_chunks` gives the text in pieces."""
     return "".join(
         html_chunks(
             run,

@@ -19,7 +19,8 @@ import xml.etree.ElementTree as ET
 
 from ragas_boot._text import printable
 from ragas_boot.reporting import _format as fmt
-from ragas_boot.runs.results import Evaluation, MetricInfo, RunResult
+from ragas_boot.runs.records import Evaluation, MetricInfo
+from ragas_boot.runs.results import RunResult
 from ragas_boot.runs.rows import evaluation_reason
 
 __all__ = ["failure_message", "render_junit"]

@@ -21,7 +21,9 @@ from ragas_boot.reporting.analysis import analysis_headline, finding_line
 from ragas_boot.reporting.gates import run_gate_lines
 from ragas_boot.reporting.simulation import simulation_markdown
 from ragas_boot.runs.analysis import FailureAnalysis, failure_analysis
-from ragas_boot.runs.results import Evaluation, RunGate, RunResult
+from ragas_boot.runs.gates import RunGate
+from ragas_boot.runs.records import Evaluation
+from ragas_boot.runs.results import RunResult
 from ragas_boot.runs.rows import evaluation_reason
 from ragas_boot.runs.simulation.summary import simulation_summary
 

@@ -2,7 +2,7 @@
 
 Both render a :class:`~ragas_boot.runs.pytest_session.PytestReport`: its rows (one per
 scored test x metric x criterion) as table lines, and the whole report as JSON, whose
-evaluations are the same :class:`~ragas_boot.runs.results.Evaluation` JSON as a dataset
+evaluations are the same :class:`~ragas_boot.runs.records.Evaluation` JSON as a dataset
 run's report (``docs/report-json.md``). Nothing here needs pytest.
 """
 
@@ -15,7 +15,7 @@ from ragas_boot.execution.aggregation import wilson_interval
 from ragas_boot.execution.results import CallSpend, JudgeCall
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.runs.pytest_session import PytestReport, ScoreRow
-from ragas_boot.runs.results import CallFacts
+from ragas_boot.runs.records import CallFacts
 
 __all__ = ["render_pytest_report", "spend_lines", "summary_lines"]
 

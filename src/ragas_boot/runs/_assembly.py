@@ -9,15 +9,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from ragas_boot.runs.results import (
-    DatasetInfo,
-    Evaluation,
-    JudgeInfo,
-    MetricInfo,
-    RunResult,
-    SampleRun,
-    StopReason,
-)
+from ragas_boot.runs.records import DatasetInfo, Evaluation, JudgeInfo, MetricInfo, SampleRun
+from ragas_boot.runs.results import RunResult, StopReason
 from ragas_boot.runs.spool import EvaluationSpool, SpooledSamples
 from ragas_boot.runs.summaries import summarize
 from ragas_boot.samples import Sample

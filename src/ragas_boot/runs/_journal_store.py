@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragas_boot.errors import RunJournalError
-from ragas_boot.runs.results import Evaluation
+from ragas_boot.runs.records import Evaluation
 from ragas_boot.samples import Sample
 
 if TYPE_CHECKING:

@@ -23,7 +23,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragas_boot.metrics.agent.matching import ValueComparison, argument_problems
-from ragas_boot.runs.results import Evaluation, RunResult, SampleRun
+from ragas_boot.runs.records import Evaluation, SampleRun
+from ragas_boot.runs.results import RunResult
 from ragas_boot.samples import Sample, ToolCall
 
 __all__ = [

@@ -42,7 +42,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragas_boot.chat.judge import JudgeModel
-from ragas_boot.datasets import Dataset, default_sample_id
+from ragas_boot.datasets import Dataset
+from ragas_boot.datasets.model import default_sample_id
 from ragas_boot.errors import AllJudgesFailedError, NoConsensusError, SampleValidationError
 from ragas_boot.execution.results import Exclusion
 from ragas_boot.execution.spending import SpendMeter
@@ -50,15 +51,8 @@ from ragas_boot.metrics.base import Metric, MetricConfig
 from ragas_boot.runs._assembly import assemble_run
 from ragas_boot.runs._concurrency import RunControl, bounded_run, run_blocking
 from ragas_boot.runs.evaluations import failed_evaluation, finished_evaluation
-from ragas_boot.runs.results import (
-    DatasetInfo,
-    Evaluation,
-    EvaluationError,
-    JudgeInfo,
-    MetricInfo,
-    RunResult,
-    StopReason,
-)
+from ragas_boot.runs.records import DatasetInfo, Evaluation, EvaluationError, JudgeInfo, MetricInfo
+from ragas_boot.runs.results import RunResult, StopReason
 from ragas_boot.runs.spool import DEFAULT_SPOOL_AFTER, EvaluationSpool
 from ragas_boot.samples import Sample
 
@@ -425,7 +419,7 @@ async def aevaluate_dataset(
             gets the status ``budget``; ``stopped`` is then ``"budget"``.
         spool_after: a run of more samples than this spools (0: always; None: never): each
             finished evaluation goes to an unnamed temporary file in full and the result
-            keeps a :class:`~ragas_boot.runs.results.SpooledEvaluation` (no steps, each judge
+            keeps a :class:`~ragas_boot.runs.records.SpooledEvaluation` (no steps, each judge
             call's facts; ``spooled``; read a sample back in full with ``full_sample``; the
             JSON report is the same either way). A spool that cannot be written (disk full)
             keeps the evaluations it could not take whole, with one warning.

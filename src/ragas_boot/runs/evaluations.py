@@ -1,9 +1,9 @@
-"""An :class:`~ragas_boot.runs.results.Evaluation` from what a metric bean returned or raised.
+"""An :class:`~ragas_boot.runs.records.Evaluation` from what a metric bean returned or raised.
 
 One job, one translation for every caller: a dataset run (``runs/engine.py``) and the pytest
 plugin's recorder both turn a bean's :class:`~ragas_boot.metrics.results.MetricResult` into a
 scored or undefined evaluation, and its error into a failed one whose
-:class:`~ragas_boot.runs.results.EvaluationError` names the kind (no judge answered, the
+:class:`~ragas_boot.runs.records.EvaluationError` names the kind (no judge answered, the
 sample lacks a field, no consensus, anything else).
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from ragas_boot.errors import AllJudgesFailedError, NoConsensusError, SampleValidationError
 from ragas_boot.execution.results import Exclusion
 from ragas_boot.metrics.results import MetricResult
-from ragas_boot.runs.results import Evaluation, EvaluationError
+from ragas_boot.runs.records import Evaluation, EvaluationError
 
 __all__ = ["evaluation_error", "failed_evaluation", "finished_evaluation"]
 

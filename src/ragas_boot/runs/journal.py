@@ -53,7 +53,7 @@ from ragas_boot.runs._journal_store import (
     read_evaluation,
     read_sample,
 )
-from ragas_boot.runs.results import Evaluation
+from ragas_boot.runs.records import Evaluation
 from ragas_boot.samples import Sample
 
 if TYPE_CHECKING:

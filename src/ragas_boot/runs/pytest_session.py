@@ -1,7 +1,7 @@
 """What a pytest session with the ragas-boot plugin scored, as frozen data.
 
 The plugin records each evaluation a test makes as a :class:`PytestEvaluation`: the same
-:class:`~ragas_boot.runs.results.Evaluation` a dataset run keeps (status, score, the full
+:class:`~ragas_boot.runs.records.Evaluation` a dataset run keeps (status, score, the full
 result or the error), plus the test that made it and the thresholds ``assert_score`` checked
 on it. :class:`PytestReport` groups them into one row per test × metric (× criterion): the
 session's score table and its ``--ragas-report`` document (``reporting/pytest_table.py``
@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ragas_boot.execution.results import JudgeCall
 from ragas_boot.metrics.results import Quorum, RepeatSummary
-from ragas_boot.runs.results import CallFacts, Evaluation
+from ragas_boot.runs.records import CallFacts, Evaluation
 
 __all__ = [
     "EQUALS_TOLERANCE",

@@ -8,22 +8,25 @@ per judge, reasons, tokens, cost, time), so a large run's full records are never
 Long columns (:data:`LONG_COLUMNS`, then one ``score:JUDGE`` and one ``reason:JUDGE`` column
 per judge of the run, in run order): a judge's score is empty when it was not asked or was
 excluded (the ``excluded`` column names it).
+
+The rows are read from a :class:`RunTable`: what a
+:class:`~ragas_boot.runs.results.RunResult` is made of, not the class itself, since
+``RunResult.to_pandas()`` is built on this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol
 
 from ragas_boot.execution.results import CallSpend
-
-if TYPE_CHECKING:
-    from ragas_boot.runs.results import Evaluation, RunResult
+from ragas_boot.runs.records import Evaluation, JudgeInfo, MetricInfo, SampleRun
 
 __all__ = [
     "JUDGE_REASON_PREFIX",
     "JUDGE_SCORE_PREFIX",
     "LONG_COLUMNS",
+    "RunTable",
     "evaluation_reason",
     "long_columns",
     "long_rows",
@@ -58,6 +61,25 @@ JUDGE_SCORE_PREFIX = "score:"
 JUDGE_REASON_PREFIX = "reason:"
 
 
+class RunTable(Protocol):
+    """What the rows of a run are read from (a :class:`~ragas_boot.runs.results.RunResult`)."""
+
+    @property
+    def metrics(self) -> Sequence[MetricInfo]:
+        """The metrics, in run order."""
+        ...
+
+    @property
+    def judges(self) -> Sequence[JudgeInfo]:
+        """Every judge of the run, in run order."""
+        ...
+
+    @property
+    def samples(self) -> Sequence[SampleRun]:
+        """Every sample with its evaluations, in dataset order."""
+        ...
+
+
 def evaluation_reason(evaluation: Evaluation) -> str:
     """Why the evaluation came out as it did, in one line: the error, the reason its score
     is undefined, or the metric's explanation."""
@@ -71,11 +93,11 @@ def evaluation_reason(evaluation: Evaluation) -> str:
     return result.explanation
 
 
-def _judge_ids(run: RunResult) -> list[str]:
+def _judge_ids(run: RunTable) -> list[str]:
     return [judge.id for judge in run.judges]
 
 
-def long_columns(run: RunResult) -> list[str]:
+def long_columns(run: RunTable) -> list[str]:
     """The columns of :func:`long_rows`, in order."""
     judges = _judge_ids(run)
     return [
@@ -85,7 +107,7 @@ def long_columns(run: RunResult) -> list[str]:
     ]
 
 
-def long_rows(run: RunResult) -> Iterator[dict[str, Any]]:
+def long_rows(run: RunTable) -> Iterator[dict[str, Any]]:
     """One row per sample × metric, in run order (see the module docstring)."""
     thresholds = {info.name: info.threshold for info in run.metrics}
     judges = _judge_ids(run)
@@ -135,7 +157,7 @@ def long_rows(run: RunResult) -> Iterator[dict[str, Any]]:
             yield row
 
 
-def wide_columns(run: RunResult) -> list[str]:
+def wide_columns(run: RunTable) -> list[str]:
     """The columns of :func:`wide_rows`: ``sample_id``, then per metric its score,
     ``METRIC:passed`` and ``METRIC:status``."""
     columns = ["sample_id"]
@@ -144,7 +166,7 @@ def wide_columns(run: RunResult) -> list[str]:
     return columns
 
 
-def wide_rows(run: RunResult) -> Iterator[dict[str, Any]]:
+def wide_rows(run: RunTable) -> Iterator[dict[str, Any]]:
     """One row per sample: each metric's score, whether it passed, and its status (ragas's
     ``result.to_pandas()`` shape: a column per metric)."""
     for sample in run.samples:
@@ -156,7 +178,7 @@ def wide_rows(run: RunResult) -> Iterator[dict[str, Any]]:
         yield row
 
 
-def table_rows(run: RunResult, *, wide: bool = False) -> tuple[list[str], Iterator[dict[str, Any]]]:
+def table_rows(run: RunTable, *, wide: bool = False) -> tuple[list[str], Iterator[dict[str, Any]]]:
     """The columns and rows of the long table (default) or, with ``wide``, the wide one:
     what ``RunResult.to_pandas()`` and the CSV/Parquet tables are made of."""
     if wide:

@@ -34,7 +34,8 @@ from ragas_boot.runs.journal import (
     read_evaluation,
     read_sample,
 )
-from ragas_boot.runs.results import DatasetInfo, Evaluation, JudgeInfo, MetricInfo, RunResult
+from ragas_boot.runs.records import DatasetInfo, Evaluation, JudgeInfo, MetricInfo
+from ragas_boot.runs.results import RunResult
 from ragas_boot.runs.spool import DEFAULT_SPOOL_AFTER, EvaluationSpool
 from ragas_boot.samples import Sample
 

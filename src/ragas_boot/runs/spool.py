@@ -9,7 +9,7 @@ facts per judge call) is ~40 KiB per sample, so a run that keeps them grows with
 When a run has more samples than ``spool-after``, each finished evaluation is written twice
 as it finishes, to two unnamed temporary files: in full as one JSON text (what the JSON
 report shows for it) and as its slim copy, a
-:class:`~ragas_boot.runs.results.SpooledEvaluation` (every field as it was except the
+:class:`~ragas_boot.runs.records.SpooledEvaluation` (every field as it was except the
 steps, and for each judge call a small record of its judge, step, status, time, tokens,
 cost and cache outcome: what the summaries, gates, the history and calibration count),
 pickled. The run keeps only where each record is. ``RunResult.samples`` is then a
@@ -40,8 +40,9 @@ from pathlib import Path
 from typing import IO, Any, overload
 
 from ragas_boot._trusted import trusted
+from ragas_boot.errors import SpoolClosedError
 from ragas_boot.metrics.results import MetricResult
-from ragas_boot.runs.results import CallFacts, Evaluation, SampleRun, SpooledEvaluation
+from ragas_boot.runs.records import CallFacts, Evaluation, SampleRun, SpooledEvaluation
 from ragas_boot.samples import Sample
 
 #: The fields-set of every slim result and evaluation: all their fields (each is given).
@@ -51,7 +52,6 @@ _EVALUATION_FIELDS = set(Evaluation.model_fields)
 __all__ = [
     "DEFAULT_SPOOL_AFTER",
     "EvaluationSpool",
-    "SpoolClosedError",
     "SpooledSamples",
     "slim_evaluation",
 ]
@@ -64,15 +64,11 @@ _SAMPLE_FIELDS = set(SampleRun.model_fields)
 DEFAULT_SPOOL_AFTER = 1000
 
 
-class SpoolClosedError(RuntimeError):
-    """The spool of a run was closed: its prompts and raw answers are no longer readable."""
-
-
 def slim_evaluation(
     evaluation: Evaluation, configs: dict[str, dict[str, Any]] | None = None
 ) -> SpooledEvaluation:
     """``evaluation`` as a spooled run keeps it: no steps (so no prompts, parsed or raw
-    answers), each judge call's facts instead (:class:`~ragas_boot.runs.results.CallFacts`:
+    answers), each judge call's facts instead (:class:`~ragas_boot.runs.records.CallFacts`:
     judge, step, status, time, tokens, cost, cache); every other field as it was. ``configs``
     shares equal effective configs between the results of a run (pass the same dict)."""
     calls = tuple(CallFacts.of(call) for step in evaluation.steps for call in step.calls)

@@ -10,16 +10,13 @@ from dataclasses import dataclass, field
 from ragas_boot.chat.judge import TokenUsage
 from ragas_boot.execution.results import CallSpend
 from ragas_boot.metrics.results import meets_threshold
+from ragas_boot.runs.records import Evaluation, JudgeInfo, MetricInfo, SampleRun
 from ragas_boot.runs.results import (
     AgreementSummary,
-    Evaluation,
-    JudgeInfo,
     JudgeSummary,
-    MetricInfo,
     MetricSummary,
     PairAgreement,
     RunTotals,
-    SampleRun,
 )
 from ragas_boot.runs.statistics import cohen_kappa, fleiss_kappa, mean, percentile, verdict
 

@@ -1,4 +1,15 @@
-"""Samples to evaluate: conversations, tool calls, references, and importers from traces."""
+"""Samples to evaluate: conversations, tool calls, references, and importers from traces.
+
+The public face: :class:`Sample`; its conversation's messages (:class:`HumanMessage`,
+:class:`AIMessage` with its :class:`ToolCall` list, :class:`ToolMessage`; :data:`Message` any
+of them); what was expected of the tool calls (:class:`ExpectedToolCall`,
+:class:`ToolCallAlternatives`, argument rules: :class:`ArgumentRule`, :class:`JsonType`,
+:class:`RangeRule`) and of the case (:class:`CaseExpectations`); a scenario a simulated user
+plays (:class:`Scenario`); what running the agent measured (:class:`AgentRun`,
+:class:`StopReason`; of a play, its :class:`Simulation` and how it ended,
+:class:`ConversationEnd`); people's verdicts (:class:`HumanLabel`); and samples from traces
+(:func:`from_openai_messages`, :func:`from_langchain_messages`).
+"""
 
 from ragas_boot.samples.expectations import AgentRun, CaseExpectations, StopReason
 from ragas_boot.samples.importers import from_langchain_messages, from_openai_messages

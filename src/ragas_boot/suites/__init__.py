@@ -3,8 +3,7 @@
 A suite (YAML or Python) lists cases: a user message, the tool calls expected (with required,
 forbidden and validated parameters), keywords the answer must contain, and tool-call and
 latency budgets. Each case compiles to a :class:`~ragas_boot.samples.Sample` in the samples'
-one expectation vocabulary (``reference_tool_calls`` of
-:class:`~ragas_boot.samples.ExpectedToolCall`\\ s, :class:`~ragas_boot.samples.ArgumentRule`\\ s,
+one expectation vocabulary (``reference_tool_calls`` of expected calls with argument rules,
 ``expectations``). Any agent callable, or a chat model of ``application.yaml`` through the
 built-in runner, is run on every case (concurrently, bounded); the samples are then scored by
 the one run engine with ``tool_call_accuracy`` and ``case_expectations`` (and any other
@@ -13,11 +12,38 @@ run history, ``compare`` and the gate take it. The failure analysis groups what 
 with recommendations. ``ragas-boot suite run`` gates CI on the share of passing cases;
 :func:`pytest_cases` makes one pytest test per case.
 
+The public face:
+
+* a suite and its cases: :class:`AgentTestSuite` (:func:`load_suite`, :func:`validate_suite`,
+  :func:`suite_json_schema`), :class:`ToolSpec`, :class:`AgentTestCase` with its
+  :class:`ToolCallExpectation` and :class:`ExpectationAlternatives` (defaults
+  :data:`DEFAULT_MAX_TOOL_CALLS`, :data:`DEFAULT_MAX_LATENCY_MS`), compiled by
+  :func:`case_sample` into the samples' own :class:`ExpectedToolCall`, :class:`ArgumentRule`
+  (:class:`JsonType`, :class:`RangeRule`), :class:`CaseExpectations`; what running the agent
+  measured, :class:`AgentRun` (:class:`StopReason`);
+* scenario cases: a :class:`Scenario` a simulated user plays turn by turn (a user script of
+  your own answers each turn with a string or a :class:`UserTurn`), from the suite or from
+  Python (:func:`simulate` / :func:`asimulate`); each play's :class:`Simulation` and
+  :class:`ConversationEnd`, summed up per scenario by :func:`simulation_summary` (a
+  :class:`SimulationSummary` of :class:`ScenarioSummary`);
+* running and scoring: :func:`run_suite` / :func:`arun_suite`, :func:`run_case` /
+  :func:`arun_case`, :func:`evaluate_cases` / :func:`aevaluate_cases`, :func:`run_agent` /
+  :func:`arun_agent` (:data:`SUITE_METRICS`, :class:`ScoringSettings`,
+  :data:`DEFAULT_PASS_THRESHOLD`);
+* the agent: any :data:`Agent` callable returning an :class:`AgentReply`
+  (:func:`as_agent_reply`), or :class:`OpenAIToolAgent`, a chat model with tools, whose turns
+  follow the judges' rules through :class:`ModelTurns` (or any :class:`TurnPolicy`);
+* the failure analysis: :func:`analyze_failures` (a :class:`FailureAnalysis` of
+  :class:`FailureGroup`, :class:`FailedSample`, :class:`Finding`, :class:`FailureKind`) and
+  :func:`case_explanation`;
+* pytest: :func:`pytest_cases`, one test per case (a :class:`SuiteCase`).
+
 This package gathers the suites' public surface from where each part lives: the suite, its
-cases, the runner and the agents in the modules of :mod:`ragas_boot.runs.suites` (which
-exports nothing itself); the failure analysis in :mod:`ragas_boot.runs.analysis`; the built-in
-agent in :mod:`ragas_boot.chat.openai.agent` and how its turns are attempted under the judges'
-rules in :mod:`ragas_boot.execution.attempts`; and the pytest helpers in
+cases, the runner and the agents in the modules of :mod:`ragas_boot.runs.suites` (which exports
+nothing itself); the simulated user in :mod:`ragas_boot.runs.simulation`; the failure analysis
+in :mod:`ragas_boot.runs.analysis`; the built-in agent in :mod:`ragas_boot.chat.openai.agent`
+and how its turns are attempted under the judges' rules in
+:mod:`ragas_boot.execution.attempts`; and the pytest helpers in
 :mod:`ragas_boot.suites.testing`.
 
 >>> suite = load_suite("suite.yaml")  # doctest: +SKIP

@@ -38,7 +38,8 @@ from typing import TYPE_CHECKING, Any
 
 from ragas_boot.chat.openai.agent import OpenAIToolAgent
 from ragas_boot.reporting.analysis import case_explanation
-from ragas_boot.runs.results import RunResult, SampleRun
+from ragas_boot.runs.records import SampleRun
+from ragas_boot.runs.results import RunResult
 from ragas_boot.runs.simulation.user import UserScript
 from ragas_boot.runs.suites.runner import (
     Agent,

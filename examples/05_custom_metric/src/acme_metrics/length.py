@@ -8,7 +8,7 @@ from typing import ClassVar
 from pydantic import Field, model_validator
 
 from ragas_boot import Sample, SampleValidationError
-from ragas_boot.chat.judge import JudgeModel
+from ragas_boot.chat import JudgeModel
 from ragas_boot.metrics import Metric, MetricConfig, Need, ScoringOutcome
 
 

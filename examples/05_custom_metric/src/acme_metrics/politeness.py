@@ -8,10 +8,9 @@ from typing import ClassVar
 from pydantic import BaseModel, Field
 
 from ragas_boot import Sample, SampleValidationError
-from ragas_boot.chat.judge import JudgeModel
-from ragas_boot.execution.results import Exclusion
-from ragas_boot.metrics import Metric, MetricConfig, ScoringOutcome
-from ragas_boot.metrics.prompting import render_prompt
+from ragas_boot.chat import JudgeModel
+from ragas_boot.execution import Exclusion
+from ragas_boot.metrics import Metric, MetricConfig, ScoringOutcome, render_prompt
 
 PROMPT = """Is the assistant's answer below polite and respectful towards the user?
 Answer "polite": true or false, with a one-sentence reason.

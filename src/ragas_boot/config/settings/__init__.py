@@ -22,13 +22,16 @@ YAML prefix of each root field, and the module of its section:
 ``generation``       ``spring.ai.ragas.generation``  :mod:`.roles`
 ===================  ==========================  ======================
 
-Every class is exported here; import them from ``ragas_boot.config.settings`` (or
-``ragas_boot.config``), not from the modules, which may move.
+Every section class, mode enum and field type is exported here, and again on the public face
+:mod:`ragas_boot.config`; import them from either, not from the modules, which may move. The
+library's own constants and helpers (``ROOT_PREFIXES``, ``parse_duration``, the URL fields)
+are importable from here too but are not part of the face.
 """
 
 from ragas_boot.config.settings._base import REVEAL_URLS as REVEAL_URLS
 from ragas_boot.config.settings._base import URL_FIELDS as URL_FIELDS
-from ragas_boot.config.settings._base import Duration, parse_duration
+from ragas_boot.config.settings._base import Duration
+from ragas_boot.config.settings._base import parse_duration as parse_duration
 from ragas_boot.config.settings.limits import (
     CircuitBreakerSettings,
     GlobalRateLimitSettings,
@@ -54,13 +57,13 @@ from ragas_boot.config.settings.models import (
 from ragas_boot.config.settings.modes import (
     Aggregation,
     Language,
+    LocalDecoder,
     LoggingLevel,
     QuorumFailure,
     RateLimitStrategy,
     StructuredOutputMode,
     Transport,
 )
-from ragas_boot.config.settings.modes import LocalDecoder as LocalDecoder
 from ragas_boot.config.settings.providers import (
     DefaultProviderSettings,
     ExternalStarterSettings,
@@ -74,7 +77,8 @@ from ragas_boot.config.settings.roles import (
     ModelRoleSettings,
     SimulationSettings,
 )
-from ragas_boot.config.settings.root import ROOT_PREFIXES, RagasSettings, SettingsSource
+from ragas_boot.config.settings.root import ROOT_PREFIXES as ROOT_PREFIXES
+from ragas_boot.config.settings.root import RagasSettings, SettingsSource
 from ragas_boot.config.settings.runs import (
     AllureSettings,
     CacheSettings,
@@ -100,7 +104,6 @@ from ragas_boot.config.settings.starters import (
 from ragas_boot.config.settings.starters import GigaChatCertsSettings as GigaChatCertsSettings
 
 __all__ = [
-    "ROOT_PREFIXES",
     "Aggregation",
     "AllureSettings",
     "BackoffSettings",
@@ -128,6 +131,7 @@ __all__ = [
     "LangChainProviderSettings",
     "Language",
     "LocalChatModelSettings",
+    "LocalDecoder",
     "LocalEmbeddingModelSettings",
     "LocalProviderSettings",
     "LoggingLevel",
@@ -153,5 +157,4 @@ __all__ = [
     "SimulationSettings",
     "StructuredOutputMode",
     "Transport",
-    "parse_duration",
 ]

@@ -38,7 +38,8 @@ from ragas_boot.runs.calibration.report import (
     PanelCalibration,
 )
 from ragas_boot.runs.calibration.verdicts import item_agreement, judge_reason, judge_value
-from ragas_boot.runs.results import MetricInfo, RunResult
+from ragas_boot.runs.records import MetricInfo
+from ragas_boot.runs.results import RunResult
 from ragas_boot.samples import HumanLabel, Sample
 
 __all__ = [

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ragas_boot.runs.calibration.figures import Stats
 from ragas_boot.runs.calibration.report import HumanAgreement
-from ragas_boot.runs.results import Evaluation, MetricInfo
+from ragas_boot.runs.records import Evaluation, MetricInfo
 from ragas_boot.samples import HumanLabel
 
 __all__ = ["Human", "LabelledRow", "consensus", "human_agreement"]

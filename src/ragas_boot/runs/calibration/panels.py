@@ -22,7 +22,8 @@ from ragas_boot.runs.calibration.report import (
     CostUnit,
     PanelCalibration,
 )
-from ragas_boot.runs.results import MetricInfo, RunResult
+from ragas_boot.runs.records import MetricInfo
+from ragas_boot.runs.results import RunResult
 
 __all__ = [
     "MAX_SEARCHED_JUDGES",

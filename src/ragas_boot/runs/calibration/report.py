@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ragas_boot.runs.results import DatasetInfo, JudgeInfo
+from ragas_boot.runs.records import DatasetInfo, JudgeInfo
 
 __all__ = [
     "AgreementFigures",

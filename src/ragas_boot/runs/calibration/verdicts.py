@@ -1,6 +1,6 @@
 """The judges' side: what the run says each judge decided on a labelled sample.
 
-One job: reading a judge's say out of an :class:`~ragas_boot.runs.results.Evaluation`: its
+One job: reading a judge's say out of an :class:`~ragas_boot.runs.records.Evaluation`: its
 score, or for TopicAdherence labelled with off-topic subjects whether it named any (and which,
 matched against the people's by :func:`same_subject`), and its reason or why it was excluded.
 """
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from ragas_boot.metrics.results import MetricResult
 from ragas_boot.runs.calibration.labels import LabelledRow
 from ragas_boot.runs.calibration.report import Basis, ItemAgreement
-from ragas_boot.runs.results import Evaluation
+from ragas_boot.runs.records import Evaluation
 
 __all__ = ["item_agreement", "judge_reason", "judge_value", "off_topic", "same_subject"]
 

@@ -20,7 +20,8 @@ from collections import Counter
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragas_boot.execution.aggregation import wilson_interval
-from ragas_boot.runs.results import RunResult, SampleRun
+from ragas_boot.runs.records import SampleRun
+from ragas_boot.runs.results import RunResult
 
 __all__ = ["ScenarioSummary", "SimulationSummary", "simulation_summary"]
 

@@ -43,7 +43,8 @@ from ragas_boot.metrics.agent.tool_call_accuracy import ToolCallAccuracyMetric
 from ragas_boot.metrics.base import Metric, MetricConfig
 from ragas_boot.runs._concurrency import RunControl, bounded_run, run_blocking
 from ragas_boot.runs.engine import DEFAULT_CONCURRENCY, aevaluate_dataset
-from ragas_boot.runs.results import RunResult, SampleRun
+from ragas_boot.runs.records import SampleRun
+from ragas_boot.runs.results import RunResult
 from ragas_boot.runs.simulation.state import PlayState, playing
 from ragas_boot.runs.simulation.user import SimulatedUser, UserScript
 from ragas_boot.runs.suites.expectations import AgentTestCase
