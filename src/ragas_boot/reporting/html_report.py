@@ -287,9 +287,10 @@ def _judges_section(run: RunResult) -> str:
         for chart in (score_chart(run), latency_chart(run))
         if chart
     )
+    note = "".join(f'<p class="muted">{_e(line)}</p>' for line in [fmt.prices(run.judges)] if line)
     return (
         f'<section class="card" id="judges"><h2>Judges</h2><div class="charts">{charts}</div>'
-        f"{table}</section>"
+        f"{table}{note}</section>"
     )
 
 

@@ -27,6 +27,7 @@ Every class is exported here; import them from ``ragas_boot.config.settings`` (o
 from ragas_boot.config.settings._base import REVEAL_URLS as REVEAL_URLS
 from ragas_boot.config.settings._base import URL_FIELDS as URL_FIELDS
 from ragas_boot.config.settings._base import Duration, parse_duration
+from ragas_boot.config.settings.batch import BatchSettings, ProviderBatchSettings
 from ragas_boot.config.settings.limits import (
     CircuitBreakerSettings,
     GlobalRateLimitSettings,
@@ -48,6 +49,7 @@ from ragas_boot.config.settings.models import (
     EmbeddingDefaultOptions,
     EmbeddingModelSettings,
     PriceSettings,
+    PriceSource,
 )
 from ragas_boot.config.settings.modes import (
     Aggregation,
@@ -97,6 +99,7 @@ __all__ = [
     "Aggregation",
     "AllureSettings",
     "BackoffSettings",
+    "BatchSettings",
     "CacheSettings",
     "ChatModelSettings",
     "ChatOptions",
@@ -132,6 +135,8 @@ __all__ = [
     "OpenAIEmbeddingSettings",
     "OpenAISettings",
     "PriceSettings",
+    "PriceSource",
+    "ProviderBatchSettings",
     "ProviderLimitSettings",
     "ProvidersSettings",
     "QuorumFailure",
