@@ -78,6 +78,8 @@ TESTING_PUBLIC = [
     "DEFAULT_EMBEDDING_DIMENSIONS",
     "DEFAULT_MODEL",
     "DEFAULT_TEXT",
+    "BatchRecord",
+    "BatchTiming",
     "ChatRequest",
     "FakeOpenAIServer",
     "FaultName",
