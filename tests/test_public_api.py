@@ -122,6 +122,7 @@ SUITES_PUBLIC = [
     "AgentTestSuite",
     "ArgumentRule",
     "CaseExpectations",
+    "ConversationEnd",
     "ExpectationAlternatives",
     "ExpectedToolCall",
     "FailedSample",
@@ -133,18 +134,24 @@ SUITES_PUBLIC = [
     "ModelTurns",
     "OpenAIToolAgent",
     "RangeRule",
+    "Scenario",
+    "ScenarioSummary",
     "ScoringSettings",
+    "Simulation",
+    "SimulationSummary",
     "StopReason",
     "SuiteCase",
     "ToolCallExpectation",
     "ToolSpec",
     "TurnPolicy",
+    "UserTurn",
     "aevaluate_cases",
     "analyze_failures",
     "arun_agent",
     "arun_case",
     "arun_suite",
     "as_agent_reply",
+    "asimulate",
     "case_explanation",
     "case_sample",
     "evaluate_cases",
@@ -153,6 +160,8 @@ SUITES_PUBLIC = [
     "run_agent",
     "run_case",
     "run_suite",
+    "simulate",
+    "simulation_summary",
     "suite_json_schema",
     "validate_suite",
 ]
@@ -169,5 +178,13 @@ def test_the_suites_face_is_pinned_and_importable():
     # one model per idea: the suites' rules and records are the samples' own
     import ragas_boot.samples
 
-    for name in ("ArgumentRule", "ExpectedToolCall", "CaseExpectations", "AgentRun"):
+    for name in (
+        "ArgumentRule",
+        "ExpectedToolCall",
+        "CaseExpectations",
+        "AgentRun",
+        "Scenario",
+        "Simulation",
+        "ConversationEnd",
+    ):
         assert getattr(ragas_boot.suites, name) is getattr(ragas_boot.samples, name)

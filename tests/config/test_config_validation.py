@@ -101,7 +101,9 @@ def test_an_unknown_key_is_an_error_with_a_did_you_mean_hint(
 def test_an_unknown_key_without_a_close_match_lists_the_allowed_keys(write_yaml):
     error = load_error(write_yaml("spring.ai.ragas.zzz: 1\n"))
 
-    assert error.hint == "allowed keys: allure, cache, history, metrics, providers, run"
+    assert error.hint == (
+        "allowed keys: allure, cache, generation, history, metrics, providers, run, simulation"
+    )
 
 
 def test_an_unknown_key_in_a_profile_file_names_that_file(write_yaml):

@@ -15,6 +15,7 @@ from ragas_boot.execution.results import Exclusion, JudgeCall, StepRecord
 from ragas_boot.metrics.results import Quorum, RepeatSummary
 from ragas_boot.reporting import REPORT_SCHEMA_VERSION, render_json, report_json_schema
 from ragas_boot.runs import analysis, results
+from ragas_boot.runs.simulation.summary import ScenarioSummary, SimulationSummary
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "report-json.md"
 
@@ -35,6 +36,7 @@ TOP_LEVEL = [
     "stopped",
     "max_cost",
     "analysis",
+    "simulation",
 ]
 
 DOCUMENTED: list[type[BaseModel]] = [
@@ -60,6 +62,8 @@ DOCUMENTED: list[type[BaseModel]] = [
     analysis.FailedSample,
     analysis.Finding,
     analysis.FailureGroup,
+    SimulationSummary,
+    ScenarioSummary,
 ]
 
 
@@ -120,6 +124,8 @@ def test_the_json_schema_lists_the_same_top_level_fields(run):
     # Every field a run report always has, then the one only compare on labels adds.
     assert schema["properties"]["analysis"]["anyOf"][0] == {"$ref": "#/$defs/FailureAnalysis"}
     assert {"FailureAnalysis", "FailedSample", "Finding", "FailureGroup"} <= set(schema["$defs"])
+    assert schema["properties"]["simulation"]["anyOf"][0] == {"$ref": "#/$defs/SimulationSummary"}
+    assert {"SimulationSummary", "ScenarioSummary"} <= set(schema["$defs"])
     assert list(schema["properties"]) == [*TOP_LEVEL, "calibration"]
     assert "calibration" not in schema["required"]
     assert set(schema["required"]) >= {"schema_version", "samples", "metric_summaries"}
@@ -147,6 +153,7 @@ def _whole_document(run):
         "generator": generator(),
         **run.model_dump(mode="json"),
         "analysis": analysis_document(found) if found is not None else None,
+        "simulation": None,  # no scenario plays (tests/suites/test_scenario_reports.py)
     }
 
 

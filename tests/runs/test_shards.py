@@ -94,7 +94,7 @@ def settings(tmp_path):
 
 
 def _limits(settings):
-    from ragas_boot.chat.factory import provider_limits
+    from ragas_boot.chat.factory.providers import provider_limits
 
     return {
         provider.name: (
@@ -147,7 +147,7 @@ def test_one_shard_keeps_everything(settings):
 
 def test_the_local_model_keeps_its_limits_on_every_machine(tmp_path):
     from ragas_boot import load_settings
-    from ragas_boot.chat.factory import resolve_limits
+    from ragas_boot.chat.factory.providers import resolve_limits
 
     path = tmp_path / "application.yaml"
     path.write_text(

@@ -24,6 +24,7 @@ FIELDS = [
     "tool_calls",
     "reference_tool_calls",
     "expectations",
+    "scenario",
     "agent_run",
     "labels",
     "metadata",

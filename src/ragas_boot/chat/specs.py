@@ -231,6 +231,9 @@ class JudgeSpec:
             (``None``: :attr:`price`).
         price_source: where :attr:`price` and :attr:`batch_price` came from (the config or
             the price catalog); ``None`` for a judge without a price.
+        seed: sampling seed sent with every request (OpenAI's ``seed``) and part of the
+            response cache's key; ``None`` sends none (judges). Set on the copies that play
+            a model role (``execution/roles.py``).
     """
 
     id: str
@@ -248,6 +251,7 @@ class JudgeSpec:
     max_prompt_tokens: int = DEFAULT_MAX_PROMPT_TOKENS
     batch_price: PriceSettings | None = None
     price_source: PriceSource | None = None
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         # A mode given by name ("JSON_SCHEMA"), as YAML gives it, becomes the enum member the

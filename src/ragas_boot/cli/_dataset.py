@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from ragas_boot.config.settings import RagasSettings
     from ragas_boot.datasets import Dataset
     from ragas_boot.execution.cache import ResponseCache
+    from ragas_boot.execution.spending import SpendMeter
     from ragas_boot.runs import ProgressCallback, RunControl, RunResult
     from ragas_boot.runs.history import StoredRun
     from ragas_boot.runs.regressions import RunDiff
@@ -142,7 +143,7 @@ def plan_run(options: RunOptions) -> RunPlan:
     if suite is not None:
         from ragas_boot.runs.suites.runner import suite_dataset
 
-        dataset = suite_dataset(suite, suite.samples(options.cases or None))
+        dataset = suite_dataset(suite, suite.samples(options.cases or None, repeat=options.plays))
         loaded, agent_model = _suite_settings(options, suite)
         if options.min_sample_pass_rate is None:
             options = dataclasses.replace(options, min_sample_pass_rate=suite.min_pass_rate)
@@ -227,8 +228,9 @@ def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
     options = plan.options
     with _wired(plan) as (container, beans, cache):
         dataset, configs = plan.dataset, options.metric_overrides(list(beans))
+        simulated: SpendMeter | None = None
         if plan.suite is not None:
-            dataset, configs = _run_agent(plan, container, beans, configs, control)
+            dataset, configs, simulated = _run_agent(plan, container, beans, configs, control)
         enabled = options.progress and stderr().is_terminal
         journal = start_record(plan.record, plan.settings)
         with _progress(enabled, len(plan.dataset)) as callback:
@@ -241,12 +243,23 @@ def run_plan(plan: RunPlan, *, control: RunControl | None = None) -> RunResult:
                 deadline_s=plan.limits.deadline_s,
                 evaluation_deadline_s=plan.limits.evaluation_deadline_s,
                 control=control,
-                max_cost=plan.limits.max_cost,
+                max_cost=_left(plan.limits.max_cost, simulated),
                 spool_after=plan.limits.spool_after,
                 journal=journal,
             )
         plan.warnings.extend(_cache_warnings(cache))
+        if simulated is not None:  # one cap over the simulator's calls and the judges'
+            stopped = run.stopped or ("budget" if simulated.refused else None)
+            run = run.model_copy(update={"max_cost": simulated.max_cost, "stopped": stopped})
         return run
+
+
+def _left(max_cost: float | None, spent: SpendMeter | None) -> float | None:
+    """What the spend cap leaves the scoring after the simulator's calls (a sliver above 0
+    when they used it all: every judge call is then refused, judge-less metrics still run)."""
+    if max_cost is None or spent is None:
+        return max_cost
+    return max(max_cost - spent.spent, 1e-12)
 
 
 def _run_agent(
@@ -255,11 +268,13 @@ def _run_agent(
     beans: dict[str, Any],
     configs: dict[str, Any],
     control: RunControl | None,
-) -> tuple[Dataset, dict[str, Any]]:
+) -> tuple[Dataset, dict[str, Any], SpendMeter | None]:
     """A suite's agent on its cases (the container's model, when the suite runs one), and
-    the configs of the metrics: the suite's ``scoring`` under the flags' overrides."""
+    the configs of the metrics: the suite's ``scoring`` under the flags' overrides; with a
+    spend cap and a simulator, the meter of the simulator's calls (capped by it)."""
     from ragas_boot.runs.suites.agents import choose_agent
     from ragas_boot.runs.suites.runner import run_agent, suite_configs, suite_dataset
+    from ragas_boot.runs.suites.scenarios import simulation_role
 
     suite, options = plan.suite, plan.options
     assert suite is not None
@@ -270,7 +285,14 @@ def _run_agent(
         container=container if plan.agent_model is not None else None,
     )
     enabled = options.progress and stderr().is_terminal
-    with _agent_progress(enabled, len(plan.dataset)) as callback:
+    meter = None
+    metering: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+    if plan.limits.max_cost is not None and suite.needs_simulator:
+        from ragas_boot.execution.spending import SpendMeter
+
+        meter = SpendMeter(max_cost=plan.limits.max_cost)
+        metering = container.executor().metered(meter)
+    with _agent_progress(enabled, len(plan.dataset)) as callback, metering:
         samples = run_agent(
             suite,
             agent,
@@ -279,9 +301,13 @@ def _run_agent(
             portal=container.portal(),
             on_sample=callback,
             control=control,
+            simulator=simulation_role(container) if suite.needs_simulator else None,
+            max_turns=options.max_turns,
+            repeat=options.plays,
         )
     merged = suite_configs(suite, configs)
-    return suite_dataset(suite, samples), {k: v for k, v in merged.items() if k in beans}
+    kept = {k: v for k, v in merged.items() if k in beans}
+    return suite_dataset(suite, samples), kept, meter
 
 
 def report_run(plan: RunPlan, run: RunResult) -> Reported:
@@ -453,6 +479,7 @@ def _wired(plan: RunPlan) -> Iterator[tuple[Any, dict[str, Any], ResponseCache |
         needs_models(plan.metrics)
         or (not plan.options.metrics and plan.options.view != "suite")
         or plan.agent_model is not None  # the agent model is one of the judges' entries
+        or (plan.suite is not None and plan.suite.needs_simulator)  # a judge plays the user
     )
     with create_container(plan.settings, build_judges=judged) as container:
         names = plan.metrics
@@ -461,11 +488,23 @@ def _wired(plan: RunPlan) -> Iterator[tuple[Any, dict[str, Any], ResponseCache |
         beans = {name: container.metric(name) for name in names}
         for bean in beans.values():
             bean.check_ready()
-        _check_spend_cap(plan, beans)
+        _check_spend_cap(plan, beans, _simulator_judges(plan, container))
         yield container, beans, container.execution.response_cache()
 
 
-def _check_spend_cap(plan: RunPlan, beans: dict[str, Any]) -> None:
+def _simulator_judges(plan: RunPlan, container: Any) -> list[Any]:
+    """The judge that plays a suite's simulated users and tools, if it has any (the spend
+    cap counts its calls too)."""
+    if plan.suite is None or not plan.suite.needs_simulator or plan.limits.max_cost is None:
+        return []
+    from ragas_boot.runs.suites.scenarios import simulation_role
+
+    return [simulation_role(container).judge]
+
+
+def _check_spend_cap(
+    plan: RunPlan, beans: dict[str, Any], simulators: list[Any] | None = None
+) -> None:
     """Refuse a spend cap that counts none of the models the run calls (no judge has a
     price); warn, before the first call, naming those whose calls it does not count.
 
@@ -488,6 +527,7 @@ def _check_spend_cap(plan: RunPlan, beans: dict[str, Any]) -> None:
             judges.update((judge.id, judge) for judge in bean.executor.select(config.models))
         if Need.EMBEDDINGS in bean.needs:
             embedding_models.update((model.id, model) for model in bean.embeddings.models)
+    judges.update((judge.id, judge) for judge in simulators or ())
     counted, uncounted = cap_coverage(judges.values(), embedding_models.values())
     if not uncounted:
         return  # every call is counted, or the run calls no model at all

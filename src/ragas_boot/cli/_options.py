@@ -70,7 +70,9 @@ class RunOptions:
     ``--min-passed`` (``suite run``'s ``--min-pass-rate``); ``agent``, ``agent_model``,
     ``cases`` and ``agent_concurrency`` are ``--agent``, ``--agent-model``, ``--case`` and
     ``suite run``'s ``--concurrency``, read when the dataset is a suite file; ``resume``,
-    ``shard`` and ``run_group`` are ``--resume``, ``--shard`` and ``--run-group``).
+    ``shard`` and ``run_group`` are ``--resume``, ``--shard`` and ``--run-group``;
+    ``max_turns`` and ``plays`` are ``suite run``'s ``--max-turns`` and ``--repeat``, of
+    scenario cases).
     """
 
     dataset: str
@@ -114,6 +116,8 @@ class RunOptions:
     resume: str | None = None
     shard: str | None = None
     run_group: str | None = None
+    max_turns: int | None = None
+    plays: int | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, view: View) -> RunOptions:

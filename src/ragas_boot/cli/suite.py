@@ -69,6 +69,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "afterwards (default: 8)",
     )
     runner.add_argument(
+        "--max-turns",
+        metavar="N",
+        type=positive_int,
+        help="scenario cases: the simulated user's turns at most (default: each scenario's "
+        "max-turns)",
+    )
+    runner.add_argument(
+        "--repeat",
+        metavar="K",
+        type=positive_int,
+        help="scenario cases: play each K times, each with its own seed (pass rate, Wilson "
+        "interval, pass^k; default: the case's or the suite's repeat)",
+    )
+    runner.add_argument(
         "--case",
         metavar="ID",
         action="append",
@@ -125,6 +139,8 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         agent=args.agent,
         agent_model=args.agent_model,
         cases=tuple(args.cases),
+        max_turns=args.max_turns,
+        plays=args.repeat,
     )
 
 

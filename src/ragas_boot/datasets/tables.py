@@ -118,6 +118,7 @@ _STRUCTURED = frozenset(
         "tool_calls",
         "reference_tool_calls",
         "expectations",
+        "scenario",
         "agent_run",
         "labels",
         "metadata",

@@ -38,7 +38,7 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -69,6 +69,7 @@ __all__ = [
     "on_this_machine",
     "request_key",
     "resolve_cache_dir",
+    "turn_key",
 ]
 
 log = logging.getLogger(__name__)
@@ -205,8 +206,11 @@ def is_cacheable(spec: JudgeSpec, *, any_temperature: bool = False, loopback: bo
 
     A judge qualifies when its spec says everything its answer depends on (a configured
     endpoint, local model or LangChain class: a chat model instance given in code does not),
-    its temperature is 0 (or ``any_temperature`` lets sampled answers be cached too), and it
-    is not on this machine (or ``loopback`` says to cache those too). Judges on this machine
+    its temperature is 0 or its calls are seeded (or ``any_temperature`` lets sampled answers
+    be cached too), and it is not on this machine (or ``loopback`` says to cache those too).
+    A seeded call (a model role's: the simulated user, a simulated tool, the generator) is
+    cached at any temperature: its seed is part of the key, so a replay answers each seed's
+    call as it was first answered, and another seed is another entry. Judges on this machine
     are asked every time by default: their calls cost no money, and a scripted test server
     must answer each call itself.
     """
@@ -215,7 +219,8 @@ def is_cacheable(spec: JudgeSpec, *, any_temperature: bool = False, loopback: bo
         or isinstance(spec, LocalSpec)
         or (isinstance(spec, LangChainSpec) and spec.langchain is not None)
     )
-    if not described or (spec.temperature != 0 and not any_temperature):
+    sampled = spec.temperature != 0 and spec.seed is None
+    if not described or (sampled and not any_temperature):
         return False
     return loopback or not on_this_machine(spec)
 
@@ -264,7 +269,7 @@ def request_key(spec: JudgeSpec, prompt: str, output_model: type[BaseModel]) -> 
     """The cache key of one structured call: a SHA-256 of everything that changes the answer.
 
     The API key and header values never enter it (header names do); neither does the judge's
-    id or alias, so two aliases of one model share answers.
+    id or alias, so two aliases of one model share answers. A seeded spec's seed does.
     """
     # What only OpenAI-compatible judges set: the others hash in the defaults they always had.
     openai = spec if isinstance(spec, OpenAICompatibleSpec) else None
@@ -283,6 +288,22 @@ def request_key(spec: JudgeSpec, prompt: str, output_model: type[BaseModel]) -> 
         "schema_name": schema_name(output_model),
         "schema_doc": output_model.__doc__,
         "format_block": format_instructions(output_model),
+    }
+    if spec.seed is not None:  # absent otherwise: unseeded judges keep their existing keys
+        material["seed"] = spec.seed
+    text = json.dumps(material, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def turn_key(spec: JudgeSpec, request: Mapping[str, Any]) -> str:
+    """The cache key of one turn of the built-in agent: a SHA-256 of who answers (as for a
+    judge call) and the whole request it sends (messages, tools, options)."""
+    material = {
+        "format": CACHE_FORMAT,
+        "kind": "agent_turn",
+        "target": _target(spec),
+        "headers": sorted(spec.headers) if isinstance(spec, OpenAICompatibleSpec) else [],
+        "request": request,
     }
     text = json.dumps(material, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -543,6 +564,30 @@ class ResponseCache:
             cache.set(
                 request_key(judge.spec, prompt, output_model), entry.to_dict(), expire=self._ttl
             )
+        except Exception as error:
+            self._give_up(error)
+
+    def turn_answer(self, spec: JudgeSpec, request: Mapping[str, Any]) -> str | None:
+        """The stored answer (the raw chat completion) of the built-in agent's turn that
+        would send ``request`` with ``spec``; None when the cache does not cover the model
+        (:func:`is_cacheable`) or holds nothing."""
+        if not is_cacheable(spec, any_temperature=self._any_temperature, loopback=self._loopback):
+            return None
+        entry = self.lookup(turn_key(spec, request))
+        return entry.raw_text if entry is not None else None
+
+    def keep_turn(
+        self, spec: JudgeSpec, request: Mapping[str, Any], content: str, usage: TokenUsage
+    ) -> None:
+        """Store the answer of an agent's turn (a chat completion that was read whole)."""
+        if not is_cacheable(spec, any_temperature=self._any_temperature, loopback=self._loopback):
+            return
+        cache = self._open()
+        if cache is None:
+            return
+        entry = CacheEntry(raw_text=content, usage=usage, model=spec.model, created=time.time())
+        try:
+            cache.set(turn_key(spec, request), entry.to_dict(), expire=self._ttl)
         except Exception as error:
             self._give_up(error)
 

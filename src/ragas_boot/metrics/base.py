@@ -428,6 +428,9 @@ class Metric(ABC, Generic[ConfigT]):
             effective = self.resolve_config(config)
             if not isinstance(sample, Sample):
                 raise TypeError(f"{self.name} scores a Sample, got {type(sample).__name__}")
+            unscored = _unscored_reason(sample)
+            if unscored is not None:
+                raise UndefinedScoreError(self.name, unscored)
             effective = self.check_sample(sample, effective)
             score = self._score_only(sample, effective)
             if score is not None:
@@ -524,11 +527,44 @@ class Metric(ABC, Generic[ConfigT]):
             judge_ids=lambda: [judge.id for judge in self._select(config)],
         )
 
+    def _unscored(self, sample: Sample, config: ConfigT, reason: str) -> MetricResult:
+        """The undefined result of a sample no metric scores (see :func:`_unscored_reason`):
+        no check of its fields, no judge asked."""
+        outcome = ScoringOutcome(
+            model_scores={},
+            steps=[],
+            exclusions=[],
+            metadata={},
+            explanation=reason,
+            score=None,
+            undefined_reason=reason,
+            aggregated=False,
+        )
+        return build_result(
+            outcome,
+            metric=self.label,
+            score=None,
+            judge_ids=[],
+            aggregation="NONE",
+            language=self._language(config),
+            config=self._configs.dump(config),
+            undefined_reason=reason,
+            duration_s=0.0,
+            sample_id=sample.id,
+            lower_is_better=self.lower_is_better,
+            quorum=None,
+            calls_models=bool(self.needs),
+            criterion=self._criterion,
+        )
+
     async def _evaluate(self, sample: Sample, config: ConfigT) -> MetricResult:
         """One evaluation: the sample checked, the judges selected, the metric's steps run,
         the quorum checked, the scores aggregated, the result built; listeners told."""
         if not isinstance(sample, Sample):
             raise TypeError(f"{self.name} scores a Sample, got {type(sample).__name__}")
+        unscored = _unscored_reason(sample)
+        if unscored is not None:
+            return self._unscored(sample, config, unscored)
         config = self.check_sample(sample, config)
         if self._uses_embeddings:
             self.embeddings  # noqa: B018 - a missing embedding model fails before any call
@@ -605,3 +641,16 @@ class Metric(ABC, Generic[ConfigT]):
                 min_judges=self.quorum_policy(config)[0],
             )
         return result
+
+
+def _unscored_reason(sample: Sample) -> str | None:
+    """Why no metric scores ``sample``: its conversation was cut short by the simulated user
+    (or a simulated tool) failing, which is not the agent's doing; None for any other."""
+    run = sample.agent_run
+    if run is None or run.simulation is None or not run.simulator_failed:
+        return None
+    why = run.simulation.reason or "no answer"
+    return (
+        f"not scored: the simulator failed, not the agent ({why.splitlines()[0]}); the case "
+        "counts apart from the pass rate"
+    )

@@ -48,9 +48,11 @@ FINDINGS_IN_HTML = 500
 
 def analysis_headline(run: RunResult, analysis: FailureAnalysis) -> str:
     """``Samples passing every metric: 9/10 (90.0%) · agent weather_agent:run`` (the agents
-    that ran the cases, when the samples record them)."""
-    total = len(run.samples)
-    passed = total - len(analysis.samples)
+    that ran the cases, when the samples record them); samples the simulator failed are not
+    counted (``· 1 simulator failure not counted``)."""
+    apart = run.simulator_failures
+    total = len(run.samples) - apart
+    passed = total - (len(analysis.samples) - apart)
     rate = fmt.percent(passed / total if total else None)
     agents = dict.fromkeys(
         sample.sample.agent_run.agent
@@ -58,6 +60,8 @@ def analysis_headline(run: RunResult, analysis: FailureAnalysis) -> str:
         if sample.sample.agent_run is not None and sample.sample.agent_run.agent
     )
     ran = f" · agent {', '.join(agents)}" if agents else ""
+    if apart:
+        ran += f" · {apart} simulator failure(s) not counted"
     return f"Samples passing every metric: {passed}/{total} ({rate}){ran}"
 
 

@@ -15,8 +15,10 @@ from rich.text import Text
 
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting.analysis import analysis_renderables
+from ragas_boot.reporting.simulation import simulation_renderables
 from ragas_boot.runs.analysis import failure_analysis
 from ragas_boot.runs.results import Evaluation, RunResult, SampleRun
+from ragas_boot.runs.simulation.summary import simulation_summary
 
 __all__ = ["ConsoleView", "console_renderables", "render_console"]
 
@@ -60,6 +62,8 @@ def results_table(run: RunResult) -> Table:
 
 
 def _verdict(sample: SampleRun) -> Text:
+    if not sample.counted:  # the simulator failed: not the agent's, not counted
+        return Text("SIM", style="magenta")
     return Text("PASS", style="green") if sample.passed else Text("FAIL", style="bold red")
 
 
@@ -290,6 +294,9 @@ def console_renderables(run: RunResult, view: ConsoleView = "evaluate") -> list[
     for table in (repeats_table(run), undefined_table(run), failures_table(run)):
         if table is not None:
             parts.append(table)
+    simulated = simulation_summary(run)
+    if simulated is not None:
+        parts += simulation_renderables(simulated)
     analysis = failure_analysis(run)
     if analysis is not None:
         parts += analysis_renderables(run, analysis)

@@ -40,9 +40,14 @@ def sample_gate_line(gate: RunGate) -> str | None:
         return None
     counts = f"{gate.passed_samples}/{gate.samples} samples passed every metric"
     reached = fmt.percent(gate.sample_pass_rate if gate.sample_pass_rate is not None else 0.0)
+    apart = (
+        f"; {gate.simulator_failures} simulator failure(s) not counted"
+        if gate.simulator_failures
+        else ""
+    )
     if gate.samples_passed_gate:
-        return f"PASSED {counts} ({reached}), at least the {fmt.percent(required)} required"
-    return f"FAILED {counts} ({reached}), under the {fmt.percent(required)} required"
+        return f"PASSED {counts} ({reached}), at least the {fmt.percent(required)} required{apart}"
+    return f"FAILED {counts} ({reached}), under the {fmt.percent(required)} required{apart}"
 
 
 def run_gate_lines(gate: RunGate) -> list[str]:

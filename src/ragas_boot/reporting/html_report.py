@@ -30,6 +30,7 @@ from ragas_boot.reporting._html import table as _table
 from ragas_boot.reporting._style import style_tag
 from ragas_boot.reporting.analysis import analysis_html
 from ragas_boot.reporting.history_report import html_diff_section
+from ragas_boot.reporting.simulation import simulation_html
 from ragas_boot.runs.analysis import failure_analysis
 from ragas_boot.runs.regressions import RunDiff
 from ragas_boot.runs.results import Evaluation, JudgeSummary, MetricInfo, RunResult, SampleRun
@@ -663,6 +664,7 @@ def html_chunks(
         + _agreement_section(run)
         + (_calibration_section(calibration) if calibration is not None else "")
         + _repeats_section(run)
+        + simulation_html(run)
         + _failures_section(run)
         + (analysis_html(run, found) if (found := failure_analysis(run)) is not None else "")
     )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragas_boot.runs.analysis import FailureAnalysis, failure_analysis
 from ragas_boot.runs.results import RunResult
+from ragas_boot.runs.simulation.summary import SimulationSummary, simulation_summary
 
 if TYPE_CHECKING:
     from ragas_boot.runs.calibration import CalibrationReport
@@ -54,6 +55,8 @@ def _document(
     }
     analysis = failure_analysis(run)
     document["analysis"] = analysis_document(analysis) if analysis is not None else None
+    simulated = simulation_summary(run)
+    document["simulation"] = simulated.model_dump(mode="json") if simulated is not None else None
     if calibration is not None:
         document["calibration"] = calibration.model_dump(mode="json")
     return document
@@ -146,6 +149,16 @@ def report_json_schema() -> dict[str, Any]:
             "groups with a recommendation each, failed_sample_ids and recommendations; null "
             "for other runs.",
         },
+        "simulation": {
+            "anyOf": [
+                {"$ref": "#/$defs/SimulationSummary"},
+                {"type": "null"},
+            ],
+            "description": "The scenarios played by simulated users: per scenario its plays, "
+            "pass rate with its Wilson interval and pass^k; the totals, simulator failures "
+            "(not counted) and the simulator's calls, requests and cost; null for runs "
+            "without scenario plays.",
+        },
         "calibration": {
             "type": "object",
             "description": "compare on a labelled dataset: the judges and panels against "
@@ -157,6 +170,11 @@ def report_json_schema() -> dict[str, Any]:
     )
     definitions = {**schema.get("$defs", {}), **analysis_schema.pop("$defs", {})}
     definitions["FailureAnalysis"] = analysis_schema
+    simulation_schema = SimulationSummary.model_json_schema(
+        mode="serialization", ref_template="#/$defs/{model}"
+    )
+    definitions.update(simulation_schema.pop("$defs", {}))
+    definitions["SimulationSummary"] = simulation_schema
     schema["$defs"] = definitions
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -19,9 +19,11 @@ from ragas_boot._text import markdown_text, printable
 from ragas_boot.reporting import _format as fmt
 from ragas_boot.reporting.analysis import analysis_headline, finding_line
 from ragas_boot.reporting.gates import run_gate_lines
+from ragas_boot.reporting.simulation import simulation_markdown
 from ragas_boot.runs.analysis import FailureAnalysis, failure_analysis
 from ragas_boot.runs.results import Evaluation, RunGate, RunResult
 from ragas_boot.runs.rows import evaluation_reason
+from ragas_boot.runs.simulation.summary import simulation_summary
 
 __all__ = [
     "STEP_SUMMARY_VARIABLE",
@@ -117,6 +119,9 @@ def render_markdown(run: RunResult, *, gate: RunGate | None = None, max_failures
                 not_passing += 1
                 if len(listed) < max_failures:
                     listed.append((sample.sample_id, evaluation))
+    simulated = simulation_summary(run)
+    if simulated is not None:
+        lines += ["", *simulation_markdown(simulated, _cell)]
     analysis = failure_analysis(run)
     if analysis is not None:
         lines += ["", *_analysis(run, analysis, max_failures)]

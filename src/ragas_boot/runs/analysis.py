@@ -56,7 +56,10 @@ class FailureKind(StrEnum):
     WRONG_ORDER = "wrong_order"
     LATENCY = "latency"
     MISSING_KEYWORDS = "missing_keywords"
+    NOT_CONCLUDED = "not_concluded"
+    USER_GAVE_UP = "user_gave_up"
     AGENT_ERRORS = "agent_errors"
+    SIMULATOR_FAILURES = "simulator_failures"
     OTHER_METRICS = "other_metrics"
 
 
@@ -68,7 +71,10 @@ TITLES: dict[FailureKind, str] = {
     FailureKind.WRONG_ORDER: "Calls out of order",
     FailureKind.LATENCY: "Latency over budget",
     FailureKind.MISSING_KEYWORDS: "Missing keywords",
+    FailureKind.NOT_CONCLUDED: "Conversations not concluded",
+    FailureKind.USER_GAVE_UP: "Simulated user gave up",
     FailureKind.AGENT_ERRORS: "Agent errors",
+    FailureKind.SIMULATOR_FAILURES: "Simulator failures (not counted)",
     FailureKind.OTHER_METRICS: "Other metrics",
 }
 """Each group's name for people."""
@@ -89,8 +95,19 @@ RECOMMENDATIONS: dict[FailureKind, str] = {
     FailureKind.MISSING_KEYWORDS: (
         "Ask the agent to restate the key facts (city, figures) in its final answer"
     ),
+    FailureKind.NOT_CONCLUDED: (
+        "Read the transcripts: an agent that loops, or never acts on what the user gave it, "
+        "runs out of turns (raise max-turns only if the task needs more)"
+    ),
+    FailureKind.USER_GAVE_UP: (
+        "Read the transcripts: the agent refused, or could not do what the goal needs"
+    ),
     FailureKind.AGENT_ERRORS: (
         "Fix the agent's errors first: these samples were not scored on behaviour"
+    ),
+    FailureKind.SIMULATOR_FAILURES: (
+        "Not the agent's: the simulation model gave no valid answer after its retries; check "
+        "spring.ai.ragas.simulation (model, max-tokens) and the provider's timeout"
     ),
     FailureKind.OTHER_METRICS: "Read each metric's explanation of the samples it did not pass",
 }
@@ -228,8 +245,20 @@ def analyze_failures(run: RunResult) -> FailureAnalysis:
 
 
 def sample_findings(run: SampleRun) -> list[Finding]:
-    """What went wrong in one sample, metric by metric (whether it passed or not)."""
+    """What went wrong in one sample, metric by metric (whether it passed or not); a
+    simulator failure alone when the simulated user or a tool failed (not the agent's)."""
     sample = run.sample
+    agent_run = sample.agent_run
+    if agent_run is not None and agent_run.simulation is not None and agent_run.simulator_failed:
+        reason = agent_run.simulation.reason or "no answer"
+        return [
+            Finding(
+                kind=FailureKind.SIMULATOR_FAILURES,
+                metric="simulation",
+                message=f"The simulator failed (not counted): {reason.splitlines()[0]}",
+                actual=reason,
+            )
+        ]
     if sample.agent_run is not None and sample.agent_run.error is not None:
         error = sample.agent_run.error
         return [
@@ -361,6 +390,7 @@ def _tool_findings(sample: Sample, evaluation: Evaluation) -> list[Finding]:
 
 _CHECK_KINDS = {
     "agent_error": FailureKind.AGENT_ERRORS,
+    "conversation": FailureKind.NOT_CONCLUDED,
     "response_contains": FailureKind.MISSING_KEYWORDS,
     "max_tool_calls": FailureKind.OVER_CALLING,
     "max_latency_ms": FailureKind.LATENCY,
@@ -373,9 +403,12 @@ def _check_findings(evaluation: Evaluation) -> list[Finding]:
     findings = []
     for check in evaluation.result.metadata.get("failed_checks", []):
         message = str(check.get("message", ""))
+        kind = _CHECK_KINDS.get(str(check.get("check")), FailureKind.OTHER_METRICS)
+        if kind is FailureKind.NOT_CONCLUDED and check.get("actual") == "gave_up":
+            kind = FailureKind.USER_GAVE_UP
         findings.append(
             Finding(
-                kind=_CHECK_KINDS.get(str(check.get("check")), FailureKind.OTHER_METRICS),
+                kind=kind,
                 metric=evaluation.metric,
                 message=message[:1].upper() + message[1:],
                 expected=check.get("expected"),

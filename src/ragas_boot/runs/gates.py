@@ -71,8 +71,15 @@ class RunGate(BaseModel):
         description="Share of samples that must pass every metric (a suite's min-pass-rate); "
         "None: not checked.",
     )
-    samples: int = Field(default=0, description="Samples in the run.")
+    samples: int = Field(
+        default=0, description="Samples the pass rate counts (all but simulator failures)."
+    )
     passed_samples: int = Field(default=0, description="Samples that passed every metric.")
+    simulator_failures: int = Field(
+        default=0,
+        description="Samples whose simulated user or tool failed: left out of samples and "
+        "the pass rate, never the agent's failures.",
+    )
     failures: list[GateFailure] = Field(description="The metrics that fail it, in run order.")
     passed: bool = Field(
         description="Whether no metric fails it and enough samples passed every metric."

@@ -255,6 +255,11 @@ class SampleRun(BaseModel):
         raise KeyError(metric)
 
     @property
+    def counted(self) -> bool:
+        """Whether the sample counts in pass rates (not when the simulator failed it)."""
+        return self.sample.agent_run is None or not self.sample.agent_run.simulator_failed
+
+    @property
     def passed(self) -> bool:
         """Whether every metric passed the sample (a suite's case passes so).
 
@@ -549,13 +554,18 @@ class RunResult(BaseModel):
 
     @property
     def passed_samples(self) -> int:
-        """Samples that passed every metric (:attr:`SampleRun.passed`)."""
-        return sum(1 for run in self.samples if run.passed)
+        """Samples that passed every metric (:attr:`SampleRun.passed`), of those counted."""
+        return sum(1 for run in self.samples if run.counted and run.passed)
+
+    @property
+    def simulator_failures(self) -> int:
+        """Samples the simulator failed (not :attr:`SampleRun.counted`): not the agent's."""
+        return sum(1 for run in self.samples if not run.counted)
 
     @property
     def sample_pass_rate(self) -> float | None:
-        """Share of samples that passed every metric; None for a run of no sample."""
-        total = len(self.samples)
+        """Share of the counted samples that passed every metric; None when none counts."""
+        total = len(self.samples) - self.simulator_failures
         return self.passed_samples / total if total else None
 
     def gate(
@@ -641,8 +651,9 @@ class RunResult(BaseModel):
             fail_under=fail_under,
             min_pass_rate=min_pass_rate,
             min_sample_pass_rate=min_sample_pass_rate,
-            samples=len(self.samples),
+            samples=len(self.samples) - self.simulator_failures,
             passed_samples=self.passed_samples,
+            simulator_failures=self.simulator_failures,
             failures=failures,
             passed=not failures,
         )

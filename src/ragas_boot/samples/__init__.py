@@ -7,12 +7,14 @@ from ragas_boot.samples.messages import AIMessage, HumanMessage, Message, ToolCa
 from ragas_boot.samples.references import ExpectedToolCall, ToolCallAlternatives
 from ragas_boot.samples.rules import ArgumentRule, JsonType, RangeRule
 from ragas_boot.samples.sample import Sample
+from ragas_boot.samples.scenarios import ConversationEnd, Scenario, Simulation
 
 __all__ = [
     "AIMessage",
     "AgentRun",
     "ArgumentRule",
     "CaseExpectations",
+    "ConversationEnd",
     "ExpectedToolCall",
     "HumanLabel",
     "HumanMessage",
@@ -20,6 +22,8 @@ __all__ = [
     "Message",
     "RangeRule",
     "Sample",
+    "Scenario",
+    "Simulation",
     "StopReason",
     "ToolCall",
     "ToolCallAlternatives",

@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from ragas_boot.samples._base import SampleModel
+from ragas_boot.samples.scenarios import Simulation
 
 __all__ = ["AgentRun", "CaseExpectations", "StopReason", "checked_keywords"]
 
@@ -122,3 +123,17 @@ class AgentRun(SampleModel):
     output_tokens: int | None = Field(
         default=None, ge=0, description="Completion tokens the agent's model used, when known."
     )
+    traceback: str | None = Field(
+        default=None, description="The agent's traceback when it raised (for people)."
+    )
+    simulation: Simulation | None = Field(
+        default=None,
+        description="For a scenario case: how the simulated conversation ended, the user's "
+        "turns, the simulator's calls, requests, tokens and cost, the seed and the play.",
+    )
+
+    @property
+    def simulator_failed(self) -> bool:
+        """Whether the simulated user failed this case's conversation: the case is then left
+        out of pass rates and counted apart (never the agent's failure)."""
+        return self.simulation is not None and self.simulation.end == "simulator_failed"

@@ -12,6 +12,7 @@ from ragas_boot.samples.expectations import AgentRun, CaseExpectations
 from ragas_boot.samples.labels import HumanLabel, MetricLabels, check_labels
 from ragas_boot.samples.messages import AIMessage, Message, ToolCall, ToolMessage
 from ragas_boot.samples.references import ReferenceToolCalls, ToolCallAlternatives
+from ragas_boot.samples.scenarios import Scenario
 
 __all__ = ["Sample"]
 
@@ -85,6 +86,11 @@ class Sample(SampleModel):
         description="What the case expects beyond its tool calls: keywords of the answer, "
         "a tool-call budget, a latency budget (CaseExpectations).",
     )
+    scenario: Scenario | None = Field(
+        default=None,
+        description="For a scenario case: the simulated user's goal, persona, the facts it "
+        "knows, its first message, max turns and the expected outcome (Scenario).",
+    )
     agent_run: AgentRun | None = Field(
         default=None,
         description="What running the agent measured: which agent, latency, turns, stop "
@@ -119,6 +125,7 @@ class Sample(SampleModel):
         | Mapping[str, Any]
         | None = None,
         expectations: CaseExpectations | Mapping[str, Any] | None = None,
+        scenario: Scenario | Mapping[str, Any] | None = None,
         agent_run: AgentRun | Mapping[str, Any] | None = None,
         labels: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
@@ -137,6 +144,7 @@ class Sample(SampleModel):
             "tool_calls": tool_calls,
             "reference_tool_calls": reference_tool_calls,
             "expectations": expectations,
+            "scenario": scenario,
             "agent_run": agent_run,
             "labels": labels,
             "metadata": metadata,

@@ -36,6 +36,12 @@ from ragas_boot.runs.analysis import (
     Finding,
     analyze_failures,
 )
+from ragas_boot.runs.simulation.summary import (
+    ScenarioSummary,
+    SimulationSummary,
+    simulation_summary,
+)
+from ragas_boot.runs.simulation.user import UserTurn
 from ragas_boot.runs.suites.expectations import (
     DEFAULT_MAX_LATENCY_MS,
     DEFAULT_MAX_TOOL_CALLS,
@@ -68,11 +74,15 @@ from ragas_boot.samples import (
     AgentRun,
     ArgumentRule,
     CaseExpectations,
+    ConversationEnd,
     ExpectedToolCall,
     JsonType,
     RangeRule,
+    Scenario,
+    Simulation,
     StopReason,
 )
+from ragas_boot.suites.simulation import asimulate, simulate
 from ragas_boot.suites.testing import SuiteCase, pytest_cases
 
 __all__ = [
@@ -87,6 +97,7 @@ __all__ = [
     "AgentTestSuite",
     "ArgumentRule",
     "CaseExpectations",
+    "ConversationEnd",
     "ExpectationAlternatives",
     "ExpectedToolCall",
     "FailedSample",
@@ -98,18 +109,24 @@ __all__ = [
     "ModelTurns",
     "OpenAIToolAgent",
     "RangeRule",
+    "Scenario",
+    "ScenarioSummary",
     "ScoringSettings",
+    "Simulation",
+    "SimulationSummary",
     "StopReason",
     "SuiteCase",
     "ToolCallExpectation",
     "ToolSpec",
     "TurnPolicy",
+    "UserTurn",
     "aevaluate_cases",
     "analyze_failures",
     "arun_agent",
     "arun_case",
     "arun_suite",
     "as_agent_reply",
+    "asimulate",
     "case_explanation",
     "case_sample",
     "evaluate_cases",
@@ -118,6 +135,8 @@ __all__ = [
     "run_agent",
     "run_case",
     "run_suite",
+    "simulate",
+    "simulation_summary",
     "suite_json_schema",
     "validate_suite",
 ]

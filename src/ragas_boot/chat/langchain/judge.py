@@ -187,6 +187,12 @@ class LangChainJudge(ModelIdentity[LangChainSpec]):
             spec=dataclasses.replace(self._spec, structured_output=mode), model=self._model
         )
 
+    def with_spec(self, spec: LangChainSpec) -> LangChainJudge:
+        """This judge on ``spec``, a copy of its own with other sampling options (a model
+        role's temperature, seed and max tokens; its own clients: close it). A chat model
+        instance given in code keeps its own options."""
+        return LangChainJudge(spec=spec, model=self._model)
+
     def prepare(self) -> None:
         """Build this loop's chat model now (importing its class on first use)."""
         self._current()

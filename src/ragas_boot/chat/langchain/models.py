@@ -26,6 +26,7 @@ _OPTION_ARGUMENTS = {
     "temperature": ("temperature",),
     "top_p": ("top_p",),
     "max_tokens": ("max_tokens", "max_output_tokens", "num_predict", "max_new_tokens"),
+    "seed": ("seed",),
 }
 _TIMEOUT_ARGUMENTS = ("timeout", "request_timeout", "default_request_timeout")
 _TIMEOUT_ARGUMENTS = ("timeout", "request_timeout", "default_request_timeout")
@@ -124,6 +125,8 @@ def build_chat_model(spec: LangChainSpec) -> BaseChatModel:
     arguments = {name: _plain(value) for name, value in langchain.arguments}
     arguments.setdefault(langchain.model_argument, spec.model)
     options = {"temperature": spec.temperature, "top_p": spec.top_p, "max_tokens": spec.max_tokens}
+    if spec.seed is not None:
+        options["seed"] = spec.seed
     for option, value in options.items():
         candidates = [name for name in _OPTION_ARGUMENTS[option] if name in accepted]
         if candidates and not any(name in arguments for name in candidates):

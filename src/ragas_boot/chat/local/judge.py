@@ -80,6 +80,11 @@ class LocalJudge(ModelIdentity[LocalSpec]):
             spec=dataclasses.replace(self._spec, structured_output=mode), server=self._server
         )
 
+    def with_spec(self, spec: LocalSpec) -> LocalJudge:
+        """This judge on the same model with ``spec``, a copy of its own with other sampling
+        options (a model role's temperature, seed and max tokens)."""
+        return LocalJudge(spec=spec, server=self._server)
+
     async def ainvoke_structured(
         self, prompt: str, output_model: type[OutputT]
     ) -> JudgeAnswer[OutputT]:

@@ -205,6 +205,7 @@ def judge_plan(spec: JudgeSpec, prompt: str, output_model: type[BaseModel]) -> C
         "temperature": spec.temperature,
         "top_p": spec.top_p,
         "max_completion_tokens": spec.max_tokens,
+        **({"seed": spec.seed} if spec.seed is not None else {}),
         **structured_request_keys(spec.structured_output, output_model),
     }
     return plan_chat(parse_chat_request(request), models=(spec.model,))

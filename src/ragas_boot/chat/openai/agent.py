@@ -20,6 +20,8 @@ timeout) is the :class:`TurnPolicy` whoever builds the agent passes (``turns=``)
 execution layer's ``ModelTurns`` under the judges' rules, which this layer does not import.
 Clients are made per event loop, like the judges' (the OpenAI client that ``ChatOpenAI``
 holds, asked for the raw answer so that it is read once, by the model above).
+Given a :class:`TurnCache` (the response cache), each turn's answer is kept by the request
+that asked for it, so a replayed run sends nothing.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ __all__ = [
     "AgentTool",
     "OpenAIToolAgent",
     "StopReason",
+    "TurnCache",
     "TurnPolicy",
 ]
 
@@ -164,6 +167,21 @@ class TurnPolicy(Protocol):
         ...
 
 
+class TurnCache(Protocol):
+    """Where the agent's turns are kept, so that a replayed run asks the model nothing (the
+    response cache of ``execution/cache.py`` is one)."""
+
+    def turn_answer(self, spec: JudgeSpec, request: Mapping[str, Any]) -> str | None:
+        """The answer stored for this request, if any (and if the model is covered)."""
+        ...
+
+    def keep_turn(
+        self, spec: JudgeSpec, request: Mapping[str, Any], content: str, usage: TokenUsage
+    ) -> None:
+        """Store the answer of a turn that was read whole."""
+        ...
+
+
 class _LoopState:
     """The OpenAI client of one loop (the one its ``ChatOpenAI`` holds)."""
 
@@ -220,6 +238,8 @@ class OpenAIToolAgent(ModelIdentity[OpenAICompatibleSpec]):
         base_url: overrides ``spec.base_url`` (Spring form, no ``/v1``), e.g. for a server
             whose address is only known once it runs.
         max_tool_calls: the budget when the runner gives no case.
+        cache: keeps each turn's answer by its request; a turn found there sends nothing
+            (a replayed run); ``None``: every turn is sent.
 
     Raises:
         TypeError: ``turns`` has no ``attempt`` method, or ``spec`` is a LangChain class's.
@@ -235,6 +255,7 @@ class OpenAIToolAgent(ModelIdentity[OpenAICompatibleSpec]):
         system_prompt: str | None = None,
         base_url: str | None = None,
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+        cache: TurnCache | None = None,
     ) -> None:
         if not callable(getattr(turns, "attempt", None)):
             raise TypeError(
@@ -242,6 +263,7 @@ class OpenAIToolAgent(ModelIdentity[OpenAICompatibleSpec]):
                 f"model_id, timeout_s)), e.g. ModelTurns.of(spec); got {type(turns).__name__}"
             )
         self._spec = OpenAICompatibleSpec.of(spec)
+        self._cache = cache
         self._tools = {tool.name: tool for tool in tools}
         self._functions = dict(tool_functions or {})
         self._system_prompt = system_prompt
@@ -259,6 +281,7 @@ class OpenAIToolAgent(ModelIdentity[OpenAICompatibleSpec]):
         spec: JudgeSpec,
         turns: TurnPolicy,
         base_url: str | None = None,
+        cache: TurnCache | None = None,
     ) -> OpenAIToolAgent:
         """The agent with the suite's tools, tool functions and system prompt (the other
         arguments as :class:`OpenAIToolAgent` takes them).
@@ -273,6 +296,7 @@ class OpenAIToolAgent(ModelIdentity[OpenAICompatibleSpec]):
             tool_functions=suite.tool_functions(),
             system_prompt=suite.system_prompt,
             base_url=base_url,
+            cache=cache,
         )
 
     def __repr__(self) -> str:
@@ -404,14 +428,20 @@ class OpenAIToolAgent(ModelIdentity[OpenAICompatibleSpec]):
         self, state: _LoopState, chat: list[dict[str, Any]]
     ) -> tuple[tuple[AssistantMessage, TokenUsage], float]:
         """One model turn, with retries; returns the answer, its usage and the seconds spent
-        waiting."""
+        waiting. A turn the cache holds is read from it: nothing sent, nothing billed."""
+        request = self._request(chat)
+        kept = self._kept_turn(request)
+        if kept is not None:
+            return kept, 0.0
 
         async def turn() -> tuple[AssistantMessage, TokenUsage]:
             raw = await await_translated(
-                state.client.chat.completions.with_raw_response.create(**self._request(chat)),
+                state.client.chat.completions.with_raw_response.create(**request),
                 self._translated,
             )
-            return self._read(raw.content)
+            read = self._read(raw.content)
+            self._keep_turn(request, raw.content, read[1])
+            return read
 
         answer, waited = await self._turns.attempt(
             turn,
@@ -420,6 +450,26 @@ class OpenAIToolAgent(ModelIdentity[OpenAICompatibleSpec]):
         )
         read: tuple[AssistantMessage, TokenUsage] = answer
         return read, waited
+
+    # -- the turn cache (a replayed run sends nothing) ---------------------------------------
+
+    def _kept_turn(self, request: dict[str, Any]) -> tuple[AssistantMessage, TokenUsage] | None:
+        """The cached answer of ``request``, read as a fresh one would be (no usage: nothing
+        was billed); None without a cache or an answer it can read."""
+        if self._cache is None:
+            return None
+        content = self._cache.turn_answer(self._spec, request)
+        if content is None:
+            return None
+        try:
+            answer, _ = self._read(content.encode("utf-8"))
+        except JudgeOutputError:
+            return None  # a stored answer this model can no longer read is a miss
+        return answer, TokenUsage()
+
+    def _keep_turn(self, request: dict[str, Any], content: bytes, usage: TokenUsage) -> None:
+        if self._cache is not None:
+            self._cache.keep_turn(self._spec, request, content.decode("utf-8", "replace"), usage)
 
     def _read(self, content: bytes) -> tuple[AssistantMessage, TokenUsage]:
         """The answer's message, read with the chat format's model, and its usage.

@@ -107,6 +107,8 @@ class LoopBoundChatModel:
             # sync client it builds a transport of its own and logs a warning whenever a
             # proxy variable is set.
             options["http_socket_options"] = ()
+        if spec.seed is not None:
+            options["seed"] = spec.seed
         llm = chat_openai(
             model=spec.model,
             base_url=base_url,

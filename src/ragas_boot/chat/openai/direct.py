@@ -114,6 +114,7 @@ class DirectChat:
             + orjson.dumps(spec.top_p)
             + b',"max_completion_tokens":'
             + orjson.dumps(spec.max_tokens)
+            + (b',"seed":' + orjson.dumps(spec.seed) if spec.seed is not None else b"")
         )
         self._tails: dict[type[BaseModel], bytes] = {}
         timeout = spec.limits.call_timeout.total_seconds()

@@ -113,6 +113,11 @@ class OpenAICompatibleJudge(ModelIdentity[OpenAICompatibleSpec]):
         """The same judge asking for JSON another way (its own HTTP clients: close it)."""
         return OpenAICompatibleJudge(spec=dataclasses.replace(self._spec, structured_output=mode))
 
+    def with_spec(self, spec: OpenAICompatibleSpec) -> OpenAICompatibleJudge:
+        """This judge on ``spec``, a copy of its own with other sampling options (a model
+        role's temperature, seed and max tokens); its own HTTP clients: close it."""
+        return OpenAICompatibleJudge(spec=spec)
+
     async def ainvoke_structured(
         self, prompt: str, output_model: type[OutputT]
     ) -> JudgeAnswer[OutputT]:

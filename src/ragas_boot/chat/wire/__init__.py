@@ -2,9 +2,9 @@
 
 Every local server of ragas-boot reads requests with the same body models, so they read
 exactly the same requests: the test server (:class:`ragas_boot.testing.FakeOpenAIServer`:
-scripts and faults) and the embedded local model's endpoint (``chat/_local_http.py``, where an
+scripts and faults) and the embedded local model's endpoint (``chat/local/http.py``, where an
 endpoint is needed), both on ``aiohttp.web``; the embedded judge itself plans its calls from
-the same request model in process (``chat/_local_plan.py``).
+the same request model in process (``chat/local/plan.py``).
 
 - :mod:`~ragas_boot.chat.wire.openai`: :func:`parse_chat_request` into a
   :class:`ChatCompletionRequest` (or a :class:`WireError` naming the field at fault);

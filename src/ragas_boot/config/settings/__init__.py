@@ -18,6 +18,8 @@ YAML prefix of each root field, and the module of its section:
 ``run``              ``spring.ai.ragas.run``     :mod:`.runs`
 ``cache``            ``spring.ai.ragas.cache``   :mod:`.runs`
 ``history``          ``spring.ai.ragas.history``  :mod:`.runs`
+``simulation``       ``spring.ai.ragas.simulation``  :mod:`.roles`
+``generation``       ``spring.ai.ragas.generation``  :mod:`.roles`
 ===================  ==========================  ======================
 
 Every class is exported here; import them from ``ragas_boot.config.settings`` (or
@@ -69,6 +71,11 @@ from ragas_boot.config.settings.providers import (
     ProvidersSettings,
 )
 from ragas_boot.config.settings.retry import BackoffSettings, RetrySettings
+from ragas_boot.config.settings.roles import (
+    GenerationSettings,
+    ModelRoleSettings,
+    SimulationSettings,
+)
 from ragas_boot.config.settings.root import ROOT_PREFIXES, RagasSettings, SettingsSource
 from ragas_boot.config.settings.runs import (
     AllureSettings,
@@ -110,6 +117,7 @@ __all__ = [
     "EmbeddingDefaultOptions",
     "EmbeddingModelSettings",
     "ExternalStarterSettings",
+    "GenerationSettings",
     "GigaChatAuthSettings",
     "GigaChatBearerSettings",
     "GigaChatChatOptions",
@@ -128,6 +136,7 @@ __all__ = [
     "LoggingLevel",
     "MetricsLoggingSettings",
     "MetricsSettings",
+    "ModelRoleSettings",
     "OpenAIChatOptions",
     "OpenAIChatSettings",
     "OpenAICompatibleProviderSettings",
@@ -146,6 +155,7 @@ __all__ = [
     "RetrySettings",
     "RunSettings",
     "SettingsSource",
+    "SimulationSettings",
     "StructuredOutputMode",
     "Transport",
     "parse_duration",

@@ -9,6 +9,7 @@ from ragas_boot.config.settings._base import _kebab
 from ragas_boot.config.settings.metrics import MetricsSettings
 from ragas_boot.config.settings.providers import ProvidersSettings
 from ragas_boot.config.settings.retry import RetrySettings
+from ragas_boot.config.settings.roles import GenerationSettings, SimulationSettings
 from ragas_boot.config.settings.runs import (
     AllureSettings,
     CacheSettings,
@@ -30,6 +31,8 @@ ROOT_PREFIXES: dict[str, str] = {
     "run": "spring.ai.ragas.run",
     "cache": "spring.ai.ragas.cache",
     "history": "spring.ai.ragas.history",
+    "simulation": "spring.ai.ragas.simulation",
+    "generation": "spring.ai.ragas.generation",
 }
 
 
@@ -81,6 +84,12 @@ class RagasSettings(BaseSettings):
     cache: CacheSettings = Field(default_factory=CacheSettings, description="spring.ai.ragas.cache")
     history: HistorySettings = Field(
         default_factory=HistorySettings, description="spring.ai.ragas.history"
+    )
+    simulation: SimulationSettings = Field(
+        default_factory=SimulationSettings, description="spring.ai.ragas.simulation"
+    )
+    generation: GenerationSettings = Field(
+        default_factory=GenerationSettings, description="spring.ai.ragas.generation"
     )
     source: SettingsSource = Field(
         default_factory=SettingsSource, description="Provenance; filled by load_settings."

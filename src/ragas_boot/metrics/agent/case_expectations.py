@@ -26,8 +26,8 @@ __all__ = ["CaseExpectationsConfig", "CaseExpectationsMetric", "FailedCheck", "c
 
 FailedCheck = dict[str, Any]
 """One failed check as the result's metadata holds it: ``check`` (``agent_error``,
-``response_contains``, ``max_tool_calls``, ``max_latency_ms``), ``expected``, ``actual`` and
-a readable ``message``."""
+``conversation``, ``response_contains``, ``max_tool_calls``, ``max_latency_ms``),
+``expected``, ``actual`` and a readable ``message``."""
 
 
 class CaseExpectationsConfig(MetricConfig):
@@ -49,6 +49,8 @@ _TEXT = {
         "response_contains": "the answer lacks {missing}",
         "max_tool_calls": "{actual} tool calls, over the budget of {expected}",
         "max_latency_ms": "latency {actual:.0f} ms, over the budget of {expected:.0f} ms",
+        "not_concluded": "not concluded: {actual}",
+        "gave_up": "the simulated user gave up: {actual}",
     },
     "ru": {
         "passed": "выполнено проверок: {passed} из {total}",
@@ -57,6 +59,8 @@ _TEXT = {
         "response_contains": "в ответе нет {missing}",
         "max_tool_calls": "вызовов инструментов {actual}, больше бюджета {expected}",
         "max_latency_ms": "задержка {actual:.0f} мс, больше бюджета {expected:.0f} мс",
+        "not_concluded": "разговор не завершён: {actual}",
+        "gave_up": "симулированный пользователь сдался: {actual}",
     },
 }
 
@@ -66,8 +70,10 @@ def check_case(sample: Sample, language: str = "en") -> tuple[int, list[FailedCh
 
     Returns:
         The number of checks, and the ones that failed (in the order ``agent_error``,
-        ``response_contains``, ``max_tool_calls``, ``max_latency_ms``; one entry for all the
-        missing keywords). An agent error is one check, and the only one.
+        ``conversation``, ``response_contains``, ``max_tool_calls``, ``max_latency_ms``; one
+        entry for all the missing keywords). An agent error is one check, and the only one.
+        A scenario's conversation is one check: it fails when the user was not done within
+        its turns (``not_concluded``) or gave up.
     """
     texts = _TEXT["ru" if language == "ru" else "en"]
     expectations = sample.expectations or CaseExpectations()
@@ -77,6 +83,20 @@ def check_case(sample: Sample, language: str = "en") -> tuple[int, list[FailedCh
         return 1, [{**failure, "message": texts["agent_error"].format(actual=run.error)}]
     failed: list[FailedCheck] = []
     total = 0
+    simulation = run.simulation if run is not None else None
+    if simulation is not None:  # a scenario: the user must have been done, not given up
+        total += 1
+        ending = str(simulation.end)
+        if ending in ("not_concluded", "gave_up"):
+            why = simulation.reason or ending.replace("_", " ")
+            failed.append(
+                {
+                    "check": "conversation",
+                    "expected": "the user done (goal met, or the agent ended)",
+                    "actual": ending,
+                    "message": texts[ending].format(actual=why),
+                }
+            )
     keywords = expectations.response_contains
     if keywords:
         total += len(keywords)

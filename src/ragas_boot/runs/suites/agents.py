@@ -72,8 +72,10 @@ def model_agent(
 ) -> OpenAIToolAgent | None:
     """The configured chat model ``model`` as the agent, with the built-in runner.
 
-    Its HTTP calls follow the configuration's retry policy and the provider's limits; run it
-    on the container's I/O loop (``container.portal()``), where the judges run.
+    Its HTTP calls follow the configuration's retry policy and the provider's limits, and its
+    turns are kept in the response cache as judge calls are (a replayed run asks the model
+    nothing); run it on the container's I/O loop (``container.portal()``), where the judges
+    run.
 
     Returns:
         The agent; None when the configuration does not declare ``model`` and it is not
@@ -93,7 +95,7 @@ def model_agent(
         return None
     spec = _agent_spec(judge)
     turns = ModelTurns.of(spec, executor.retry_policy)
-    return OpenAIToolAgent.for_suite(suite, spec=spec, turns=turns)
+    return OpenAIToolAgent.for_suite(suite, spec=spec, turns=turns, cache=executor.cache)
 
 
 def _agent_spec(judge: JudgeModel) -> JudgeSpec:

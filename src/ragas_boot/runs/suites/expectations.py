@@ -50,6 +50,7 @@ from ragas_boot.samples import (
     HumanMessage,
     Message,
     Sample,
+    Scenario,
     ToolCall,
     ToolCallAlternatives,
     from_openai_messages,
@@ -219,12 +220,12 @@ def _openai_or_native(messages: Any) -> Any:
 
 
 class AgentTestCase(SuiteModel):
-    """One scenario for the agent under test, and what it must do (compiled by
-    :meth:`sample`).
+    """One case for the agent under test, and what it must do (compiled by :meth:`sample`).
 
-    Give the input as ``user_message`` (one user turn) or ``messages`` (a conversation ending
+    Give the input as ``user_message`` (one user turn), ``messages`` (a conversation ending
     with a user turn, in native form ``{type: human, content: ...}`` or OpenAI chat form
-    ``{role: user, content: ...}``).
+    ``{role: user, content: ...}``), or ``scenario`` (a simulated user talks to the agent
+    over many turns; the expectations then apply to the whole conversation).
     """
 
     id: str = Field(min_length=1, description="Case id; unique in its suite, shown in reports.")
@@ -256,6 +257,22 @@ class AgentTestCase(SuiteModel):
         default_factory=dict,
         description="Canned tool results for this case (built-in runner): tool name → result.",
     )
+    scenario: Scenario | None = Field(
+        default=None,
+        description="A simulated user's goal, persona, the facts it knows, its first message, "
+        "max turns and the expected outcome: the case is played as a whole conversation.",
+    )
+    repeat: int | None = Field(
+        default=None,
+        ge=1,
+        le=100,
+        description="Plays of a scenario case, each with its own seed (pass rate, Wilson "
+        "interval, pass^k); default: the suite's repeat.",
+    )
+    topics: list[str] | None = Field(
+        default=None,
+        description="Topics the agent may talk about (TopicAdherence's reference_topics).",
+    )
 
     @field_validator("id", mode="before")
     @classmethod
@@ -276,8 +293,11 @@ class AgentTestCase(SuiteModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> AgentTestCase:
-        if (self.user_message is None) == (self.messages is None):
-            raise ValueError("give exactly one of user_message and messages")
+        given = [self.user_message, self.messages, self.scenario]
+        if sum(value is not None for value in given) != 1:
+            raise ValueError("give exactly one of user_message, messages and scenario")
+        if self.repeat is not None and self.scenario is None:
+            raise ValueError("repeat plays a scenario: it needs scenario")
         if self.messages is not None and (
             not self.messages or not isinstance(self.messages[-1], HumanMessage)
         ):
@@ -287,10 +307,19 @@ class AgentTestCase(SuiteModel):
         return self
 
     def conversation(self) -> list[Message]:
-        """The input the agent receives: the messages, or the one user message."""
+        """The input the agent receives: the messages, or the one user message (none for a
+        scenario: its user opens the conversation)."""
         if self.messages is not None:
             return list(self.messages)
+        if self.scenario is not None:
+            return []
         return [HumanMessage(self.user_message or "")]
+
+    def play_ids(self, plays: int) -> list[str]:
+        """The sample ids of ``plays`` plays: the case id alone, or ``ID#1`` ... ``ID#k``."""
+        if plays == 1:
+            return [self.id]
+        return [f"{self.id}#{play}" for play in range(1, plays + 1)]
 
     def expectation_alternatives(self) -> list[list[ToolCallExpectation]]:
         """The acceptable sets of expected calls: the ``any_of`` lists, or the one list."""
@@ -315,21 +344,31 @@ class AgentTestCase(SuiteModel):
         return [expectation.expected_call() for expectation in self.expected_tool_calls]
 
     def case_expectations(self) -> CaseExpectations:
-        """The keywords and budgets, in the samples' vocabulary."""
+        """The keywords and budgets, in the samples' vocabulary. A scenario's budgets are
+        over the whole conversation, and it has no latency budget unless it sets one (the
+        default one is one turn's)."""
+        latency = self.max_latency_ms
+        if self.scenario is not None and "max_latency_ms" not in self.model_fields_set:
+            latency = None
         return CaseExpectations(
             response_contains=list(self.expected_output_contains),
             max_tool_calls=self.max_tool_calls,
-            max_latency_ms=self.max_latency_ms,
+            max_latency_ms=latency,
         )
 
     def sample(self) -> Sample:
         """The case as a sample, before the agent runs: the input conversation, the expected
-        calls, the expectations, the id (and the description in ``metadata``). The runner
-        adds what the agent did."""
+        calls, the expectations, the id (and the description in ``metadata``); a scenario
+        case its scenario, with its ``success`` as the ``reference`` (AgentGoalAccuracy's).
+        The runner adds what the agent did."""
+        scenario = self.scenario
         return Sample(
             id=self.id,
-            user_input_messages=self.conversation(),
+            user_input_messages=self.conversation() if scenario is None else None,
             reference_tool_calls=self.reference_tool_calls(),
             expectations=self.case_expectations(),
+            scenario=scenario,
+            reference=scenario.success if scenario is not None else None,
+            reference_topics=self.topics,
             metadata={"description": self.description} if self.description else None,
         )

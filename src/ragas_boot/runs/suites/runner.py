@@ -29,34 +29,40 @@ metric given: the result is a :class:`~ragas_boot.runs.RunResult`.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
+import traceback
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragas_boot.chat.openai.agent import AgentReply, OpenAIToolAgent
 from ragas_boot.datasets import Dataset
 from ragas_boot.execution.bridge import LoopPortal
+from ragas_boot.execution.roles import ModelRole
 from ragas_boot.metrics.agent.case_expectations import CaseExpectationsMetric
 from ragas_boot.metrics.agent.tool_call_accuracy import ToolCallAccuracyMetric
 from ragas_boot.metrics.base import Metric, MetricConfig
 from ragas_boot.runs._concurrency import RunControl, bounded_run, run_blocking
 from ragas_boot.runs.engine import DEFAULT_CONCURRENCY, aevaluate_dataset
 from ragas_boot.runs.results import RunResult, SampleRun
+from ragas_boot.runs.simulation.state import PlayState, playing
+from ragas_boot.runs.simulation.user import SimulatedUser, UserScript
 from ragas_boot.runs.suites.expectations import AgentTestCase
+from ragas_boot.runs.suites.replies import (
+    Agent,
+    as_agent_reply,
+    call_agent,
+    describe_agent,
+    reported_calls,
+)
+from ragas_boot.runs.suites.scenarios import Simulator, play_case, simulation_role
 from ragas_boot.runs.suites.scoring import SUITE_METRICS
 from ragas_boot.runs.suites.suite import AgentTestSuite
 from ragas_boot.samples import (
     AgentRun,
     AIMessage,
-    HumanMessage,
-    Message,
+    ConversationEnd,
     Sample,
     StopReason,
-    ToolCall,
-    ToolMessage,
-    from_langchain_messages,
-    from_openai_messages,
 )
 
 if TYPE_CHECKING:
@@ -80,139 +86,11 @@ __all__ = [
     "suite_dataset",
 ]
 
-Agent = Callable[..., Any]
-"""A sync or async callable taking the conversation (and optionally ``case=``)."""
-
 MetricsArgument = Sequence[Metric[Any] | str]
 """Metrics to score the cases with besides the suite's own: beans, or bean names resolved
 through a container (``"agent_goal_accuracy"``, ``"aspect_critic:polite"``)."""
 
-_NATIVE = (HumanMessage, AIMessage, ToolMessage)
-
 T = TypeVar("T")
-
-
-def describe_agent(agent: Agent) -> str:
-    """A short name for reports: ``module:function``, or the agent's own ``description``."""
-    description = getattr(agent, "description", None)
-    if isinstance(description, str) and description:
-        return description
-    module = getattr(agent, "__module__", None) or type(agent).__module__
-    name = getattr(agent, "__qualname__", None) or type(agent).__qualname__
-    if module.startswith("ragas_boot_suite_"):
-        module = module.removeprefix("ragas_boot_suite_").rsplit("_", 1)[0]
-    return f"{module}:{name}"
-
-
-def as_agent_reply(output: Any, *, inputs: Sequence[Message] = ()) -> AgentReply:
-    """Read what an agent returned as an :class:`AgentReply` (see the module docs for forms).
-
-    Args:
-        output: the agent's return value.
-        inputs: the conversation the agent received; a returned trace that starts with it
-            keeps only what follows.
-
-    Raises:
-        TypeError: ``output`` is none of the accepted forms.
-        SampleValidationError: a trace or a tool call is malformed.
-    """
-    if isinstance(output, AgentReply):
-        return output
-    if isinstance(output, str):
-        return AgentReply(response=output)
-    if isinstance(output, Sample):
-        messages = list(output.user_input_messages or [])
-        added = _added(messages, inputs)
-        response = output.response
-        if response is None:
-            response = _final_text(added)
-        calls = list(output.tool_calls) if output.tool_calls else _calls(added)
-        return AgentReply(response=response, tool_calls=calls, messages=added)
-    if isinstance(output, tuple) and len(output) == 2 and isinstance(output[0], str):
-        text, raw_calls = output
-        return AgentReply(response=text, tool_calls=_tool_calls(raw_calls))
-    if isinstance(output, list):
-        messages = _trace(output)
-        added = _added(messages, inputs)
-        return AgentReply(response=_final_text(added), tool_calls=_calls(added), messages=added)
-    raise TypeError(
-        f"the agent returned {type(output).__name__}; expected an AgentReply, a string, "
-        "(answer, tool_calls), a Sample or a list of messages"
-    )
-
-
-def _tool_calls(raw_calls: Any) -> list[ToolCall]:
-    if raw_calls is None:
-        return []
-    if isinstance(raw_calls, str | bytes | Mapping) or not isinstance(raw_calls, Sequence):
-        raise TypeError(f"tool calls must be a list, got {type(raw_calls).__name__}")
-    calls = []
-    for raw in raw_calls:
-        if isinstance(raw, ToolCall):
-            calls.append(raw)
-        elif isinstance(raw, Mapping) and "function" in raw:
-            message = {"role": "assistant", "content": None, "tool_calls": [raw]}
-            calls.extend(_calls(from_openai_messages([message]).user_input_messages or []))
-        else:
-            calls.append(ToolCall.model_validate(raw))
-    return calls
-
-
-def _trace(raw: list[Any]) -> list[Message]:
-    if all(isinstance(message, _NATIVE) for message in raw):
-        return list(raw)
-    if any(isinstance(message, Mapping) and "role" in message for message in raw):
-        sample = from_openai_messages(raw)
-    elif any(type(message).__module__.startswith("openai.") for message in raw):
-        sample = from_openai_messages(raw)  # the OpenAI SDK's message objects
-    else:
-        sample = from_langchain_messages(raw)
-    return list(sample.user_input_messages or [])
-
-
-def _added(messages: list[Message], inputs: Sequence[Message]) -> list[Message]:
-    if inputs and messages[: len(inputs)] == list(inputs):
-        return messages[len(inputs) :]
-    return messages
-
-
-def _final_text(messages: Sequence[Message]) -> str:
-    for message in reversed(messages):
-        if isinstance(message, AIMessage):
-            return message.content
-    return ""
-
-
-def _calls(messages: Sequence[Message]) -> list[ToolCall]:
-    return [call for m in messages if isinstance(m, AIMessage) for call in m.tool_calls]
-
-
-def _takes_case(agent: Agent) -> bool:
-    try:
-        parameters = inspect.signature(agent).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return any(
-        parameter.name == "case" or parameter.kind is inspect.Parameter.VAR_KEYWORD
-        for parameter in parameters
-    )
-
-
-def _is_async(agent: Agent) -> bool:
-    # An object whose __call__ is ``async def`` is an async agent too.
-    method = type(agent).__dict__.get("__call__") if not inspect.isroutine(agent) else None
-    return inspect.iscoroutinefunction(agent) or inspect.iscoroutinefunction(method)
-
-
-async def _call_agent(agent: Agent, messages: list[Message], case: AgentTestCase) -> Any:
-    keywords = {"case": case} if _takes_case(agent) else {}
-    if _is_async(agent):
-        result = await agent(messages, **keywords)
-    else:
-        result = await asyncio.to_thread(agent, messages, **keywords)
-    if inspect.isawaitable(result):
-        result = await result
-    return result
 
 
 def case_sample(
@@ -245,7 +123,7 @@ def case_sample(
         added.append(AIMessage(reply.response))
     # The calls are read off the conversation when it carries them (their tool results then
     # tell failed calls); reported apart from it, they are kept as reported.
-    apart = _calls(added) != list(reply.tool_calls)
+    apart = reported_calls(added) != list(reply.tool_calls)
     usage = reply.usage
     return Sample(
         id=planned.id,
@@ -254,6 +132,9 @@ def case_sample(
         tool_calls=list(reply.tool_calls) if apart else None,
         reference_tool_calls=planned.reference_tool_calls,
         expectations=planned.expectations,
+        scenario=planned.scenario,
+        reference=planned.reference,
+        reference_topics=planned.reference_topics,
         agent_run=AgentRun(
             agent=agent,
             latency_ms=latency_ms,
@@ -267,25 +148,45 @@ def case_sample(
     )
 
 
-async def _run_agent_on(case: AgentTestCase, agent: Agent, name: str) -> Sample:
-    """Run ``agent`` on one case; its failure is the sample's ``agent_run.error``."""
+async def _run_agent_on(
+    case: AgentTestCase, agent: Agent, name: str, simulator: Simulator
+) -> Sample:
+    """Run ``agent`` on one case; its failure is the sample's ``agent_run.error``, a fault of
+    a simulated tool its ``agent_run.simulation`` (the case then counts apart)."""
     messages = case.conversation()
     if isinstance(agent, OpenAIToolAgent):
         agent.prepare()  # client set-up is not the model's latency
+    state = PlayState(role=simulator.role)
     started = time.perf_counter()
     try:
-        output = await _call_agent(agent, messages, case)
+        with playing(state):
+            output = await call_agent(agent, messages, case)
         reply = as_agent_reply(output, inputs=messages)
     except asyncio.CancelledError:
         raise
     except Exception as error:  # the agent's failure is the case's data, not the run's end
         elapsed_ms = (time.perf_counter() - started) * 1000
-        return case_sample(
+        sample = case_sample(
             case, latency_ms=elapsed_ms, error=f"{type(error).__name__}: {error}", agent=name
         )
+        return _traced(sample, error, state)
     elapsed_ms = (time.perf_counter() - started) * 1000
     latency = max(0.0, elapsed_ms - reply.wait_ms)
-    return case_sample(case, reply, latency_ms=latency, agent=name)
+    return _traced(case_sample(case, reply, latency_ms=latency, agent=name), None, state)
+
+
+def _traced(sample: Sample, error: BaseException | None, state: PlayState) -> Sample:
+    """The sample with the agent's traceback, and a simulated tool's fault as a simulator
+    failure (not the agent's)."""
+    run = sample.agent_run
+    if run is None or (error is None and state.fault is None):
+        return sample
+    update: dict[str, Any] = {}
+    if error is not None:
+        update["traceback"] = "".join(traceback.format_exception(error)).rstrip()
+    if state.fault is not None:
+        update["simulation"] = state.record(ConversationEnd.SIMULATOR_FAILED, state.fault)
+    return sample.model_copy(update={"agent_run": run.model_copy(update=update)})
 
 
 def _selected(suite: AgentTestSuite, cases: Sequence[str] | None) -> list[AgentTestCase]:
@@ -300,47 +201,85 @@ async def arun_agent(
     cases: Sequence[str] | None = None,
     on_sample: Callable[[Sample], None] | None = None,
     control: RunControl | None = None,
+    simulator: ModelRole | None = None,
+    user: UserScript | SimulatedUser | None = None,
+    max_turns: int | None = None,
+    repeat: int | None = None,
 ) -> list[Sample]:
-    """The agent phase: the agent on each case, at most ``concurrency`` at once.
+    """The agent phase: the agent on each case (each play of a scenario case, with its
+    simulated user), at most ``concurrency`` at once.
 
     Args:
         suite: the suite.
         agent: the agent; the suite's default agent when omitted.
-        concurrency: cases in flight at once; the suite's ``concurrency`` when omitted.
+        concurrency: cases (plays) in flight at once; the suite's ``concurrency`` when
+            omitted.
         cases: ids of the cases to run; all when omitted.
-        on_sample: called with each case's sample as it finishes.
+        on_sample: called with each sample as it finishes.
         control: ends the phase early; the cases not run get an ``agent_run.error``.
+        simulator: the simulation model (simulated users and tools), e.g.
+            :func:`~ragas_boot.runs.suites.scenarios.simulation_role` of a container.
+        user: plays every scenario's user instead of the model: a callable
+            ``(conversation, scenario)`` returning the next message, a ``UserTurn`` or
+            ``None`` (done), sync or async.
+        max_turns: overrides every scenario's ``max_turns``.
+        repeat: overrides how many times each scenario is played.
 
     Returns:
-        One sample per case, in suite order.
+        One sample per case (per play of a scenario case), in suite order.
 
     Raises:
-        SuiteError: no agent was given and the suite's cannot be resolved.
+        SuiteError: no agent was given and the suite's cannot be resolved, or nothing can
+            play a scenario's user.
         KeyError: ``cases`` names an unknown case.
-        ValueError: ``concurrency`` is below 1.
+        ValueError: ``concurrency``, ``max_turns`` or ``repeat`` is below 1.
     """
     chosen = suite.resolve_agent() if agent is None else agent
     limit = suite.concurrency if concurrency is None else concurrency
     if limit < 1:
         raise ValueError(f"concurrency must be at least 1, got {limit}")
     selected = _selected(suite, cases)
+    played = Simulator.of(
+        suite.model_copy(update={"cases": selected}),
+        role=simulator,
+        user=user,
+        max_turns=max_turns,
+        repeat=repeat,
+    )
     name = describe_agent(chosen)
+    units = [
+        (case, play, plays, sample_id)
+        for case in selected
+        for plays in [suite.plays(case, repeat)]
+        for play, sample_id in enumerate(case.play_ids(plays), start=1)
+    ]
 
-    async def one(case: AgentTestCase) -> Sample:
-        return await _run_agent_on(case, chosen, name)
+    async def one(unit: tuple[AgentTestCase, int, int, str]) -> Sample:
+        case, play, plays, sample_id = unit
+        if case.scenario is None:
+            return await _run_agent_on(case, chosen, name, played)
+        return await play_case(
+            case, chosen, name, played, sample_id=sample_id, play=play, plays=plays
+        )
 
     def finished(_: int, sample: Sample) -> None:
         if on_sample is not None:
             on_sample(sample)
 
-    done, stopped = await bounded_run(
-        selected, one, concurrency=limit, on_done=finished, control=control
-    )
+    try:
+        done, stopped = await bounded_run(
+            units, one, concurrency=limit, on_done=finished, control=control
+        )
+    finally:
+        if simulator is not None:
+            await simulator.aclose()
     return [
         done[index]
         if index in done
-        else case_sample(case, error=f"RunStopped: {stopped} before the agent ran", agent=name)
-        for index, case in enumerate(selected)
+        else case_sample(
+            case, error=f"RunStopped: {stopped} before the agent ran", agent=name
+        ).model_copy(update={"id": sample_id})
+        for index, (case, _, _, sample_id) in enumerate(units)
     ]
 
 
@@ -353,12 +292,25 @@ def run_agent(
     portal: LoopPortal | None = None,
     on_sample: Callable[[Sample], None] | None = None,
     control: RunControl | None = None,
+    simulator: ModelRole | None = None,
+    user: UserScript | SimulatedUser | None = None,
+    max_turns: int | None = None,
+    repeat: int | None = None,
 ) -> list[Sample]:
     """Sync twin of :func:`arun_agent`, on ``portal``'s loop (a private one if omitted); a
     built-in :class:`OpenAIToolAgent`'s HTTP clients on that loop are closed afterwards.
     ``on_sample`` is then called from that loop's thread."""
     work = arun_agent(
-        suite, agent, concurrency=concurrency, cases=cases, on_sample=on_sample, control=control
+        suite,
+        agent,
+        concurrency=concurrency,
+        cases=cases,
+        on_sample=on_sample,
+        control=control,
+        simulator=simulator,
+        user=user,
+        max_turns=max_turns,
+        repeat=repeat,
     )
     return _blocking(work, agent, None, portal)
 
@@ -482,9 +434,14 @@ async def arun_suite(
     evaluation_concurrency: int = DEFAULT_CONCURRENCY,
     cases: Sequence[str] | None = None,
     control: RunControl | None = None,
+    simulator: ModelRole | None = None,
+    user: UserScript | SimulatedUser | None = None,
+    max_turns: int | None = None,
+    repeat: int | None = None,
 ) -> RunResult:
-    """Run the agent on the suite's cases, then score them: a :class:`RunResult` like any
-    dataset run's (every report, the history, ``compare`` and the gate take it).
+    """Run the agent on the suite's cases (scenario cases with their simulated users), then
+    score them: a :class:`RunResult` like any dataset run's (every report, the history,
+    ``compare`` and the gate take it).
 
     Args:
         suite: the suite.
@@ -493,19 +450,37 @@ async def arun_suite(
             or bean names with ``container``); a bean of one of those two replaces it.
         configs: metric configs over the suite's ``scoring`` (bean name → config fields).
         container: resolves metric names; its beans of the suite's metrics carry the YAML
-            defaults (language, listeners).
+            defaults (language, listeners); its ``spring.ai.ragas.simulation`` model plays
+            the scenarios' users and the simulated tools unless ``simulator`` or ``user``
+            says otherwise.
         concurrency: cases the agent runs at once; the suite's ``concurrency`` when omitted.
         evaluation_concurrency: evaluations in flight at once afterwards.
         cases: ids of the cases to run; all when omitted.
         control: ends the run early (a signal handler's :meth:`RunControl.stop`).
+        simulator: the simulation model (see :func:`arun_agent`).
+        user: a script playing every scenario's user (see :func:`arun_agent`).
+        max_turns: overrides every scenario's ``max_turns``.
+        repeat: overrides how many times each scenario is played.
 
     Raises:
-        SuiteError: no agent was given and the suite's cannot be resolved.
+        SuiteError: no agent was given and the suite's cannot be resolved, or nothing can
+            play a scenario's user.
+        ConfigError: the simulation model is not declared.
         KeyError: ``cases`` names an unknown case.
         ValueError: ``concurrency`` is below 1, or a metric is given twice.
     """
     _suite_beans(metrics, container)  # a bad metric fails before the agent runs
-    samples = await arun_agent(suite, agent, concurrency=concurrency, cases=cases, control=control)
+    samples = await arun_agent(
+        suite,
+        agent,
+        concurrency=concurrency,
+        cases=cases,
+        control=control,
+        simulator=simulator or _simulation_model(suite, container, user),
+        user=user,
+        max_turns=max_turns,
+        repeat=repeat,
+    )
     return await aevaluate_cases(
         suite,
         samples,
@@ -515,6 +490,14 @@ async def arun_suite(
         concurrency=evaluation_concurrency,
         control=control,
     )
+
+
+def _simulation_model(
+    suite: AgentTestSuite, container: RagasContainer | None, user: object
+) -> ModelRole | None:
+    """The container's simulation model, when the suite needs one and has no other user."""
+    needed = suite.simulates_tools or (suite.has_scenarios and user is None)
+    return simulation_role(container) if needed and container is not None else None
 
 
 def run_suite(
@@ -528,6 +511,10 @@ def run_suite(
     evaluation_concurrency: int = DEFAULT_CONCURRENCY,
     cases: Sequence[str] | None = None,
     portal: LoopPortal | None = None,
+    simulator: ModelRole | None = None,
+    user: UserScript | SimulatedUser | None = None,
+    max_turns: int | None = None,
+    repeat: int | None = None,
 ) -> RunResult:
     """Sync twin of :func:`arun_suite`: runs on the container's I/O loop (``portal``, else a
     private one). A built-in :class:`OpenAIToolAgent`'s HTTP clients on that loop are closed
@@ -541,6 +528,10 @@ def run_suite(
         concurrency=concurrency,
         evaluation_concurrency=evaluation_concurrency,
         cases=cases,
+        simulator=simulator,
+        user=user,
+        max_turns=max_turns,
+        repeat=repeat,
     )
     return _blocking(work, agent, container, portal)
 
@@ -573,23 +564,28 @@ async def arun_case(
     suite: AgentTestSuite | None = None,
     metrics: MetricsArgument = (),
     container: RagasContainer | None = None,
+    user: UserScript | SimulatedUser | None = None,
 ) -> SampleRun:
     """Run ``agent`` on one case and score it: the case's sample with its evaluations
-    (:attr:`SampleRun.passed` says whether every metric passed it).
+    (:attr:`SampleRun.passed` says whether every metric passed it). A scenario case is
+    played once (:func:`arun_suite` with ``cases=[id]`` plays it ``repeat`` times).
 
     Args:
         case: the case.
         agent: the agent (see the module docs).
-        suite: the suite whose ``scoring`` applies (the defaults when omitted).
+        suite: the suite whose ``scoring`` and tools apply (the defaults when omitted).
         metrics: more metrics, as for :func:`arun_suite`.
-        container: as for :func:`arun_suite`.
+        container: as for :func:`arun_suite` (its simulation model plays a scenario's user).
+        user: a script playing a scenario's user instead.
     """
     owner = suite or AgentTestSuite(name=case.id, cases=[case])
-    sample = await _run_agent_on(case, agent, describe_agent(agent))
-    run = await aevaluate_dataset(
-        suite_dataset(owner, [sample]),
-        _suite_beans(metrics, container),
-        configs=suite_configs(owner),
+    run = await arun_suite(
+        owner.model_copy(update={"cases": [case]}),
+        agent,
+        metrics=metrics,
+        container=container,
+        user=user,
+        repeat=1,
     )
     return run.samples[0]
 
@@ -602,7 +598,8 @@ def run_case(
     metrics: MetricsArgument = (),
     container: RagasContainer | None = None,
     portal: LoopPortal | None = None,
+    user: UserScript | SimulatedUser | None = None,
 ) -> SampleRun:
     """Sync twin of :func:`arun_case` (same loop rules as :func:`run_suite`)."""
-    work = arun_case(case, agent, suite=suite, metrics=metrics, container=container)
+    work = arun_case(case, agent, suite=suite, metrics=metrics, container=container, user=user)
     return _blocking(work, agent, container, portal)

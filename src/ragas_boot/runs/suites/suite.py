@@ -57,6 +57,7 @@ from pydantic.json_schema import SkipJsonSchema
 from ragas_boot._loading import DATASET_LIMITS, LoadLimitError, load_json, load_yaml_documents
 from ragas_boot._validation import FieldProblem, field_problems, model_keys
 from ragas_boot.errors import SuiteError
+from ragas_boot.runs.simulation.tools import SimulatedTool
 from ragas_boot.runs.suites.expectations import (
     AgentTestCase,
     SuiteModel,
@@ -145,6 +146,30 @@ class ToolSpec(SuiteModel):
         description="module:function executed with the arguments (resolved beside the suite).",
     )
     result: Any = Field(default=None, description="Canned result when there is no function.")
+    simulated: bool = Field(
+        default=False,
+        description="The simulation model answers each call, consistent with result_schema "
+        "and the earlier results in the conversation (spring.ai.ragas.simulation).",
+    )
+    result_schema: dict[str, Any] | None = Field(
+        default=None,
+        description="JSON Schema of the tool's result (the shape a simulated tool answers in).",
+    )
+
+    @model_validator(mode="after")
+    def _one_answer(self) -> ToolSpec:
+        if self.simulated and (self.function is not None or self.result is not None):
+            raise ValueError("a simulated tool has no function and no canned result")
+        return self
+
+    def simulated_tool(self) -> SimulatedTool:
+        """The tool answered by the simulation model (for ``simulated: true``)."""
+        return SimulatedTool(
+            name=self.name,
+            description=self.description,
+            parameters=self.parameters,
+            result_schema=self.result_schema,
+        )
 
     @model_validator(mode="before")
     @classmethod
@@ -212,6 +237,13 @@ class AgentTestSuite(SuiteModel):
     concurrency: int = Field(
         default=DEFAULT_CONCURRENCY, ge=1, description="Cases run at once, at most."
     )
+    repeat: int = Field(
+        default=1,
+        ge=1,
+        le=100,
+        description="Plays of each scenario case (its own repeat wins), each with its own "
+        "seed: the pass rate with its Wilson interval, and pass^k.",
+    )
     base_dir: SkipJsonSchema[Path | None] = Field(
         default=None,
         description="Folder that module:function references are resolved against first "
@@ -272,18 +304,51 @@ class AgentTestSuite(SuiteModel):
                     )
         return self
 
-    def samples(self, cases: Sequence[str] | None = None) -> list[Sample]:
+    def samples(
+        self, cases: Sequence[str] | None = None, *, repeat: int | None = None
+    ) -> list[Sample]:
         """The cases compiled to samples, before the agent runs: each case's input,
-        expected calls and expectations (:meth:`AgentTestCase.sample`).
+        expected calls and expectations (:meth:`AgentTestCase.sample`); a scenario played
+        ``k`` times is ``k`` samples (``ID#1`` ... ``ID#k``).
 
         Args:
             cases: ids of the cases to compile; all when omitted.
+            repeat: plays of every scenario case, over the cases' and the suite's.
 
         Raises:
             KeyError: ``cases`` names an unknown case.
         """
         chosen = self.cases if cases is None else [self.case(case_id) for case_id in cases]
-        return [case.sample() for case in chosen]
+        samples = []
+        for case in chosen:
+            sample = case.sample()
+            ids = case.play_ids(self.plays(case, repeat))
+            samples += [sample.model_copy(update={"id": id}) for id in ids]
+        return samples
+
+    def plays(self, case: AgentTestCase, repeat: int | None = None) -> int:
+        """How many times ``case`` is played: ``repeat``, else the case's, else the suite's
+        (1 for a case that is not a scenario)."""
+        if case.scenario is None:
+            return 1
+        if repeat is not None:
+            return repeat
+        return case.repeat if case.repeat is not None else self.repeat
+
+    @property
+    def has_scenarios(self) -> bool:
+        """Whether a case is a scenario (its user is simulated)."""
+        return any(case.scenario is not None for case in self.cases)
+
+    @property
+    def simulates_tools(self) -> bool:
+        """Whether a tool is ``simulated: true``."""
+        return any(tool.simulated for tool in self.tools)
+
+    @property
+    def needs_simulator(self) -> bool:
+        """Whether a run needs the simulation model (scenario cases, simulated tools)."""
+        return self.has_scenarios or self.simulates_tools
 
     def tool(self, name: str) -> ToolSpec | None:
         """The declared tool called ``name``, if any."""
@@ -317,13 +382,17 @@ class AgentTestSuite(SuiteModel):
         return self._resolve(self.agent, "agent")
 
     def tool_functions(self) -> dict[str, Callable[..., Any]]:
-        """The tools' functions by tool name (references imported now).
+        """The tools' functions by tool name (references imported now; a simulated tool's
+        answers through the simulation model inside a run).
 
         Raises:
             SuiteError: a reference cannot be imported.
         """
         functions: dict[str, Callable[..., Any]] = {}
         for index, tool in enumerate(self.tools):
+            if tool.simulated:
+                functions[tool.name] = tool.simulated_tool()
+                continue
             if tool.function is None:
                 continue
             if callable(tool.function):
