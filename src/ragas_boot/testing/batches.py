@@ -324,7 +324,8 @@ class BatchDesk:
                     line = value if isinstance(value, int) else None
                     batch.errors.append((line, message))
             self._batches[batch.id] = batch
-        return self._retrieve(batch.id, poll=False)
+            body = self._batch_object(batch)  # validating, as every new batch is
+        return json_response(200, body)
 
     def _read_lines(
         self, data: bytes, arrival: Received

@@ -200,7 +200,7 @@ class _Collector:
         finally:
             if run is not None and member is not None:
                 run.woken(member)
-            if not call.future.done():  # cancelled: this call is waited on no more
+            if call.future.cancelled() or not call.future.done():  # waited on no more
                 self._forget(call)
 
     def _enqueue(self, call: _Call) -> None:
