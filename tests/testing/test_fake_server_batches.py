@@ -230,3 +230,22 @@ def test_reset_forgets_files_batches_and_their_fates(
 def test_timing_must_not_be_negative(openai_server: FakeOpenAIServer) -> None:
     with pytest.raises(ValueError, match="must be >= 0"):
         openai_server.set_batch_timing(in_progress=-1)
+
+
+def test_released_batches_are_answered_at_their_next_poll_and_later_ones_keep_the_timing(
+    openai_server: FakeOpenAIServer, client: openai.OpenAI
+) -> None:
+    openai_server.set_batch_timing(in_progress=3600)
+    held = _submit(client, _line("held"))
+    assert client.batches.retrieve(held.id).status == "in_progress"
+    cancelled = _submit(client, _line("cancelled"))
+    openai_server.cancel_batch(cancelled.id)
+
+    assert openai_server.release_batches() == 1  # a batch being cancelled is not let go
+
+    assert client.batches.retrieve(held.id).status == "completed"
+    assert set(_jsonl(client, client.batches.retrieve(held.id).output_file_id)) == {"held"}
+    later = _submit(client, _line("later"))
+    assert client.batches.retrieve(later.id).status == "in_progress"
+    assert openai_server.release_batches() == 1
+    assert openai_server.release_batches() == 0

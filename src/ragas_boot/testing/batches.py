@@ -47,6 +47,9 @@ __all__ = ["BatchDesk", "BatchRecord", "BatchTiming"]
 #: The one endpoint batch lines may ask (the server answers chat completions only).
 BATCH_ENDPOINT: Final = "/v1/chat/completions"
 
+#: The statuses a batch's simulated work holds it in.
+_HELD: Final = frozenset({"validating", "in_progress"})
+
 #: Answers one line: its status, body (or bytes that are not JSON) and usage.
 Completion = Callable[
     [ChatRequest, Reply], tuple[int, "dict[str, Any] | bytes", "Mapping[str, int] | None"]
@@ -184,6 +187,18 @@ class BatchDesk:
             batch = self._batches[batch_id]
             if batch.cancel_requested is None:
                 batch.cancel_requested = time.monotonic()
+
+    def release(self) -> int:
+        """End the ``validating`` and ``in_progress`` time of every batch still held in them:
+        its lines are answered when it is next polled. How many batches it let go."""
+        released = 0
+        with self._lock:
+            for batch in self._batches.values():
+                held = batch.timing.validating > 0 or batch.timing.in_progress > 0
+                if held and batch.status in _HELD and batch.cancel_requested is None:
+                    batch.timing = BatchTiming(finalizing=batch.timing.finalizing)
+                    released += 1
+        return released
 
     def _record(self, batch: _Batch) -> BatchRecord:
         readable = [request for _, request in batch.requests if request is not None]

@@ -56,8 +56,9 @@ The batch API (``/v1/files``, ``/v1/batches``: upload, create, poll, cancel, dow
 each line as the same request sent synchronously would be answered; batches change status over
 time (:meth:`FakeOpenAIServer.set_batch_timing`), can be made to expire
 (:meth:`~FakeOpenAIServer.expire_next_batch`), fail validation
-(:meth:`~FakeOpenAIServer.fail_next_batch`) or be cancelled
-(:meth:`~FakeOpenAIServer.cancel_batch`), and are recorded apart
+(:meth:`~FakeOpenAIServer.fail_next_batch`), be cancelled
+(:meth:`~FakeOpenAIServer.cancel_batch`) or let go at once
+(:meth:`~FakeOpenAIServer.release_batches`), and are recorded apart
 (:attr:`~FakeOpenAIServer.batches`): ``requests`` and ``count`` hold synchronous requests only.
 
 Embedding requests (``POST /v1/embeddings``) get, first match wins: ``fail_always``, an
@@ -449,6 +450,16 @@ class FakeOpenAIServer:
             KeyError: no batch has this id.
         """
         self._batches.cancel(batch_id)
+
+    def release_batches(self) -> int:
+        """End the simulated work of every batch still ``validating`` or ``in_progress`` (its
+        lines are answered when it is next polled), e.g. after a test held them with a long
+        :meth:`set_batch_timing`; the batches created later keep that timing.
+
+        Returns:
+            How many batches it released.
+        """
+        return self._batches.release()
 
     @property
     def batches(self) -> list[BatchRecord]:
