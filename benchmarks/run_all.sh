@@ -40,6 +40,8 @@ for n in 2000 10000; do
     $py benchmarks/dataset_run.py --n "$n" --latency-ms 50 --spool-after "$spool"
   done
 done
+echo "== batch_rounds.py (N=1,000 x 2 judges through batches)"
+$py benchmarks/batch_rounds.py
 echo "== dataset_run.py (N=10,000, 4 judges, 200 ms: the issue's run)"
 $py benchmarks/dataset_run.py
 echo "== done $(date -u +%FT%TZ)"

@@ -84,6 +84,8 @@ TESTING_PUBLIC = [
     "DEFAULT_EMBEDDING_DIMENSIONS",
     "DEFAULT_MODEL",
     "DEFAULT_TEXT",
+    "BatchRecord",
+    "BatchTiming",
     "ChatRequest",
     "FakeOpenAIServer",
     "FaultName",

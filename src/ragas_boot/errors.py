@@ -243,10 +243,13 @@ class JudgeError(RagasBootError, RuntimeError):
         usage: the tokens the failed response still reported (an invalid answer, an error
             body with a ``usage`` block), as a ``ragas_boot.chat.TokenUsage``; ``None`` when
             no body with usage came back. The provider bills them, so runs count them.
+        batched: whether the failed response came back in a provider batch (its usage is
+            billed at the judge's batch price).
     """
 
     kind = "error"
     usage: object | None = None
+    batched: bool = False
 
     def __init__(self, message: str, *, judge_id: str) -> None:
         self.judge_id = judge_id

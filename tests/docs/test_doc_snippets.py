@@ -37,8 +37,9 @@ SNIPPET_DOCS = (
     "trust.md",
     "calibration.md",
     "data.md",
+    "batch.md",
 )
-YAML_DOCS = ("configuration.md", "providers.md", "trust.md")
+YAML_DOCS = ("configuration.md", "providers.md", "trust.md", "batch.md")
 
 _MARKER = re.compile(r"^<!--\s*(runnable(?::\s*(?P<kind>[\w-]+))?|loads)\s*-->\s*$")
 _FENCE = re.compile(r"^```(?P<lang>\w*)\s*$")

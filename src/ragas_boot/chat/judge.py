@@ -93,12 +93,14 @@ class JudgeAnswer(Generic[OutputT_co]):
         raw_text: the answer exactly as received (message content or tool-call arguments).
         usage: tokens the call used.
         latency_s: seconds from sending the request to having the parsed answer.
+        batched: whether a provider batch answered it (billed at the judge's batch price).
     """
 
     value: OutputT_co
     raw_text: str
     usage: TokenUsage
     latency_s: float
+    batched: bool = False
 
 
 @runtime_checkable

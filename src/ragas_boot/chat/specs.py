@@ -25,13 +25,16 @@ from pydantic import SecretStr
 
 from ragas_boot.config.settings import (
     PriceSettings,
+    PriceSource,
     RateLimitStrategy,
     StructuredOutputMode,
     Transport,
 )
 
 __all__ = [
+    "BATCH_ADMISSION",
     "DEFAULT_MAX_PROMPT_TOKENS",
+    "BatchSpec",
     "EmbeddingSpec",
     "JudgeSpec",
     "LangChainModelSpec",
@@ -80,6 +83,40 @@ class ProviderLimits:
     shared_file: Path | None = None
     hedge: bool = False
     hedge_after: timedelta | None = None
+
+
+#: Calls of one provider's batch judges in flight at once: as many as a run has ready (a batch
+#: call waits hours in its batch, not on a connection; the batch file's own limits split them).
+BATCH_ADMISSION = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class BatchSpec:
+    """How a judge on ``transport: batch`` sends its calls through the provider's batch API
+    (``providers.batch`` and the provider's own ``batch`` keys, resolved).
+
+    Attributes:
+        min_size: calls of one round below which they are sent synchronously (0: never).
+        poll_interval: first wait between two status polls of a batch.
+        max_poll_interval: longest wait between two polls (each wait doubles up to it).
+        timeout: how long a batch may take before it is cancelled and its calls time out.
+        completion_window: the ``completion_window`` sent with each batch.
+        max_requests: requests per batch file at most.
+        max_file_bytes: bytes per batch file at most.
+        quiet_period: outside a dataset run, how long no new call must come before the
+            calls collected are sent.
+        retry_synchronously: a call that failed in a batch is sent again synchronously.
+    """
+
+    min_size: int = 0
+    poll_interval: timedelta = timedelta(seconds=30)
+    max_poll_interval: timedelta = timedelta(minutes=10)
+    timeout: timedelta = timedelta(hours=25)
+    completion_window: str = "24h"
+    max_requests: int = 50_000
+    max_file_bytes: int = 200 * 1024 * 1024
+    quiet_period: timedelta = timedelta(seconds=1)
+    retry_synchronously: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +227,10 @@ class JudgeSpec:
         price: price per million tokens; ``None``: reports show this judge's tokens only.
         max_prompt_tokens: largest prompt (estimated tokens, format block included) the
             executor sends to this judge; a larger one fails unsent.
+        batch_price: price per million tokens of the calls a provider's batch answered
+            (``None``: :attr:`price`).
+        price_source: where :attr:`price` and :attr:`batch_price` came from (the config or
+            the price catalog); ``None`` for a judge without a price.
         seed: sampling seed sent with every request (OpenAI's ``seed``) and part of the
             response cache's key; ``None`` sends none (judges). Set on the copies that play
             a model role (``execution/roles.py``).
@@ -208,6 +249,8 @@ class JudgeSpec:
     max_answer_chars: int = 100_000
     price: PriceSettings | None = None
     max_prompt_tokens: int = DEFAULT_MAX_PROMPT_TOKENS
+    batch_price: PriceSettings | None = None
+    price_source: PriceSource | None = None
     seed: int | None = None
 
     def __post_init__(self) -> None:
@@ -219,6 +262,25 @@ class JudgeSpec:
         """Every secret the spec holds but its base URL's credentials (masked apart)."""
         return (self.api_key.get_secret_value(),)
 
+    @property
+    def sends_batches(self) -> bool:
+        """Whether its calls go through a provider's batch API (``transport: batch``)."""
+        return False
+
+    @property
+    def call_limits(self) -> ProviderLimits:
+        """The limits each call is admitted under (the executor's gate and timeout): the
+        provider's, but for a judge that sends batches."""
+        return self.limits
+
+    @property
+    def call_price(self) -> PriceSettings | None:
+        """The price a call is billed at unless it says otherwise: :attr:`batch_price` for a
+        judge that sends batches (when it has one), else :attr:`price`."""
+        if self.sends_batches and self.batch_price is not None:
+            return self.batch_price
+        return self.price
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OpenAICompatibleSpec(JudgeSpec):
@@ -229,12 +291,13 @@ class OpenAICompatibleSpec(JudgeSpec):
         completions_path: path appended to ``base_url`` for chat completions.
         headers: extra HTTP headers (values are secrets: never in reprs).
         json_object_schema: in ``json_object`` mode, send the schema beside the type too.
-        transport: how calls are sent (its own lean client, or langchain-openai's
-            ``ChatOpenAI``).
+        transport: how calls are sent (its own lean client, langchain-openai's
+            ``ChatOpenAI``, or the provider's batch API).
         tls: the provider's CA bundle and client certificate (``ca-bundle``, ``client-cert``,
             ``client-key``), for HTTPS calls on both transports.
         proxied: whether calls go through the proxy the environment sets; false for the
             embedded local model's own endpoint on 127.0.0.1.
+        batch: how batches are sent, on ``transport: batch``.
     """
 
     base_url: str = field(repr=False)
@@ -245,6 +308,7 @@ class OpenAICompatibleSpec(JudgeSpec):
     transport: Transport = Transport.DIRECT
     tls: TlsFiles = field(default_factory=TlsFiles)
     proxied: bool = True
+    batch: BatchSpec = field(default_factory=BatchSpec)
 
     def __post_init__(self) -> None:
         JudgeSpec.__post_init__(self)
@@ -254,6 +318,28 @@ class OpenAICompatibleSpec(JudgeSpec):
     def secret_values(self) -> tuple[str, ...]:
         """The API key and the header values."""
         return (self.api_key.get_secret_value(), *_header_values(self.headers))
+
+    @property
+    def sends_batches(self) -> bool:
+        """Whether its calls go through the provider's batch API."""
+        return self.transport is Transport.BATCH
+
+    @property
+    def call_limits(self) -> ProviderLimits:
+        """The provider's limits; on ``transport: batch`` a gate of its own (the provider's
+        name with `` (batch)``) with no rate limit, no concurrency cap to speak of
+        (:data:`BATCH_ADMISSION`), no call timeout (the batch's ``timeout`` bounds it), no
+        circuit breaker (a batch's failed lines come back all at once) and no hedging. The
+        calls it sends synchronously (``min-size``, ``retry-synchronously``) keep
+        :attr:`limits`' concurrency and timeout."""
+        if self.transport is not Transport.BATCH:
+            return self.limits
+        return ProviderLimits(
+            provider=f"{self.limits.provider} (batch)",
+            max_concurrency=BATCH_ADMISSION,
+            call_timeout=timedelta(0),
+            failure_threshold=0,
+        )
 
     @classmethod
     def of(cls, spec: JudgeSpec) -> OpenAICompatibleSpec:

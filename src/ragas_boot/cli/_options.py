@@ -82,7 +82,7 @@ class RunOptions:
     profiles: tuple[str, ...] = ()
     models: tuple[str, ...] = ()
     aggregation: str | None = None
-    concurrency: int = 8
+    concurrency: int | None = None
     out: tuple[str, ...] = ()
     fail_under: float | None = None
     min_judges: int | None = None
@@ -259,9 +259,10 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, metric_required: bool)
     parser.add_argument(
         "--concurrency",
         type=positive_int,
-        default=8,
+        default=None,
         metavar="N",
-        help="evaluations in flight at once (default: 8)",
+        help="evaluations in flight at once (default: 8; every evaluation, up to 50,000, "
+        "when a judge sends batches)",
     )
     parser.add_argument(
         "--out",

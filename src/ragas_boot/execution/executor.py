@@ -215,7 +215,8 @@ class MultiModelExecutor(PortalRunner):
         return chosen
 
     def _gate(self, judge: JudgeModel) -> ProviderGate:
-        return self._gates.gate(judge.spec.limits)
+        # A judge that sends batches has a gate of its own (JudgeSpec.call_limits).
+        return self._gates.gate(judge.spec.call_limits)
 
     async def run_step(
         self,
@@ -313,7 +314,9 @@ class MultiModelExecutor(PortalRunner):
                 started_s=started_s,
                 cache="hit",
                 saved_usage=saved,
-                saved_cost=None if judge.spec.price is None else saved.cost(judge.spec.price),
+                saved_cost=None
+                if judge.spec.call_price is None
+                else saved.cost(judge.spec.call_price),
             )
         try:
             # Counted once: the size check, the spend reservation and a hedged copy's bill.
@@ -402,21 +405,24 @@ class MultiModelExecutor(PortalRunner):
             value = self._dry(judge, prompt, _sent_text(judge, prompt, output_model), output_model)
             return JudgeAnswer(value=value, raw_text="", usage=TokenUsage(), latency_s=0.0)  # type: ignore[arg-type]
         meter = self._meter
-        price = judge.spec.price
+        spec = judge.spec
+        price = spec.price
         worst = 0.0
         if meter is not None and meter.max_cost is not None:
-            if price is not None:
-                worst = worst_case_cost(tokens, judge.spec.max_tokens, price)
-            elif not isinstance(judge.spec, LocalSpec):  # the embedded local model costs nothing
+            if spec.call_price is not None:
+                worst = worst_case_cost(tokens, spec.max_tokens, spec.call_price)
+            elif not isinstance(spec, LocalSpec):  # the embedded local model costs nothing
                 meter.uncounted(judge.id)
 
-        def bill(usage: object) -> None:
-            # Every response that reports usage is billed, whatever became of it.
+        def bill(usage: object, batched: bool = False) -> None:
+            # Every response that reports usage is billed, whatever became of it; what a
+            # provider's batch answered, at the judge's batch price.
             if not isinstance(usage, TokenUsage):
                 return
             tally.billed = tally.billed + usage
-            if price is not None:
-                cost = usage.cost(price)
+            charged = spec.batch_price if batched and spec.batch_price is not None else price
+            if charged is not None:
+                cost = usage.cost(charged)
                 tally.cost = (tally.cost or 0.0) + cost
                 if meter is not None:
                     meter.add(cost)
@@ -429,9 +435,9 @@ class MultiModelExecutor(PortalRunner):
                 try:
                     answer = await judge.ainvoke_structured(prompt, output_model)
                 except JudgeError as error:
-                    bill(error.usage)
+                    bill(error.usage, error.batched)
                     raise
-                bill(answer.usage)
+                bill(answer.usage, answer.batched)
                 return answer
             finally:
                 if meter is not None:
@@ -447,9 +453,9 @@ class MultiModelExecutor(PortalRunner):
             judge_id=judge.id,
             gate=self._gate(judge),
             policy=self._retry,
-            timeout_s=judge.spec.limits.call_timeout.total_seconds() or None,
+            timeout_s=spec.call_limits.call_timeout.total_seconds() or None,
             tally=tally,
-            abandoned=abandoned if judge.spec.limits.hedge else None,
+            abandoned=abandoned if spec.call_limits.hedge else None,
         )
 
     async def _close_clients(self) -> None:

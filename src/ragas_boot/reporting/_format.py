@@ -5,7 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 
 from ragas_boot._text import printable
-from ragas_boot.runs.records import Evaluation
+from ragas_boot.config.settings import PriceSettings
+from ragas_boot.runs.records import Evaluation, JudgeInfo
 
 __all__ = [
     "MISSING",
@@ -18,6 +19,7 @@ __all__ = [
     "milliseconds",
     "percent",
     "plain",
+    "prices",
     "score",
     "seconds",
     "short",
@@ -90,6 +92,28 @@ def spend(
     if cap is not None:
         text += f" (cap {cost(cap)})"
     return text
+
+
+def _rate(price: PriceSettings) -> str:
+    return f"${price.input_per_million:g}/${price.output_per_million:g} per M"
+
+
+def prices(judges: list[JudgeInfo]) -> str | None:
+    """``Prices: judge-a $0.15/$0.6 per M (catalog genai-prices 0.2.3; batch: catalog rate
+    $0.075/$0.3 per M) · judge-b unpriced``: each judge's input/output price and where it
+    came from; None when no judge has a price."""
+    if not any(judge.price is not None for judge in judges):
+        return None
+    parts = []
+    for judge in judges:
+        if judge.price is None:
+            parts.append(f"{judge.id} unpriced")
+            continue
+        note = judge.price_note()
+        if judge.batch_price is not None:
+            note += f" {_rate(judge.batch_price)}"
+        parts.append(f"{judge.id} {_rate(judge.price)} ({note})")
+    return "Prices: " + " · ".join(parts)
 
 
 def cache(hits: int, misses: int, saved_tokens: int, saved_cost: float | None = None) -> str | None:

@@ -303,6 +303,9 @@ def console_renderables(run: RunResult, view: ConsoleView = "evaluate") -> list[
         parts += analysis_renderables(run, analysis)
     if view == "evaluate" and run.judges:
         parts.append(judge_spend_line(run))
+    price_line = fmt.prices(run.judges)
+    if price_line is not None:
+        parts.append(fmt.plain(price_line))
     parts.append(run_line(run))
     return parts
 

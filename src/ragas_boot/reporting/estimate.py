@@ -72,6 +72,12 @@ def estimate_renderables(estimate: RunEstimate) -> list[RenderableType]:
             f"Over max-prompt-tokens: {totals.over_limit_calls} calls would fail unsent – "
             + ", ".join(over)
         )
+    price_line = fmt.prices(estimate.judges)
+    if price_line is not None:
+        batched = [judge.id for judge in estimate.judges if judge.batch_price is not None]
+        if batched:
+            price_line += " — " + ", ".join(batched) + " estimated at the batch price"
+        lines.append(price_line)
     if estimate.unpriced_judges:
         lines.append("No price (tokens only): " + ", ".join(estimate.unpriced_judges))
     if estimate.not_estimated:

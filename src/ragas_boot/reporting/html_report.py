@@ -285,13 +285,12 @@ def _judges_section(run: RunResult) -> str:
     headers += ("Answered", "Billed", *(("Cost",) if priced else ()))
     table = _table((*headers, "Failed calls", "Excluded"), rows, numeric=range(2, len(headers) + 2))
     charts = "".join(
-        f'<div class="chart">{chart}</div>'
-        for chart in (score_chart(run), latency_chart(run))
-        if chart
+        f'<div class="chart">{c}</div>' for c in (score_chart(run), latency_chart(run)) if c
     )
+    note = "".join(f'<p class="muted">{_e(line)}</p>' for line in [fmt.prices(run.judges)] if line)
     return (
         f'<section class="card" id="judges"><h2>Judges</h2><div class="charts">{charts}</div>'
-        f"{table}</section>"
+        f"{table}{note}</section>"
     )
 
 

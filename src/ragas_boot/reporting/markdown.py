@@ -92,9 +92,10 @@ def render_markdown(run: RunResult, *, gate: RunGate | None = None, max_failures
     )
     judges = [summary for summary in run.judge_summaries if summary.metric is None]
     if judges:
+        infos = {judge.id: judge for judge in run.judges}
         lines += ["", "### Judges", ""]
         lines += _table(
-            ["judge", "calls", "failed", "p50", "p95", "tokens", "cost"],
+            ["judge", "calls", "failed", "p50", "p95", "tokens", "cost", "price from"],
             [
                 [
                     _cell(summary.judge_id),
@@ -104,6 +105,9 @@ def render_markdown(run: RunResult, *, gate: RunGate | None = None, max_failures
                     fmt.seconds(summary.latency_p95_s),
                     fmt.tokens(summary.billed_usage.total_tokens),
                     fmt.cost(summary.cost),
+                    _cell(infos[summary.judge_id].price_note())
+                    if summary.judge_id in infos
+                    else fmt.MISSING,
                 ]
                 for summary in judges
             ],

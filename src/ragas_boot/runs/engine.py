@@ -22,6 +22,10 @@ failed with the kind ``deadline`` or ``interrupted``, and ``RunResult.stopped`` 
 has spent it, no judge call is sent; evaluations still running finish with what they have and
 those not started are not run, each with the status ``budget`` and what was spent.
 
+A run whose judges send batches runs every evaluation at once by default (each metric step
+one round, one batch per judge), each a member of the run's batch scope, whose ledger is the
+journal (:mod:`ragas_boot.chat.batching`: rounds; ``--resume`` polls what was submitted).
+
 A run of more samples than ``spool_after`` (1,000 by default) spools: each finished
 evaluation is written in full and as a slim copy (no steps, each judge call's facts) to two
 unnamed temporary files, and the result keeps only where they are (``runs/spool.py``):
@@ -41,6 +45,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ragas_boot.chat.batching import batch_run
 from ragas_boot.chat.judge import JudgeModel
 from ragas_boot.datasets import Dataset
 from ragas_boot.datasets.model import default_sample_id
@@ -49,6 +54,7 @@ from ragas_boot.execution.results import Exclusion
 from ragas_boot.execution.spending import SpendMeter
 from ragas_boot.metrics.base import Metric, MetricConfig
 from ragas_boot.runs._assembly import assemble_run
+from ragas_boot.runs._batch_ledger import JournalLedger
 from ragas_boot.runs._concurrency import RunControl, bounded_run, run_blocking
 from ragas_boot.runs.evaluations import failed_evaluation, finished_evaluation
 from ragas_boot.runs.records import DatasetInfo, Evaluation, EvaluationError, JudgeInfo, MetricInfo
@@ -62,6 +68,7 @@ if TYPE_CHECKING:
     from ragas_boot.runs.journal import RunJournal
 
 __all__ = [
+    "BATCH_CONCURRENCY",
     "DEFAULT_CONCURRENCY",
     "DEFAULT_SPOOL_AFTER",
     "ProgressCallback",
@@ -75,6 +82,8 @@ log = logging.getLogger(__name__)
 
 #: Evaluations in flight at once when the caller does not say.
 DEFAULT_CONCURRENCY = 8
+#: Evaluations in flight at most by default when judges send batches (one batch file's worth).
+BATCH_CONCURRENCY = 50_000
 
 AnyMetric = Metric[Any]
 #: Metric beans, or their bean names (``"agent_goal_accuracy"``, ``"aspect_critic:polite"``)
@@ -385,7 +394,7 @@ async def aevaluate_dataset(
     metrics: MetricsArgument,
     *,
     configs: ConfigsArgument | None = None,
-    concurrency: int = DEFAULT_CONCURRENCY,
+    concurrency: int | None = None,
     progress: ProgressCallback | None = None,
     deadline_s: float | None = None,
     evaluation_deadline_s: float | None = None,
@@ -406,7 +415,9 @@ async def aevaluate_dataset(
             or a mapping of name → bean.
         configs: name → config (or a mapping of config fields) overriding the bean's defaults
             for this run, e.g. ``{"agent_goal_accuracy": {"models": ["a", "b"]}}``.
-        concurrency: evaluations in flight at once (at least 1).
+        concurrency: evaluations in flight at once (at least 1); default
+            :data:`DEFAULT_CONCURRENCY`, or every evaluation (:data:`BATCH_CONCURRENCY` at
+            most) when a judge sends batches.
         progress: called after each evaluation with a :class:`RunProgress`.
         deadline_s: seconds the whole run may take; then what is unfinished is cancelled
             and failed with the kind ``deadline``.
@@ -440,7 +451,7 @@ async def aevaluate_dataset(
         ValueError: no metric, a metric given twice, duplicate sample ids, bad concurrency
             a deadline or ``max_cost`` that is not positive.
     """
-    if concurrency < 1:
+    if concurrency is not None and concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
     for name, value in (
         ("deadline_s", deadline_s),
@@ -453,6 +464,10 @@ async def aevaluate_dataset(
     meter = SpendMeter(max_cost=max_cost)
     plans = _plans(metrics, configs, container)
     info, samples = _samples(dataset)
+    if concurrency is None:
+        concurrency = DEFAULT_CONCURRENCY
+        if _sends_batches(plans):
+            concurrency = max(1, min(len(samples) * len(plans), BATCH_CONCURRENCY))
     spool = (
         EvaluationSpool(spool_dir)
         if spool_after is not None and len(samples) > spool_after
@@ -479,6 +494,10 @@ async def aevaluate_dataset(
     if spool is not None:
         run._spool = spool
     return run
+
+
+def _sends_batches(plans: list[_Plan]) -> bool:
+    return any(judge.spec.sends_batches for plan in plans for judge in plan.judges)
 
 
 def _evaluation_order(samples: int, metrics: int, concurrency: int) -> list[tuple[int, int]]:
@@ -526,12 +545,17 @@ async def _run(
             tracker.count(sample_index, evaluation)
         log.info("resumed run: %d evaluations were finished before", len(resumed))
 
+    batches = None
+    if _sends_batches(plans):
+        batches = batch_run(JournalLedger(journal) if journal is not None else None)
+
     async def evaluate(pair: tuple[int, int]) -> Evaluation | _Spooled:
         nonlocal unspooled
         plan = plans[pair[1]]
         if meter.exhausted and plan.judges:
             return _over_budget(plan.name, meter)
-        evaluation = await _evaluate(plan, samples[pair[0]], evaluation_deadline_s)
+        with scope.member() if scope is not None else contextlib.nullcontext():
+            evaluation = await _evaluate(plan, samples[pair[0]], evaluation_deadline_s)
         if _refused(evaluation):
             evaluation = _over_budget(plan.name, meter, evaluation)
         elif journal is not None:  # cut short by the cap: a resumed run scores it again
@@ -558,6 +582,7 @@ async def _run(
         if meter.max_cost is not None:
             for executor in executors.values():
                 metering.enter_context(executor.metered(meter))
+        scope = metering.enter_context(batches) if batches is not None else None
         done, stopped = await bounded_run(
             pairs,
             evaluate,
@@ -590,9 +615,7 @@ async def _run(
     judges: dict[str, JudgeInfo] = {}
     for plan in plans:
         for judge in plan.judges:
-            judges.setdefault(
-                judge.id, JudgeInfo(id=judge.id, provider=judge.provider, model=judge.spec.model)
-            )
+            judges.setdefault(judge.id, JudgeInfo.of(judge))
     return assemble_run(
         dataset=info,
         samples=samples,
@@ -638,7 +661,7 @@ def evaluate_dataset(
     metrics: MetricsArgument,
     *,
     configs: ConfigsArgument | None = None,
-    concurrency: int = DEFAULT_CONCURRENCY,
+    concurrency: int | None = None,
     progress: ProgressCallback | None = None,
     deadline_s: float | None = None,
     evaluation_deadline_s: float | None = None,

@@ -42,6 +42,7 @@ from ragas_boot.runs.engine import (
     _resolved,
     _samples,
 )
+from ragas_boot.runs.judges import JudgeInfo
 from ragas_boot.samples import Sample
 
 if TYPE_CHECKING:
@@ -101,6 +102,11 @@ class RunEstimate(BaseModel):
     rows: list[CallEstimate] = Field(description="Per metric × judge, in run order.")
     totals: CallEstimate = Field(description="Over every metric and judge.")
     unpriced_judges: list[str] = Field(description="Judges without a price: tokens only.")
+    judges: list[JudgeInfo] = Field(
+        default_factory=list,
+        description="The judges asked, with their transport, prices and where the prices came "
+        "from (a judge on transport: batch is estimated at its batch price).",
+    )
     not_estimated: list[str] = Field(
         description="Metrics not run dry (they need embedding models); their calls are not in "
         "the figures."
@@ -158,7 +164,7 @@ class _Recorder:
         # with its format block or schema), whose tokens are estimated.
         tally = self.current.setdefault(judge.id, _Tally())
         tally.calls += 1
-        if judge.spec.price is not None and tally.cost_min is None:
+        if judge.spec.call_price is not None and tally.cost_min is None:
             tally.cost_min = tally.cost_max = 0.0  # priced: a cached call costs nothing
         # A repeat after the first (--repeat N) skips the cache, so it is always sent.
         if (
@@ -173,7 +179,7 @@ class _Recorder:
             tally.over_limit += tokens > judge.spec.max_prompt_tokens
             tally.input_tokens += tokens
             tally.max_output += judge.spec.max_tokens
-            price = judge.spec.price
+            price = judge.spec.call_price
             if price is not None:
                 low = price.cost(input_tokens=tokens, output_tokens=0)
                 high = price.cost(input_tokens=tokens, output_tokens=judge.spec.max_tokens)
@@ -212,6 +218,7 @@ async def aestimate_run(
     totals = _Tally()
     not_estimated: list[str] = []
     unpriced: dict[str, None] = {}
+    judges: dict[str, JudgeInfo] = {}
     for plan in plans:
         if not plan.judges:
             continue
@@ -226,6 +233,7 @@ async def aestimate_run(
                 except Exception:  # a sample the metric refuses makes no call
                     continue
         for judge in plan.judges:
+            judges.setdefault(judge.id, JudgeInfo.of(judge))
             tally = recorder.current.get(judge.id, _Tally())
             if judge.spec.price is None:
                 unpriced[judge.id] = None
@@ -236,6 +244,7 @@ async def aestimate_run(
         rows=rows,
         totals=totals.row(None, None),
         unpriced_judges=list(unpriced),
+        judges=list(judges.values()),
         not_estimated=not_estimated,
     )
 

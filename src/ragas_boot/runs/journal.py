@@ -101,6 +101,9 @@ _MACHINE_KEYS = frozenset(
         "circuit_breaker",
         "limits_per_machine",
         "logging",
+        "poll_interval",
+        "max_poll_interval",
+        "quiet_period",
     }
 )
 
@@ -458,6 +461,28 @@ class RunJournal:
         ``JournalStore.entries(run_id, kind)``. Written in order with the evaluations."""
         entry = Entry(kind, key, None, json.dumps(dict(data)).encode())
         self._writer.submit(_Pending(done=lambda: None, entry=entry))
+
+    async def anote(self, kind: str, key: str, data: Mapping[str, Any]) -> None:
+        """:meth:`note`, returning once the entry is committed (or the journal stopped
+        writing): a batch is recorded before it is waited on, so a kill while it runs loses
+        nothing of it."""
+        if self._writer.problem is not None:
+            return
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        entry = Entry(kind, key, None, json.dumps(dict(data)).encode())
+        self._writer.submit(
+            _Pending(done=lambda: loop.call_soon_threadsafe(_resolve, future), entry=entry)
+        )
+        await future
+
+    def noted(self, kind: str) -> Iterator[tuple[str, Any]]:
+        """``(key, data)`` of each entry of ``kind`` earlier attempts of the run noted
+        (nothing for a new run)."""
+        if not self.resumed:
+            return
+        for entry in self._store.entries(self.run_id, kind):
+            yield entry.key, json.loads(entry.data)
 
     def close(self, result: RunResult | None, *, keep: bool | None = None) -> None:
         """Write what is queued, end the writer, and mark the run ended with ``result``'s

@@ -20,6 +20,7 @@ from ragas_boot.chat.judge import TokenUsage
 from ragas_boot.config.settings import QuorumFailure
 from ragas_boot.execution.results import CacheOutcome, Exclusion, JudgeCall, StepRecord
 from ragas_boot.metrics.results import MetricResult
+from ragas_boot.runs.judges import JudgeInfo
 from ragas_boot.samples import Sample
 
 __all__ = [
@@ -73,16 +74,6 @@ class MetricInfo(BaseModel):
         default=QuorumFailure.FAIL,
         description="FAIL: an evaluation without its quorum fails the gate; SKIP: it does not.",
     )
-
-
-class JudgeInfo(BaseModel):
-    """One judge taking part in the run."""
-
-    model_config = _FROZEN
-
-    id: str = Field(description="Judge id (alias, else model id).")
-    provider: str = Field(description="Provider name from the config.")
-    model: str = Field(description="Model id sent to the provider.")
 
 
 class EvaluationError(BaseModel):

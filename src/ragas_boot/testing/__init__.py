@@ -2,7 +2,8 @@
 
 - :class:`FakeOpenAIServer`: a local OpenAI-compatible server (chat completions, embeddings,
   the model list) with scripted answers (:class:`Reply`, rules with :func:`asks_for`) and
-  injected faults (429, 500, garbage, hang, drop, trickle), which records every request. Point
+  injected faults (429, 500, garbage, hang, drop, trickle) and the batch API (files, batches
+  that change status over time, expire or fail), which records every request. Point
   a config's ``base-url`` at :attr:`FakeOpenAIServer.base_url` (or an OpenAI client's
   ``base_url`` at :attr:`FakeOpenAIServer.url`).
 - :class:`SentenceJudge`: a deterministic stand-in judge for the RAG metrics
@@ -21,6 +22,8 @@ from ragas_boot.testing.server import (
     DEFAULT_EMBEDDING_DIMENSIONS,
     DEFAULT_MODEL,
     DEFAULT_TEXT,
+    BatchRecord,
+    BatchTiming,
     ChatRequest,
     FakeOpenAIServer,
     FaultName,
@@ -40,6 +43,8 @@ __all__ = [
     "DEFAULT_EMBEDDING_DIMENSIONS",
     "DEFAULT_MODEL",
     "DEFAULT_TEXT",
+    "BatchRecord",
+    "BatchTiming",
     "ChatRequest",
     "FakeOpenAIServer",
     "FaultName",

@@ -8,7 +8,7 @@ import asyncio
 import json
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from ragas_boot.chat.wire.embeddings import (
     EmbeddingsRequest,
@@ -34,7 +34,8 @@ from ragas_boot.testing._http import (
     received,
     trickle,
 )
-from ragas_boot.testing.records import CHAT_PATH, ChatEntry, ChatRequest, RequestLog
+from ragas_boot.testing.batches import BatchDesk
+from ragas_boot.testing.records import CHAT_PATH, ChatEntry, ChatRequest, FaultName, RequestLog
 from ragas_boot.testing.replies import Reply
 from ragas_boot.testing.scripts import ScriptBook
 from ragas_boot.testing.vectors import EmbeddingReply, request_vectors
@@ -52,8 +53,9 @@ _Route: TypeAlias = "Callable[[web.Request, Received], Awaitable[web.StreamRespo
 
 class FakeOpenAIApp:
     """Answers ``POST /v1/chat/completions``, ``POST /v1/embeddings`` and ``GET /v1/models``
-    from a script book, recording each request in a log; other paths and methods get
-    OpenAI's 404 and 405 bodies.
+    from a script book, recording each request in a log, and the batch API (``/v1/files``,
+    ``/v1/batches``: :attr:`batches`); other paths and methods get OpenAI's 404 and 405
+    bodies.
 
     Args:
         book: what answers each request.
@@ -63,6 +65,7 @@ class FakeOpenAIApp:
     def __init__(self, book: ScriptBook, log: RequestLog) -> None:
         self._book = book
         self._log = log
+        self.batches = BatchDesk(book.lock, self._decide_line, self.completion)
         self._routes: dict[str, dict[str, _Route]] = {
             CHAT_PATH: {"POST": self._answer_chat},
             "/v1/embeddings": {"POST": self._answer_embeddings},
@@ -72,6 +75,8 @@ class FakeOpenAIApp:
     async def serve(self, request: web.Request) -> web.StreamResponse:
         """Route one request by path and method; others get OpenAI's 404 or 405 body."""
         arrival = received(request)
+        if arrival.path.startswith(("/v1/files", "/v1/batches")):
+            return await self.batches.serve(request, arrival)
         methods = self._routes.get(arrival.path)
         if methods is None:
             message = f"Invalid URL ({request.method} {arrival.path})"
@@ -82,6 +87,10 @@ class FakeOpenAIApp:
             allow = (("Allow", ", ".join(sorted(methods))),)
             return _error_response(WireError(405, message, code="method_not_allowed"), allow)
         return await route(request, arrival)
+
+    def _decide_line(self, request: ChatRequest) -> tuple[Reply, FaultName | None, str | None]:
+        self._book.remember(request.model)
+        return self._book.decide(request)
 
     async def _answer_models(self, request: web.Request, arrival: Received) -> web.StreamResponse:
         body = models_body(self._book.model_names(), created=0, owned_by="ragas-boot")
@@ -169,12 +178,29 @@ class FakeOpenAIApp:
         self, request: ChatRequest, reply: Reply
     ) -> tuple[web.Response, Mapping[str, int] | None]:
         """The response, and the usage block it carries (``None``: none)."""
+        status, body, usage = self.completion(request, reply)
+        if isinstance(body, bytes):
+            return raw_response(status, body), usage
+        if reply.kind == "error":
+            return _reply_error(reply), usage
+        return json_response(status, body), usage
+
+    def completion(
+        self, request: ChatRequest, reply: Reply
+    ) -> tuple[int, dict[str, Any] | bytes, Mapping[str, int] | None]:
+        """What ``reply`` answers to ``request``: the status, the body (a chat completion or
+        an error body; bytes that are not JSON for garbage) and the usage it carries. A
+        batch line is answered with the same (``testing/batches.py``)."""
         kind = reply.kind
         if kind == "error":
-            return _reply_error(reply), reply.error_usage()
+            body = error_body(reply.status, reply.content or "")
+            usage = reply.error_usage()
+            if usage is not None:
+                body["usage"] = usage
+            return reply.status, body, usage
         if kind == "garbage":
-            return raw_response(200, _GARBAGE_BODY), None
-        if kind in ("hang", "trickle"):
+            return 200, _GARBAGE_BODY, None
+        if kind in ("hang", "trickle", "drop"):
             reply = self._book.default_reply(request)
         content = reply.content
         specs = reply.calls
@@ -211,7 +237,7 @@ class FakeOpenAIApp:
             called = reply.raw_message.get("tool_calls") or reply.raw_message.get("function_call")
             choice["finish_reason"] = "tool_calls" if called else "stop"
         body["usage"].update(reply.usage or {})  # extra fields, or a total of its own
-        return json_response(200, body), dict(body["usage"])
+        return 200, body, dict(body["usage"])
 
 
 async def _deliver(

@@ -52,6 +52,15 @@ Every chat request is recorded (``requests``, ``requests_for``, ``count``) with 
 the fault that hit it and when it was answered; ``in_flight`` and ``peak_in_flight`` count the
 requests handled at once. ``reset()`` forgets scripts, rules, faults, records and counters.
 
+The batch API (``/v1/files``, ``/v1/batches``: upload, create, poll, cancel, download) runs
+each line as the same request sent synchronously would be answered; batches change status over
+time (:meth:`FakeOpenAIServer.set_batch_timing`), can be made to expire
+(:meth:`~FakeOpenAIServer.expire_next_batch`), fail validation
+(:meth:`~FakeOpenAIServer.fail_next_batch`), be cancelled
+(:meth:`~FakeOpenAIServer.cancel_batch`) or let go at once
+(:meth:`~FakeOpenAIServer.release_batches`), and are recorded apart
+(:attr:`~FakeOpenAIServer.batches`): ``requests`` and ``count`` hold synchronous requests only.
+
 Embedding requests (``POST /v1/embeddings``) get, first match wins: ``fail_always``, an
 ``inject_faults`` draw and ``set_latency`` of their model (the same tables as chat), then the
 model's ``script_embeddings`` queue (a :class:`Reply` fault, or a list of vectors sent as they
@@ -74,6 +83,7 @@ from typing import Self
 from ragas_boot.testing._app import FakeOpenAIApp
 from ragas_boot.testing._faults import FaultPlan
 from ragas_boot.testing._http import HOST, BackgroundServer
+from ragas_boot.testing.batches import BatchRecord, BatchTiming
 from ragas_boot.testing.records import (
     ChatRequest,
     FaultName,
@@ -95,6 +105,8 @@ __all__ = [
     "DEFAULT_EMBEDDING_DIMENSIONS",
     "DEFAULT_MODEL",
     "DEFAULT_TEXT",
+    "BatchRecord",
+    "BatchTiming",
     "ChatRequest",
     "FakeOpenAIServer",
     "FaultName",
@@ -128,6 +140,7 @@ class FakeOpenAIServer:
         self._book = ScriptBook(self._lock, default_text=default_text)
         self._log = RequestLog(self._lock)
         app = FakeOpenAIApp(self._book, self._log)
+        self._batches = app.batches
         self._server = BackgroundServer(app.serve, name=_NAME)
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -391,10 +404,67 @@ class FakeOpenAIServer:
         return self._log.embedding_requests(model)
 
     def reset(self) -> None:
-        """Forget scripts, responders, rules, latencies, faults, records and counters."""
+        """Forget scripts, responders, rules, latencies, faults, records, counters, files and
+        batches."""
         with self._lock:
             self._book.reset()
             self._log.reset()
+            self._batches.reset()
+
+    # -- batch API -----------------------------------------------------------------------
+
+    def set_batch_timing(
+        self, *, validating: float = 0.0, in_progress: float = 0.0, finalizing: float = 0.0
+    ) -> None:
+        """How long the batches created from now on stay in each status (seconds): the
+        provider's simulated work. Their lines are answered once ``in_progress`` is over.
+
+        Raises:
+            ValueError: a duration is negative.
+        """
+        timing = BatchTiming(validating, in_progress, finalizing)
+        if min(validating, in_progress, finalizing) < 0:
+            raise ValueError(f"batch durations must be >= 0, got {timing}")
+        with self._lock:
+            self._batches.timing = timing
+
+    def expire_next_batch(self, answered: int = 0) -> None:
+        """Make the next batch created expire once its ``in_progress`` time is over, with only
+        its first ``answered`` lines answered (the others ``batch_expired``)."""
+        with self._lock:
+            self._batches.fates.append(("expire", answered, ""))
+
+    def fail_next_batch(
+        self, message: str = "invalid_request: refused by the test", *, line: int | None = None
+    ) -> None:
+        """Make the next batch created fail validation with ``message`` (``code: text``), on
+        its line ``line`` (1-based) or on the file as a whole."""
+        with self._lock:
+            self._batches.fates.append(("fail", line, message))
+
+    def cancel_batch(self, batch_id: str) -> None:
+        """Cancel a batch from the provider's side: it is ``cancelling``, then ``cancelled``
+        (its lines ``batch_cancelled``) after its ``finalizing`` time.
+
+        Raises:
+            KeyError: no batch has this id.
+        """
+        self._batches.cancel(batch_id)
+
+    def release_batches(self) -> int:
+        """End the simulated work of every batch still ``validating`` or ``in_progress`` (its
+        lines are answered when it is next polled), e.g. after a test held them with a long
+        :meth:`set_batch_timing`; the batches created later keep that timing.
+
+        Returns:
+            How many batches it released.
+        """
+        return self._batches.release()
+
+    @property
+    def batches(self) -> list[BatchRecord]:
+        """The batches created so far, in creation order (a snapshot)."""
+        return self._batches.records()
 
     # -- observability -----------------------------------------------------------------
 

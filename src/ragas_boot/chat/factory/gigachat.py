@@ -14,6 +14,7 @@ from ragas_boot.chat.factory.providers import (
     PREFIX,
     find_starter,
     judge_fields,
+    only_openai_compatible,
     starter_limits,
 )
 from ragas_boot.chat.langchain.models import check_chat_class
@@ -156,6 +157,8 @@ def gigachat_judge_specs(settings: RagasSettings) -> list[tuple[LangChainSpec, s
         class_path=GIGACHAT_CLASS, arguments=tuple(arguments.items()), extra="gigachat"
     )
     structured = (starter.structured_output if starter else None) or StructuredOutputMode.NATIVE
+    for model, key in zip(models, keys, strict=True):
+        only_openai_compatible(model, key)
     return [
         (
             LangChainSpec(
@@ -168,6 +171,7 @@ def gigachat_judge_specs(settings: RagasSettings) -> list[tuple[LangChainSpec, s
                     max_tokens=_first(options.max_tokens, chat.max_tokens),
                     temperature=_first(options.temperature, chat.temperature),
                     top_p=_first(options.top_p, chat.top_p),
+                    base_url=arguments["base_url"],
                 ),
                 base_url=arguments["base_url"],
                 api_key=arguments["credentials"],

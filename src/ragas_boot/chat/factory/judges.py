@@ -9,12 +9,15 @@ from pydantic import SecretStr
 
 from ragas_boot.chat.factory.gigachat import gigachat_judge_specs
 from ragas_boot.chat.factory.local import local_judge_specs
+from ragas_boot.chat.factory.prices import batch_discount
 from ragas_boot.chat.factory.providers import (
     DEFAULT_PROVIDER_NAME,
     LOCAL_PROVIDER_NAME,
     PREFIX,
     UniqueIds,
+    batch_spec,
     judge_fields,
+    only_openai_compatible,
     provider_limits,
     provider_tls,
     resolve_limits,
@@ -27,7 +30,7 @@ from ragas_boot.chat.specs import (
     LangChainSpec,
     OpenAICompatibleSpec,
 )
-from ragas_boot.config.settings import RagasSettings, StructuredOutputMode
+from ragas_boot.config.settings import RagasSettings, StructuredOutputMode, Transport
 from ragas_boot.errors import ConfigError
 
 __all__ = ["judge_specs"]
@@ -61,7 +64,12 @@ def _openai_compatible_specs(settings: RagasSettings) -> Iterator[tuple[JudgeSpe
         limits = provider_limits(providers, provider)
         tls = provider_tls(provider, p_key)
         mode = _openai_mode(provider.structured_output, f"{p_key}.structured-output")
+        batch = batch_spec(providers.batch, provider.batch)
+        own_discount = provider.batch.discount if provider.batch is not None else None
+        discount = batch_discount(provider.base_url, own_discount or providers.batch.discount)
         for m_index, model in enumerate(provider.chat_models):
+            transport = model.transport or provider.transport or providers.transport
+            batched = transport is Transport.BATCH
             spec = OpenAICompatibleSpec(
                 **judge_fields(
                     providers,
@@ -70,14 +78,17 @@ def _openai_compatible_specs(settings: RagasSettings) -> Iterator[tuple[JudgeSpe
                     limits=limits,
                     structured_output=mode,
                     max_prompt_tokens=provider.max_prompt_tokens,
+                    base_url=provider.base_url,
+                    batch_discount=discount if batched else None,
                 ),
                 base_url=provider.base_url,
                 api_key=provider.api_key,
                 completions_path=provider.completions_path,
                 headers=provider.headers,
                 json_object_schema=provider.json_object_schema,
-                transport=provider.transport or providers.transport,
+                transport=transport,
                 tls=tls,
+                batch=batch,
             )
             yield spec, f"{p_key}.chat-models[{m_index}]"
 
@@ -93,7 +104,9 @@ def _openai_compatible_specs(settings: RagasSettings) -> Iterator[tuple[JudgeSpe
             )
         limits = resolve_limits(providers, DEFAULT_PROVIDER_NAME, default.rate_limit)
         path = openai.chat.completions_path or "/v1/chat/completions"
+        discount = batch_discount(openai.base_url, providers.batch.discount)
         for m_index, model in enumerate(default.models):
+            transport = model.transport or providers.transport
             spec = OpenAICompatibleSpec(
                 **judge_fields(
                     providers,
@@ -101,11 +114,14 @@ def _openai_compatible_specs(settings: RagasSettings) -> Iterator[tuple[JudgeSpe
                     provider=DEFAULT_PROVIDER_NAME,
                     limits=limits,
                     structured_output=None,
+                    base_url=openai.base_url,
+                    batch_discount=discount if transport is Transport.BATCH else None,
                 ),
                 base_url=openai.base_url,
                 api_key=openai.api_key,
                 completions_path=path,
-                transport=providers.transport,
+                transport=transport,
+                batch=batch_spec(providers.batch, None),
             )
             yield spec, f"{PREFIX}.default-provider.models[{m_index}]"
 
@@ -143,6 +159,7 @@ def _langchain_specs(settings: RagasSettings) -> Iterator[tuple[JudgeSpec, str]]
             timeout=provider.timeout,
         )
         for m_index, model in enumerate(provider.chat_models):
+            only_openai_compatible(model, f"{p_key}.chat-models[{m_index}]")
             spec = LangChainSpec(
                 **judge_fields(
                     providers,
@@ -150,6 +167,7 @@ def _langchain_specs(settings: RagasSettings) -> Iterator[tuple[JudgeSpec, str]]
                     provider=provider.name,
                     limits=limits,
                     structured_output=provider.structured_output or StructuredOutputMode.NATIVE,
+                    base_url=base_url,
                 ),
                 base_url=base_url,
                 api_key=secrets[0] if secrets else SecretStr(""),

@@ -13,6 +13,7 @@ from ragas_boot.chat.factory.providers import (
     LOCAL_PROVIDER_NAME,
     PREFIX,
     judge_fields,
+    only_openai_compatible,
     resolve_limits,
 )
 from ragas_boot.chat.local.runtime import (
@@ -84,6 +85,7 @@ def local_judge_specs(
     paths: dict[str | None, Path] = {}
     specs: list[tuple[LocalSpec, str]] = []
     for model, key in zip(models, keys, strict=True):
+        only_openai_compatible(model, key)
         configured = model.model_path if model.model_path is not None else local.model_path
         if configured not in paths:
             if configured is None:
@@ -114,6 +116,7 @@ def local_judge_specs(
                 structured_output=structured_output,
                 max_tokens=local.max_tokens,
                 context_tokens=model_spec.n_ctx,
+                catalog=False,  # the embedded model costs nothing
             ),
             base_url=UNSTARTED_BASE_URL,
             api_key=SecretStr(LOCAL_API_KEY),

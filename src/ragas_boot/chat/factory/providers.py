@@ -8,13 +8,16 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Final
 
+from ragas_boot.chat.factory.prices import judge_prices
 from ragas_boot.chat.openai.tls import check_tls_files
-from ragas_boot.chat.specs import DEFAULT_MAX_PROMPT_TOKENS, ProviderLimits, TlsFiles
+from ragas_boot.chat.specs import DEFAULT_MAX_PROMPT_TOKENS, BatchSpec, ProviderLimits, TlsFiles
 from ragas_boot.config.settings import (
+    BatchSettings,
     ChatModelSettings,
     ExternalStarterSettings,
     HedgingSettings,
     OpenAICompatibleProviderSettings,
+    ProviderBatchSettings,
     ProvidersSettings,
     RateLimitSettings,
     StructuredOutputMode,
@@ -27,8 +30,10 @@ __all__ = [
     "LOCAL_PROVIDER_NAME",
     "PREFIX",
     "UniqueIds",
+    "batch_spec",
     "find_starter",
     "judge_fields",
+    "only_openai_compatible",
     "provider_limits",
     "provider_tls",
     "resolve_limits",
@@ -187,6 +192,9 @@ def judge_fields(
     top_p: float | None = None,
     max_prompt_tokens: int | None = None,
     context_tokens: int | None = None,
+    base_url: str = "",
+    catalog: bool = True,
+    batch_discount: float | None = None,
 ) -> dict[str, Any]:
     """What every judge's spec holds but where it is reached (the
     :class:`~ragas_boot.chat.specs.JudgeSpec` fields but ``base_url`` and ``api_key``): the
@@ -196,6 +204,12 @@ def judge_fields(
     Args:
         context_tokens: the model's own context, when known (a local model's ``n-ctx``): the
             prompt bound when none is set.
+        base_url: where the provider answers (finds it in the price catalog).
+        catalog: whether the price catalog may price the model (``providers.price-catalog``
+            too); false for the embedded local model.
+        batch_discount: for a judge that sends batches, the share of the price its batch
+            calls are billed at when neither ``batch-price`` nor the catalog says; ``None``
+            for the others.
     """
     defaults = providers.default_options
     options = model.options
@@ -209,6 +223,13 @@ def judge_fields(
         temperature = defaults.temperature
     if top_p is None:
         top_p = defaults.top_p
+    price, batch_price, price_source = judge_prices(
+        model,
+        provider=provider,
+        base_url=base_url,
+        catalog=catalog and providers.price_catalog,
+        batch_discount=batch_discount,
+    )
     return {
         "id": model.judge_id,
         "model": model.id,
@@ -219,6 +240,44 @@ def judge_fields(
         "structured_output": structured_output or providers.structured_output,
         "limits": limits,
         "max_answer_chars": providers.max_answer_chars,
-        "price": model.price,
+        "price": price,
         "max_prompt_tokens": prompt_cap or DEFAULT_MAX_PROMPT_TOKENS,
+        "batch_price": batch_price,
+        "price_source": price_source,
     }
+
+
+def batch_spec(defaults: BatchSettings, own: ProviderBatchSettings | None) -> BatchSpec:
+    """A provider's batch keys over ``providers.batch``'s, resolved."""
+
+    def pick(name: str) -> Any:
+        value = getattr(own, name) if own is not None else None
+        return value if value is not None else getattr(defaults, name)
+
+    return BatchSpec(
+        min_size=pick("min_size"),
+        poll_interval=pick("poll_interval"),
+        max_poll_interval=pick("max_poll_interval"),
+        timeout=pick("timeout"),
+        completion_window=pick("completion_window"),
+        max_requests=pick("max_requests"),
+        max_file_bytes=pick("max_file_bytes"),
+        quiet_period=pick("quiet_period"),
+        retry_synchronously=pick("retry_synchronously"),
+    )
+
+
+def only_openai_compatible(model: ChatModelSettings, key: str) -> None:
+    """Refuse the keys only an OpenAI-compatible provider's chat model takes.
+
+    Raises:
+        ConfigError: ``transport`` or ``batch-price`` is set (named by its key).
+    """
+    for name, value in (("transport", model.transport), ("batch-price", model.batch_price)):
+        if value is not None:
+            raise ConfigError(
+                f"{name} is set on a model of a provider that is not OpenAI-compatible",
+                key=f"{key}.{name}",
+                hint="Only openai-compatible (and default-provider) models choose a transport "
+                "or have a batch price; remove it",
+            )

@@ -180,6 +180,11 @@ class DirectChat:
             self._tails[output_model] = tail
         return tail
 
+    def request_body(self, text: str, output_model: type[BaseModel]) -> bytes:
+        """The request body of one call: ``text`` as the one user message (the batch
+        transport sends the same bytes as a line of its batch file)."""
+        return self._head + orjson.dumps(text) + b"}]" + self._tail(output_model)
+
     async def complete(self, text: str, output_model: type[BaseModel]) -> DirectReply:
         """Send ``text`` as one user message; the raw answer and usage.
 
@@ -193,7 +198,7 @@ class DirectChat:
         import aiohttp
 
         spec = self._spec
-        body = self._head + orjson.dumps(text) + b"}]" + self._tail(output_model)
+        body = self.request_body(text, output_model)
         loop_session = self.session()
         try:
             async with (
@@ -221,7 +226,7 @@ class DirectChat:
                 scrub(f"connection failed: {detail}", spec), judge_id=spec.id
             ) from None
         if status >= 400 or status in REDIRECT_STATUSES:
-            raise self._status_error(status, content, response_headers)
+            raise self.status_error(status, content, response_headers)
         return self._read(content)
 
     async def _read_body(self, response: aiohttp.ClientResponse) -> bytes:
@@ -243,7 +248,9 @@ class DirectChat:
                 break
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
-    def _status_error(self, status: int, content: bytes, headers: Any) -> JudgeHTTPError:
+    def status_error(self, status: int, content: bytes, headers: Any) -> JudgeHTTPError:
+        """The judge error of an error status and its body (``headers``: the response's,
+        for ``Retry-After`` and ``Location``), with the usage its body reports."""
         # The message the openai client would give (the body after "Error code: N - ").
         text = content.decode("utf-8", "replace").strip()
         body: Any = None
@@ -265,6 +272,18 @@ class DirectChat:
     def _read(self, content: bytes) -> DirectReply:
         try:
             document = orjson.loads(content)
+        except orjson.JSONDecodeError as error:
+            raise malformed_answer(error, spec=self._spec) from None
+        return self.read_document(document)
+
+    def read_document(self, document: Any) -> DirectReply:
+        """The raw answer and usage of a chat completion read as JSON (a body, or a batch
+        output line's ``response.body``).
+
+        Raises:
+            JudgeOutputError: it is not a chat completion.
+        """
+        try:
             message = document["choices"][0]["message"]
             if not isinstance(message, dict):
                 raise TypeError("message is not an object")

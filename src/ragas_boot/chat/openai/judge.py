@@ -1,11 +1,13 @@
 """A judge on any OpenAI-compatible chat-completions endpoint.
 
-Two transports send its calls (``spec.transport``): ``direct``, an aiohttp session with
+Three transports send its calls (``spec.transport``): ``direct``, an aiohttp session with
 pre-serialised requests (:mod:`~ragas_boot.chat.openai.direct`, the default: about a third of
-the client CPU per call), and ``langchain``, langchain-openai's ``ChatOpenAI`` on openai's
-aiohttp transport (:mod:`~ragas_boot.chat.openai.chat_openai`). Both ask for JSON the same
-way, read the same answers, take the same proxies, TLS context and redirect rule, and raise
-the same judge errors (:mod:`ragas_boot.chat.failures`).
+the client CPU per call); ``langchain``, langchain-openai's ``ChatOpenAI`` on openai's
+aiohttp transport (:mod:`~ragas_boot.chat.openai.chat_openai`); and ``batch``, the provider's
+batch API (:mod:`~ragas_boot.chat.openai.batches`), which sends the ``direct`` transport's
+request bodies as lines of a batch file and reads its answers as it does. All ask for JSON
+the same way, read the same answers, take the same proxies, TLS context and redirect rule,
+and raise the same judge errors (:mod:`ragas_boot.chat.failures`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pydantic import BaseModel
 from ragas_boot.chat.answers import checked_answer, usage_of
 from ragas_boot.chat.failures import await_translated, call_failure, scrub
 from ragas_boot.chat.judge import JudgeAnswer, ModelIdentity
+from ragas_boot.chat.openai.batches import BatchChat
 from ragas_boot.chat.openai.chat_openai import LoopBoundChatModel
 from ragas_boot.chat.openai.direct import DirectChat
 from ragas_boot.chat.openai.endpoints import CHAT_SUFFIX, api_base_url
@@ -27,6 +30,7 @@ from ragas_boot.chat.specs import JudgeSpec, OpenAICompatibleSpec
 from ragas_boot.chat.structured import REQUEST_MODES, prompt_text
 from ragas_boot.config.settings import StructuredOutputMode, Transport
 from ragas_boot.config.urls import append_path, mask_url
+from ragas_boot.errors import JudgeError
 
 if TYPE_CHECKING:
     from langchain_core.language_models import LanguageModelInput
@@ -77,8 +81,12 @@ class OpenAICompatibleJudge(ModelIdentity[OpenAICompatibleSpec]):
         self._api_base = api_base_url(self._spec.base_url, self._spec.completions_path)
         self._models = LoopBoundChatModel(spec=self._spec, api_base=self._api_base)
         self._direct: DirectChat | None = None
-        if self._spec.transport is Transport.DIRECT:
+        self._batch: BatchChat | None = None
+        if self._spec.transport in (Transport.DIRECT, Transport.BATCH):
             self._direct = DirectChat(spec=self._spec, api_base=self._api_base)
+        if self._spec.transport is Transport.BATCH:
+            assert self._direct is not None
+            self._batch = BatchChat(spec=self._spec, api_base=self._api_base, direct=self._direct)
 
     def __repr__(self) -> str:
         return (
@@ -94,7 +102,9 @@ class OpenAICompatibleJudge(ModelIdentity[OpenAICompatibleSpec]):
     def prepare(self) -> None:
         """Create this loop's HTTP client now (importing langchain-openai on first use of the
         ``langchain`` transport)."""
-        if self._direct is not None:
+        if self._batch is not None:
+            self._batch.prepare()
+        elif self._direct is not None:
             self._direct.session()
         else:
             self._models.get()
@@ -122,7 +132,13 @@ class OpenAICompatibleJudge(ModelIdentity[OpenAICompatibleSpec]):
         """
         text = prompt_text(prompt, output_model, self._spec.structured_output)
         raw: str | None
-        if self._direct is not None:
+        batched = False
+        if self._batch is not None:
+            started = time.perf_counter()
+            reply, batched = await self._batch.complete(text, output_model)
+            latency = time.perf_counter() - started
+            raw, usage = reply.raw, reply.usage
+        elif self._direct is not None:
             started = time.perf_counter()
             reply = await self._direct.complete(text, output_model)
             latency = time.perf_counter() - started
@@ -145,14 +161,19 @@ class OpenAICompatibleJudge(ModelIdentity[OpenAICompatibleSpec]):
             # A provider may echo the key back (an error page, a confused model); what a judge
             # answered is kept in results and quoted in errors and logs, so it goes in scrubbed.
             raw = scrub(raw, self._spec)
-        return checked_answer(
-            raw,
-            output_model,
-            judge_id=self.id,
-            max_chars=self._spec.max_answer_chars,
-            usage=usage,
-            latency_s=latency,
-        )
+        try:
+            answer = checked_answer(
+                raw,
+                output_model,
+                judge_id=self.id,
+                max_chars=self._spec.max_answer_chars,
+                usage=usage,
+                latency_s=latency,
+            )
+        except JudgeError as error:
+            error.batched = batched  # its usage was billed at the batch price
+            raise
+        return dataclasses.replace(answer, batched=True) if batched else answer
 
     async def _send(self, runnable: Runnable[LanguageModelInput, BaseMessage], text: str) -> Any:
         from langchain_core.messages import HumanMessage
@@ -164,6 +185,8 @@ class OpenAICompatibleJudge(ModelIdentity[OpenAICompatibleSpec]):
 
     async def aclose(self) -> None:
         """Close the HTTP clients made in the current loop (and those of loops still running)."""
+        if self._batch is not None:
+            await self._batch.aclose()
         if self._direct is not None:
             await self._direct.aclose()
         await self._models.aclose()

@@ -32,6 +32,7 @@ from ragas_boot.config.settings._base import REVEAL_URLS as REVEAL_URLS
 from ragas_boot.config.settings._base import URL_FIELDS as URL_FIELDS
 from ragas_boot.config.settings._base import Duration
 from ragas_boot.config.settings._base import parse_duration as parse_duration
+from ragas_boot.config.settings.batch import BatchSettings, ProviderBatchSettings
 from ragas_boot.config.settings.limits import (
     CircuitBreakerSettings,
     GlobalRateLimitSettings,
@@ -53,6 +54,7 @@ from ragas_boot.config.settings.models import (
     EmbeddingDefaultOptions,
     EmbeddingModelSettings,
     PriceSettings,
+    PriceSource,
 )
 from ragas_boot.config.settings.modes import (
     Aggregation,
@@ -107,6 +109,7 @@ __all__ = [
     "Aggregation",
     "AllureSettings",
     "BackoffSettings",
+    "BatchSettings",
     "CacheSettings",
     "ChatModelSettings",
     "ChatOptions",
@@ -145,6 +148,8 @@ __all__ = [
     "OpenAIEmbeddingSettings",
     "OpenAISettings",
     "PriceSettings",
+    "PriceSource",
+    "ProviderBatchSettings",
     "ProviderLimitSettings",
     "ProvidersSettings",
     "QuorumFailure",

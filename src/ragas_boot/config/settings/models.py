@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ragas_boot.config.settings._base import _Section
+from ragas_boot.config.settings.modes import Transport
 
 __all__ = [
     "ChatModelEntry",
@@ -16,6 +17,7 @@ __all__ = [
     "EmbeddingDefaultOptions",
     "EmbeddingModelSettings",
     "PriceSettings",
+    "PriceSource",
 ]
 
 
@@ -72,6 +74,48 @@ class PriceSettings(_Section):
         ) / 1_000_000
 
 
+class PriceSource(BaseModel):
+    """Where a judge's prices came from, as reports show it (not a configuration key).
+
+    Attributes:
+        price: ``config`` (the chat model's ``price``) or ``catalog`` (the price catalog,
+            :attr:`catalog` names it and its version).
+        catalog: the catalog and its version (``genai-prices 0.2.3``) when it gave a price.
+        batch: where the price of calls answered through a provider batch came from:
+            ``config`` (``batch-price``), ``catalog`` (the catalog's batch rate), ``discount``
+            (the provider's ``batch.discount`` of the price); ``None`` when the judge sends
+            no batches.
+        discount: the share of the price a batch call is billed at, when ``batch`` is
+            ``discount``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    price: Literal["config", "catalog"] = Field(description="config or catalog.")
+    catalog: str | None = Field(
+        default=None, description="The price catalog and its version, when it gave a price."
+    )
+    batch: Literal["config", "catalog", "discount"] | None = Field(
+        default=None,
+        description="Where the batch price came from (batch-price, the catalog's batch rate, "
+        "the provider's discount); None for a judge that sends no batches.",
+    )
+    discount: float | None = Field(
+        default=None, description="The share of the price batch calls are billed at (discount)."
+    )
+
+    def describe(self) -> str:
+        """One phrase: ``config``, ``catalog genai-prices 0.2.3``, then the batch price's."""
+        text = "config" if self.price == "config" else f"catalog {self.catalog or ''}".strip()
+        if self.batch == "config":
+            text += "; batch: config"
+        elif self.batch == "catalog":
+            text += "; batch: catalog rate"
+        elif self.batch == "discount" and self.discount is not None:
+            text += f"; batch: {self.discount:.0%} of it"
+        return text
+
+
 class ChatModelSettings(_Section):
     """One chat model of a provider; it becomes one judge."""
 
@@ -89,7 +133,18 @@ class ChatModelSettings(_Section):
     options: ChatOptions = Field(default_factory=ChatOptions, description="Per-model options.")
     price: PriceSettings | None = Field(
         default=None,
-        description="Price per million tokens; unset = reports show this judge's tokens only.",
+        description="Price per million tokens; unset = the price catalog's for a model it "
+        "knows (providers.price-catalog), else reports show this judge's tokens only.",
+    )
+    transport: Transport | None = Field(
+        default=None,
+        description="How this model's calls are sent (direct|langchain|batch; OpenAI-compatible "
+        "providers only); unset = its provider's.",
+    )
+    batch_price: PriceSettings | None = Field(
+        default=None,
+        description="Price per million tokens of calls answered through a provider batch; "
+        "unset = the catalog's batch rate, else price times the provider's batch.discount.",
     )
 
     @property

@@ -65,6 +65,10 @@ class Transport(CaseInsensitiveEnum):
     """langchain-openai's ``ChatOpenAI`` on openai's aiohttp transport. Both transports take
     proxies from the environment, decode compressed answers, verify TLS the same way and
     report redirects instead of following them (docs/providers.md)."""
+    BATCH = "batch"
+    """The provider's batch API (``/v1/files``, ``/v1/batches``): every call ready at one
+    moment of a run goes into one batch file per model, answered within the provider's
+    window (usually at half the price); see ``providers.batch``."""
 
 
 class Aggregation(CaseInsensitiveEnum):

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import Field, SecretStr, field_validator, model_validator
 
 from ragas_boot.config.settings._base import Duration, _Section
+from ragas_boot.config.settings.batch import BatchSettings, ProviderBatchSettings
 from ragas_boot.config.settings.limits import (
     CircuitBreakerSettings,
     GlobalRateLimitSettings,
@@ -97,7 +98,12 @@ class OpenAICompatibleProviderSettings(ProviderLimitSettings, _OpenAICompatibleK
     )
     transport: Transport | None = Field(
         default=None,
-        description="How calls are sent (direct|langchain); default providers.transport.",
+        description="How calls are sent (direct|langchain|batch); default providers.transport.",
+    )
+    batch: ProviderBatchSettings | None = Field(
+        default=None,
+        description="This provider's batch API keys (transport: batch); each unset one is "
+        "providers.batch's.",
     )
     ca_bundle: str | None = Field(
         default=None,
@@ -279,7 +285,19 @@ class ProvidersSettings(_Section):
     transport: Transport = Field(
         default=Transport.DIRECT,
         description="How OpenAI-compatible judges send calls: direct (a lean aiohttp session "
-        "with pre-serialised requests) or langchain (ChatOpenAI).",
+        "with pre-serialised requests), langchain (ChatOpenAI) or batch (the provider's "
+        "batch API, see batch).",
+    )
+    batch: BatchSettings = Field(
+        default_factory=BatchSettings,
+        description="How judges on transport: batch send their calls through a provider's "
+        "batch API (/v1/files, /v1/batches).",
+    )
+    price_catalog: bool = Field(
+        default=True,
+        description="Price the judges of known models (OpenAI, Anthropic, Google, OpenRouter, "
+        "...) from the genai-prices catalog when their model sets no price; false: only "
+        "configured prices.",
     )
     output_retries: int = Field(
         default=1, ge=0, description="Re-asks after an empty/unparseable/invalid answer."
