@@ -19,6 +19,7 @@ from ragas_boot.samples.references import ExpectedToolCall, ToolCallAlternatives
 from ragas_boot.samples.rules import ArgumentRule, JsonType, RangeRule
 from ragas_boot.samples.sample import Sample
 from ragas_boot.samples.scenarios import ConversationEnd, Scenario, Simulation
+from ragas_boot.samples.to_openai import to_openai_messages
 
 __all__ = [
     "AIMessage",
@@ -41,4 +42,5 @@ __all__ = [
     "ToolMessage",
     "from_langchain_messages",
     "from_openai_messages",
+    "to_openai_messages",
 ]

@@ -42,18 +42,16 @@ from ragas_boot.chat.openai.endpoints import api_base_url
 from ragas_boot.chat.specs import JudgeSpec, OpenAICompatibleSpec
 from ragas_boot.config.urls import mask_url
 from ragas_boot.errors import JudgeOutputError, SampleValidationError
-from ragas_boot.samples import AIMessage, HumanMessage, Message, StopReason, ToolCall, ToolMessage
+from ragas_boot.samples import AIMessage, Message, StopReason, ToolCall, ToolMessage
 from ragas_boot.samples._base import message_of
 from ragas_boot.samples.openai_chat import (
     AssistantMessage,
     ChatMessage,
     CustomToolCall,
-    FunctionCall,
     FunctionToolCall,
-    ToolResultMessage,
-    UserMessage,
     chat_problem,
 )
+from ragas_boot.samples.to_openai import to_openai_chat
 
 __all__ = [
     "DEFAULT_MAX_TOOL_CALLS",
@@ -331,7 +329,7 @@ class OpenAIToolAgent(ModelIdentity[OpenAICompatibleSpec]):
         chat: list[dict[str, Any]] = []  # OpenAI format, the model's turns as it sent them
         if self._system_prompt:
             chat.append({"role": "system", "content": self._system_prompt})
-        chat.extend(_sent(message) for message in _chat_messages(messages))
+        chat.extend(_sent(message) for message in to_openai_chat(messages))
         added: list[Message] = []
         calls: list[ToolCall] = []
         usage = TokenUsage()
@@ -548,43 +546,3 @@ def _sent(message: BaseModel) -> dict[str, Any]:
     """A chat-format message as sent: the keys it was given, nulls left out."""
     sent: dict[str, Any] = message.model_dump(mode="json", exclude_none=True)
     return sent
-
-
-def _chat_messages(messages: Sequence[Message]) -> list[ChatMessage]:
-    """A sample's conversation in OpenAI chat format, to send to a model.
-
-    Calls without an id get one (``call_h{message}_{position}``); a tool message without a
-    ``tool_call_id`` answers the first call not yet answered that has its name, else the
-    first not yet answered.
-    """
-    converted: list[ChatMessage] = []
-    pending: list[tuple[str, str]] = []  # (call id, tool name) not yet answered
-    for index, message in enumerate(messages):
-        if isinstance(message, HumanMessage):
-            converted.append(UserMessage(role="user", content=message.content))
-        elif isinstance(message, AIMessage):
-            calls: list[FunctionToolCall | CustomToolCall] = []
-            for position, call in enumerate(message.tool_calls):
-                call_id = call.id or f"call_h{index}_{position}"
-                pending.append((call_id, call.name))
-                arguments = json.dumps(call.arguments)
-                calls.append(
-                    FunctionToolCall(
-                        id=call_id, function=FunctionCall(name=call.name, arguments=arguments)
-                    )
-                )
-            converted.append(
-                AssistantMessage(
-                    role="assistant", content=message.content or None, tool_calls=calls or None
-                )
-            )
-        else:
-            answered = message.tool_call_id
-            if answered is None and pending:
-                named = [item for item in pending if item[1] == message.name]
-                answered = (named or pending)[0][0]
-            pending = [item for item in pending if item[0] != answered]
-            converted.append(
-                ToolResultMessage(role="tool", tool_call_id=answered or "", content=message.content)
-            )
-    return converted

@@ -3,7 +3,9 @@
 An agent is any callable, sync or async, taking the conversation (a list of
 :class:`~ragas_boot.samples.Message`, and optionally ``case=``); what it returns is read by
 :func:`as_agent_reply` (the forms are listed in :mod:`ragas_boot.runs.suites.runner`). A suite's
-single-turn cases and its scenario plays call it the same way.
+single-turn cases and its scenario plays call it the same way. A suite whose ``agent-input``
+is ``openai`` gives it the conversation as OpenAI chat messages (dicts) instead
+(:func:`with_agent_input`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ragas_boot.chat.openai.agent import AgentReply
+from ragas_boot.chat.openai.agent import AgentReply, OpenAIToolAgent
 from ragas_boot.samples import (
     AIMessage,
     HumanMessage,
@@ -24,8 +26,17 @@ from ragas_boot.samples import (
     from_langchain_messages,
     from_openai_messages,
 )
+from ragas_boot.samples.to_openai import to_openai_messages
 
-__all__ = ["Agent", "as_agent_reply", "call_agent", "describe_agent", "reported_calls"]
+__all__ = [
+    "Agent",
+    "OpenAIInputAgent",
+    "as_agent_reply",
+    "call_agent",
+    "describe_agent",
+    "reported_calls",
+    "with_agent_input",
+]
 
 Agent = Callable[..., Any]
 """A sync or async callable taking the conversation (and optionally ``case=``)."""
@@ -148,7 +159,7 @@ def _is_async(agent: Agent) -> bool:
     return inspect.iscoroutinefunction(agent) or inspect.iscoroutinefunction(method)
 
 
-async def call_agent(agent: Agent, messages: list[Message], case: Any) -> Any:
+async def call_agent(agent: Agent, messages: list[Any], case: Any) -> Any:
     """Call ``agent`` on ``messages`` (with ``case=`` when it takes it); a sync agent runs in
     a worker thread, so that cases overlap."""
     keywords = {"case": case} if _takes_case(agent) else {}
@@ -159,3 +170,37 @@ async def call_agent(agent: Agent, messages: list[Message], case: Any) -> Any:
     if inspect.isawaitable(result):
         result = await result
     return result
+
+
+class OpenAIInputAgent:
+    """A Python agent given the conversation as OpenAI chat messages (JSON dicts).
+
+    The agent sees the messages :func:`~ragas_boot.samples.to_openai.to_openai_messages`
+    writes (calls without an id get one). When it returns a list that starts with the very
+    messages it was given (``messages + [reply]``), only what follows is its turn; any other
+    return form is read as from any agent (:func:`as_agent_reply`).
+    """
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.description = describe_agent(agent)
+
+    async def __call__(self, messages: list[Message], case: Any = None) -> Any:
+        given = to_openai_messages(messages)
+        output = await call_agent(self.agent, list(given), case)
+        if isinstance(output, list) and given and output[: len(given)] == given:
+            return output[len(given) :]
+        return output
+
+
+def with_agent_input(agent: Agent, form: str) -> Agent:
+    """``agent`` as the suite's ``agent-input`` says it takes the conversation: unchanged for
+    ``native``, wrapped in :class:`OpenAIInputAgent` for ``openai`` (never the built-in model
+    agent, which speaks the chat format to its model itself)."""
+    if form != "openai" or isinstance(agent, OpenAIInputAgent) or _is_model_agent(agent):
+        return agent
+    return OpenAIInputAgent(agent)
+
+
+def _is_model_agent(agent: Agent) -> bool:
+    return isinstance(agent, OpenAIToolAgent)

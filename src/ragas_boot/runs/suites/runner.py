@@ -54,6 +54,7 @@ from ragas_boot.runs.suites.replies import (
     call_agent,
     describe_agent,
     reported_calls,
+    with_agent_input,
 )
 from ragas_boot.runs.suites.scenarios import Simulator, play_case, simulation_role
 from ragas_boot.runs.suites.scoring import SUITE_METRICS
@@ -235,7 +236,7 @@ async def arun_agent(
         KeyError: ``cases`` names an unknown case.
         ValueError: ``concurrency``, ``max_turns`` or ``repeat`` is below 1.
     """
-    chosen = suite.resolve_agent() if agent is None else agent
+    chosen = with_agent_input(suite.resolve_agent() if agent is None else agent, suite.agent_input)
     limit = suite.concurrency if concurrency is None else concurrency
     if limit < 1:
         raise ValueError(f"concurrency must be at least 1, got {limit}")

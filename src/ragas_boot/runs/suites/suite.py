@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
@@ -215,6 +215,12 @@ class AgentTestSuite(SuiteModel):
         default=None,
         description="Chat model id (or alias) of application.yaml to run as the agent instead, "
         "when the active configuration declares it.",
+    )
+    agent_input: Literal["native", "openai"] = Field(
+        default="native",
+        description="What the Python agent is given: 'native' (HumanMessage / AIMessage / "
+        "ToolMessage objects) or 'openai' (OpenAI chat messages as dicts, ready for "
+        "chat.completions.create). The built-in model agent ignores it.",
     )
     system_prompt: str | None = Field(
         default=None, description="System prompt of the built-in model runner."
