@@ -1,0 +1,1 @@
+"""Test cases generated and checked before they are kept (issue 38)."""
