@@ -30,7 +30,12 @@ def test_five_markdown_documents_give_verbatim_single_and_multi_hop_samples(
     docs = write_documents(tmp_path)
     out = tmp_path / "testset.yaml"
     made = generate_testset(
-        [docs], container=container, count=8, multi_hop=0.5, judges=[JUDGE], output=out,
+        [docs],
+        container=container,
+        count=8,
+        multi_hop=0.5,
+        judges=[JUDGE],
+        output=out,
         chunk_size=200,
     )
     report = made.report
@@ -50,15 +55,20 @@ def test_five_markdown_documents_give_verbatim_single_and_multi_hop_samples(
             assert len({(s["file"], s["chunk"]) for s in sources}) >= 2
     assert report.coverage["hops"] == {"single_hop": 4, "multi_hop": 4}
     assert set(report.coverage["document"]) == {
-        (docs / name).as_posix() for name in ("heat-pump.md", "warranty.md", "app.md",
-                                              "noise.md", "отопление.md")
+        (docs / name).as_posix()
+        for name in ("heat-pump.md", "warranty.md", "app.md", "noise.md", "отопление.md")
     }
     assert report.calls["generation"].calls == 8
     assert report.calls["judge_vote"].calls == 8
     first = out.read_bytes()
     sent = openai_server.count()
     again = generate_testset(
-        [docs], container=container, count=8, multi_hop=0.5, judges=[JUDGE], output=out,
+        [docs],
+        container=container,
+        count=8,
+        multi_hop=0.5,
+        judges=[JUDGE],
+        output=out,
         chunk_size=200,
     )
     assert openai_server.count() == sent

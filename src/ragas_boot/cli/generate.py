@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from ragas_boot.cli import _generate_suite
+from ragas_boot.cli import _generate_suite, _generate_testset
 from ragas_boot.cli._registry import register_command
 
 __all__ = ["configure", "run"]
@@ -16,6 +16,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """One subparser per kind; each sets ``generate_run`` to its runner."""
     kinds = parser.add_subparsers(dest="generate_command", metavar="KIND", required=True)
     _generate_suite.configure(kinds)
+    _generate_testset.configure(kinds)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -64,9 +64,7 @@ _TASKS: dict[Hops, str] = {
     ),
 }
 
-_MULTI_HOP_RULE = (
-    "- answering needs facts from at least two of the chunks, not from one alone."
-)
+_MULTI_HOP_RULE = "- answering needs facts from at least two of the chunks, not from one alone."
 
 
 class _Candidate(BaseModel):
@@ -81,9 +79,9 @@ def candidate_model(chunk_ids: tuple[str, ...]) -> type[_Candidate]:
     """The answer's model for a prompt showing ``chunk_ids``: the question, the answer, and
     ``cited_chunks``, a non-empty list of those ids (an enum in the schema the model is
     constrained by, so it cannot cite a chunk it was not shown)."""
-    chunk_id = Literal[chunk_ids]  # type: ignore[valid-type]
+    chunk_id: Any = Literal[chunk_ids]
     cited: Any = (
-        list[chunk_id],  # type: ignore[valid-type]
+        list[chunk_id],
         Field(min_length=1, description="Ids of the chunks the answer rests on."),
     )
     return create_model("TestsetCandidate", __base__=_Candidate, cited_chunks=cited)

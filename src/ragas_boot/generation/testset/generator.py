@@ -10,6 +10,7 @@ seed again send nothing and write the same file. The loop stops when ``count`` c
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -241,8 +242,11 @@ async def agenerate_testset(
         JudgeNotFoundError: a judge named in ``judges`` is not configured.
         ValueError: an option out of range.
     """
-    read = read_documents(documents)
-    chunks = split_documents(read, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    # Reading and splitting are file and CPU work: off the caller's loop.
+    read = await asyncio.to_thread(read_documents, documents)
+    chunks = await asyncio.to_thread(
+        split_documents, read, chunk_size=chunk_size, chunk_overlap=chunk_overlap
+    )
     settings = container.settings()
     role_settings = settings.generation
     if seed is not None:
@@ -254,7 +258,7 @@ async def agenerate_testset(
         count=count, min_coverage=min_coverage, max_calls=max_calls, max_cost=max_cost
     )
     plan = ChunkPlan(chunks, count=count, multi_hop=multi_hop, seed=role_settings.seed)
-    kinds = [kind for kind, target in plan.targets.items() if target]
+    kinds: list[str] = [kind for kind, target in plan.targets.items() if target]
     coverage = Coverage({"document": [document.path for document in read], "hops": kinds})
     meter = CallMeter(budget)
     run = _Run(
@@ -287,7 +291,7 @@ async def agenerate_testset(
         multi_hop=multi_hop,
     )
     if output is not None and samples:
-        Path(output).write_text(text, encoding="utf-8")
+        await asyncio.to_thread(Path(output).write_text, text, encoding="utf-8")
     report = GenerationReport(
         kind="testset",
         output=os.fspath(output) if output is not None and samples else None,

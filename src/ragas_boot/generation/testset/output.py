@@ -119,7 +119,5 @@ def testset_text(
             for sample in samples
         ],
     }
-    body = yaml.dump(
-        document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100
-    )
+    body = yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
     return "\n".join(header) + "\n" + body

@@ -9,9 +9,11 @@ same inputs and seed ask the same prompts in the same order (and a replay is all
 * Anchors: the chunks long enough to ask about (:data:`MIN_CHUNK_CHARS`), each document's in
   an order shuffled by the seed, taken round the documents in turn (document 1's first, then
   document 2's first, ...), so that every document is asked about early.
-* Partner of a multi-hop anchor: the chunks :func:`~ragas_boot.generation.documents.related_chunks`
-  ranks for it (shared rare words), the next one each time that anchor comes back; an anchor
-  related to nothing takes the next anchor of another document.
+* Multi-hop anchors are taken from the far end of that order, so that a few single- and
+  multi-hop cases between them reach every document.
+* Partner of a multi-hop anchor: the most related chunk
+  (:func:`~ragas_boot.generation.documents.related_chunks`: shared rare words) not yet paired
+  with it; an anchor related to nothing pairs with a chunk of another document.
 """
 
 from __future__ import annotations
@@ -71,7 +73,9 @@ class ChunkPlan:
             shuffle.shuffle(group)
         groups = list(by_source.values())
         self._anchors = [
-            group[depth] for depth in range(max(map(len, groups))) for group in groups
+            group[depth]
+            for depth in range(max(map(len, groups)))
+            for group in groups
             if depth < len(group)
         ]
         known = {chunk.id: chunk for chunk in usable}
@@ -83,6 +87,7 @@ class ChunkPlan:
         self._single_target = count - self._multi_target
         self._turns: dict[Hops, int] = {"single_hop": 0, "multi_hop": 0}
         self._partners: dict[str, int] = {}
+        self._pairs: set[frozenset[str]] = set()
 
     @property
     def targets(self) -> dict[Hops, int]:
@@ -111,16 +116,20 @@ class ChunkPlan:
     def _multi(self) -> Pick:
         turn = self._turns["multi_hop"]
         self._turns["multi_hop"] = turn + 1
-        anchor = self._anchors[turn % len(self._anchors)]
-        related = self._related.get(anchor.id, [])
+        # Multi-hop anchors run from the other end: with few cases asked for, single- and
+        # multi-hop ones between them still reach every document.
+        anchor = self._anchors[-1 - turn % len(self._anchors)]
+        candidates = (
+            self._related.get(anchor.id)
+            or [chunk for chunk in self._anchors if chunk.source != anchor.source]
+            or [chunk for chunk in self._anchors if chunk.id != anchor.id]
+        )
         used = self._partners.get(anchor.id, 0)
         self._partners[anchor.id] = used + 1
-        if related:
-            partner = related[used % len(related)]
-        else:
-            others = [chunk for chunk in self._anchors if chunk.source != anchor.source] or [
-                chunk for chunk in self._anchors if chunk.id != anchor.id
-            ]
-            partner = others[(turn + used) % len(others)]
+        # A pair asked for already (from either end) comes last: the same two chunks would
+        # only give the same question again.
+        fresh = [c for c in candidates if frozenset((anchor.id, c.id)) not in self._pairs]
+        partner = fresh[0] if fresh else candidates[used % len(candidates)]
+        self._pairs.add(frozenset((anchor.id, partner.id)))
         first, second = sorted((anchor, partner), key=lambda chunk: int(chunk.id[1:]))
         return Pick("multi_hop", (first, second))
