@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from testset_helpers import JUDGE, WRITER, good_writer, write_documents, yes_judge
 
 from ragas_boot.datasets import load_dataset
 from ragas_boot.generation.testset import generate_testset
+from support.testset import JUDGE, WRITER, good_writer, write_documents, yes_judge
 
 CACHED = """
 spring.ai.ragas.cache: {loopback: true}

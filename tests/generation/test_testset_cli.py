@@ -8,7 +8,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from testset_helpers import (
+
+from ragas_boot.cli import main
+from ragas_boot.datasets import load_dataset
+from ragas_boot.testing import Reply
+from support.testset import (
     JUDGE,
     WRITER,
     chunk_blocks,
@@ -16,10 +20,6 @@ from testset_helpers import (
     write_documents,
     yes_judge,
 )
-
-from ragas_boot.cli import main
-from ragas_boot.datasets import load_dataset
-from ragas_boot.testing import Reply
 
 
 def _config(tmp_path: Path, server, extra: str = "") -> Path:
@@ -66,9 +66,9 @@ def test_a_test_set_from_five_documents_is_written_and_replayed_byte_for_byte(
         JUDGE,
         "--chunk-size",
         "200",
-        "-o",
-        str(out),
         "--out",
+        str(out),
+        "--report",
         str(report),
         "--config",
         str(config),
@@ -137,9 +137,9 @@ def test_a_garbage_answering_model_gets_its_candidates_rejected_with_reasons(
             JUDGE,
             "--max-calls",
             "10",
-            "-o",
-            str(out),
             "--out",
+            str(out),
+            "--report",
             str(report),
             "--config",
             str(config),

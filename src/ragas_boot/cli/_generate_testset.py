@@ -41,8 +41,7 @@ def configure(kinds: Any) -> None:
         "documents", nargs="+", metavar="DOCS", help="Markdown, text or PDF files, or folders"
     )
     parser.add_argument(
-        "-o",
-        "--output",
+        "--out",
         default="testset.yaml",
         metavar="FILE",
         help="the test-set file to write (YAML; default: testset.yaml)",
@@ -106,7 +105,7 @@ def configure(kinds: Any) -> None:
         "--chunk-size", type=positive_int, metavar="CHARS", help="characters per chunk (1200)"
     )
     parser.add_argument(
-        "--out",
+        "--report",
         action="append",
         default=[],
         metavar="PATH",
@@ -127,8 +126,8 @@ def run(args: argparse.Namespace) -> int:
         render_generation_json,
     )
 
-    output = Path(args.output)
-    reports = report_paths(args.out, follow_symlinks=False, kinds=("html", "json"))
+    output = Path(args.out)
+    reports = report_paths(args.report, follow_symlinks=False, kinds=("html", "json"))
     settings = settings_from_args(args)
     multi_hop = DEFAULT_MULTI_HOP if args.multi_hop is None else args.multi_hop
     with create_container(settings) as container:
