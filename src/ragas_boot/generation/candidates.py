@@ -126,9 +126,9 @@ def _call_schema(source: ToolSource, tools: Sequence[str]) -> dict[str, Any]:
                     "any_value": {"type": "array", "items": {"type": "string", "enum": properties}}
                     if properties
                     else {"type": "array", "maxItems": 0},
-                    "optional": {"type": "boolean"},
                 },
                 "required": ["tool_name", "arguments"],
+                "additionalProperties": False,
             }
         )
     return variants[0] if len(variants) == 1 else {"anyOf": variants}
@@ -162,8 +162,25 @@ def candidate_model(
             Annotated[ScenarioDraft | None, WithJsonSchema({"type": "null"})],
             Field(default=None, description="Leave null."),
         )
+    required = ["user_message", "calls", "answer_keywords"]
+    if kind == "scenario":
+        required.insert(2, "scenario")
+
+    def strict(schema: dict[str, Any]) -> None:
+        # What the model is held to (a local model's grammar); validation stays lenient.
+        schema["required"] = required
+        schema["additionalProperties"] = False
+        properties = schema["properties"]
+        if kind != "scenario":
+            properties.pop("scenario", None)
+        # The case's description is written from the plan: fewer tokens for a small model.
+        properties.pop("description", None)
+        properties["answer_keywords"]["maxItems"] = 3
+
     name = "SuiteCase_" + kind + "_" + "_".join(tools)
     model: type[SuiteCandidate] = create_model(name, __base__=SuiteCandidate, **fields)
+    model.model_config["json_schema_extra"] = strict  # the subclass's own copy
+    model.model_rebuild(force=True)
     model.__doc__ = SuiteCandidate.__doc__
     return model
 

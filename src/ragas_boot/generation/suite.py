@@ -81,6 +81,14 @@ _TASKS: dict[CaseKind, str] = {
 }
 
 
+_DESCRIPTIONS: dict[str, str] = {
+    "single": "Calls {tools} ({style} message).",
+    "multi": "Two calls: {tools} ({style} message).",
+    "no_tool": "Needs no tool ({style} message).",
+    "scenario": "A multi-turn scenario ending in {tools}.",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Slot:
     """One case to write.
@@ -357,8 +365,9 @@ class _Generator:
 def _case(candidate: SuiteCandidate, source: ToolSource, slot: Slot, number: int) -> dict[str, Any]:
     label = slot.tools[0] if slot.tools else "no_tool"
     case: dict[str, Any] = {"id": f"G{number:03d}_{label}"}
-    if candidate.description.strip():
-        case["description"] = candidate.description.strip()
+    case["description"] = candidate.description.strip() or _DESCRIPTIONS[slot.kind].format(
+        tools=" and ".join(dict.fromkeys(slot.tools)), style=slot.style
+    )
     message = candidate.user_message.strip()
     if candidate.scenario is not None and slot.kind == "scenario":
         scenario: dict[str, Any] = {"goal": candidate.scenario.goal.strip()}
