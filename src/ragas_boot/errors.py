@@ -8,6 +8,7 @@ for callers that do not know this library::
     ├── SampleValidationError (ValueError)     a sample lacks what a metric needs; names the field
     │   └── DatasetError                       a dataset file is unreadable; names file and line
     ├── SuiteError (ValueError)                a tool suite is invalid; names file, case and field
+    ├── DocumentError (ValueError)             documents to generate from are missing or empty
     ├── JudgeNotFoundError (LookupError)       a metric config names a judge id nobody declared
     ├── MissingExtraError (ImportError)        an optional extra is not installed; says what to run
     ├── HistoryError (RuntimeError)            the run history is unreachable, or has no such run
@@ -42,6 +43,7 @@ __all__ = [
     "CacheError",
     "ConfigError",
     "DatasetError",
+    "DocumentError",
     "HistoryError",
     "JudgeConnectionError",
     "JudgeError",
@@ -190,6 +192,19 @@ class SuiteError(RagasBootError, ValueError):
         if field:
             where.append(f"field '{field}'")
         super().__init__(f"{': '.join(where)}: {message}" if where else message)
+
+
+class DocumentError(RagasBootError, ValueError):
+    """The documents a test set is generated from cannot be used: a path is missing, has no
+    readable text, or is of a kind that cannot be read.
+
+    Attributes:
+        path: the file or directory at fault.
+    """
+
+    def __init__(self, message: str, *, path: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}")
 
 
 class JudgeNotFoundError(RagasBootError, LookupError):

@@ -96,6 +96,7 @@ from ragas_boot.cli._registry import (
 
 # The built-in commands register themselves on import, in the order ``--help`` lists them.
 from ragas_boot.cli import evaluate, compare, calibrate, config, cache, runs, schema, suite  # noqa: F401  # isort: skip
+from ragas_boot.cli import generate  # noqa: F401  # isort: skip
 from ragas_boot.cli._main import build_parser, main
 
 __all__ = [

@@ -1,0 +1,612 @@
+"""``generate suite``: test cases for an agent from its tools, each checked before it is kept.
+
+The plan: ``count`` slots, each a kind of case (one tool, two calls, no tool, a multi-turn
+scenario, in the ``mix`` asked for), its tools (by ``shares``, else evenly) and a style (plain,
+terse, misspelled, Russian). Slots are asked in turn; a refused candidate puts its slot back at
+the end of the queue. Once ``count`` are kept, slots for the coverage values no case reaches
+yet (a tool, an enum value of an argument) are added until ``min_coverage`` is met.
+
+The cost per kept case: one generation call, plus one vote call per judge (a candidate that
+fails a check that needs no model costs its generation call only). Every call's seed is the
+generation seed plus the attempt's number, and judges at temperature 0 are cached like any
+judge call: the same inputs and seed again send no request and write the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from ragas_boot._version import __version__
+from ragas_boot.errors import SuiteError
+from ragas_boot.execution.roles import ModelRole
+from ragas_boot.generation.budget import CallMeter, Coverage, GenerationBudget
+from ragas_boot.generation.candidates import (
+    CaseKind,
+    Finding,
+    SuiteCandidate,
+    candidate_model,
+    check_candidate,
+    expected_calls,
+)
+from ragas_boot.generation.duplicates import NearDuplicates
+from ragas_boot.generation.models import ask_generator, role_of, vote
+from ragas_boot.generation.report import AgentCheck, GenerationReport, Rejection, StopReason
+from ragas_boot.generation.tools import ToolSource, load_tools
+from ragas_boot.generation.traces import trace_cases
+from ragas_boot.metrics.prompting import render_prompt
+from ragas_boot.runs.suites.suite import AgentTestSuite, validate_suite
+
+if TYPE_CHECKING:
+    from ragas_boot.container import RagasContainer
+
+__all__ = [
+    "DEFAULT_MIX",
+    "STYLES",
+    "GeneratedSuite",
+    "Slot",
+    "agenerate_suite",
+    "generate_suite",
+    "plan_slots",
+]
+
+#: Instructions for each style of the user's words.
+STYLES: dict[str, str] = {
+    "plain": "Ordinary, clear English.",
+    "terse": "Very short, few words, no greeting (as typed into a search box).",
+    "misspelled": "English with two or three typing mistakes, as typed in a hurry.",
+    "russian": "Russian (the whole message in Russian; argument values as the tool expects).",
+}
+
+#: Share of each kind of case when none is given.
+DEFAULT_MIX: dict[str, float] = {"single": 0.7, "multi": 0.15, "no_tool": 0.15}
+
+_TASKS: dict[CaseKind, str] = {
+    "single": "A message for which a correct agent calls {tools} exactly once.",
+    "multi": "A message for which a correct agent makes two calls: {tools} (one call each; "
+    "the same tool twice when it is named twice).",
+    "no_tool": "A message that fits this agent's topic but needs no tool at all (general "
+    "knowledge, a greeting, a question about what the agent can do): no calls.",
+    "scenario": 'A multi-turn case: instead of one message, a user with a goal ("scenario": '
+    "the goal, the facts the user knows and gives when asked, and what success is), for which "
+    "a correct agent ends up calling {tools}. Set user_message to the user's first message.",
+}
+
+
+_DESCRIPTIONS: dict[str, str] = {
+    "single": "Calls {tools} ({style} message).",
+    "multi": "Two calls: {tools} ({style} message).",
+    "no_tool": "Needs no tool ({style} message).",
+    "scenario": "A multi-turn scenario ending in {tools}.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One case to write.
+
+    Attributes:
+        kind: the kind of case.
+        tools: the tools it calls (none for ``no_tool``).
+        style: a key of :data:`STYLES`.
+        hint: an extra instruction (a coverage value to reach), or ``None``.
+    """
+
+    kind: CaseKind
+    tools: tuple[str, ...]
+    style: str
+    hint: str | None = None
+
+
+def _apportion(total: int, weights: Mapping[str, float]) -> dict[str, int]:
+    """``total`` split by ``weights`` (largest remainders; ties in key order)."""
+    positive = {key: weight for key, weight in weights.items() if weight > 0}
+    whole = sum(positive.values())
+    if not positive:
+        return {}
+    exact = {key: total * weight / whole for key, weight in positive.items()}
+    counts = {key: int(value) for key, value in exact.items()}
+    order = sorted(
+        positive, key=lambda key: (-(exact[key] - counts[key]), list(positive).index(key))
+    )
+    for key in order[: total - sum(counts.values())]:
+        counts[key] += 1
+    return counts
+
+
+def plan_slots(
+    source: ToolSource,
+    count: int,
+    *,
+    shares: Mapping[str, float] | None = None,
+    mix: Mapping[str, float] | None = None,
+    styles: Sequence[str] = ("plain",),
+    seed: int = 0,
+) -> list[Slot]:
+    """The ``count`` slots of a generation, the same for the same arguments.
+
+    Raises:
+        ValueError: a share names an unknown tool, a mix an unknown kind, a style is unknown,
+            or no weight is above 0.
+    """
+    names = source.names
+    weights = {name: 1.0 for name in names} if not shares else dict(shares)
+    for name in weights:
+        if name not in names:
+            raise ValueError(
+                f"--share names tool '{name}', which is not declared ({', '.join(names)})"
+            )
+    for style in styles:
+        if style not in STYLES:
+            raise ValueError(f"unknown style '{style}' (known: {', '.join(STYLES)})")
+    kinds: dict[str, float] = dict(mix) if mix else dict(DEFAULT_MIX)
+    for kind in kinds:
+        if kind not in _TASKS:
+            raise ValueError(f"unknown kind of case '{kind}' (known: {', '.join(_TASKS)})")
+    per_kind = _apportion(count, kinds)
+    if not per_kind:
+        raise ValueError("the mix gives no kind of case a share above 0")
+    rng = random.Random(seed)
+    tool_weights = [weights.get(name, 0.0) for name in names]
+    if not any(tool_weights):
+        raise ValueError("--share gives no tool a share above 0")
+    single = _apportion(per_kind.get("single", 0) + per_kind.get("scenario", 0), weights)
+    singles = [name for name, n in single.items() for _ in range(n)]
+    rng.shuffle(singles)
+    slots: list[Slot] = []
+    for kind, n in per_kind.items():
+        for _ in range(n):
+            if kind == "no_tool":
+                tools: tuple[str, ...] = ()
+            elif kind == "multi":
+                tools = tuple(rng.choices(names, weights=tool_weights, k=2))
+            else:
+                tools = (singles.pop(),)
+            slots.append(Slot(kind=kind, tools=tools, style=styles[len(slots) % len(styles)]))  # type: ignore[arg-type]
+    rng.shuffle(slots)
+    return slots
+
+
+@dataclass(frozen=True, slots=True)
+class GeneratedSuite:
+    """What :func:`generate_suite` made.
+
+    Attributes:
+        text: the suite file (YAML, with its header comment).
+        suite: the kept cases as a suite (validated as ``suite run`` reads it); ``None``
+            when nothing was kept.
+        report: the generation report.
+    """
+
+    text: str
+    suite: AgentTestSuite | None
+    report: GenerationReport
+
+
+@dataclass
+class _State:
+    source: ToolSource
+    meter: CallMeter
+    coverage: Coverage
+    duplicates: NearDuplicates = field(default_factory=NearDuplicates)
+    cases: list[dict[str, Any]] = field(default_factory=list)
+    review: list[str] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+    attempt: int = 0
+    out_of_calls: bool = False
+
+
+def _template(name: str) -> str:
+    return resources.files(__package__).joinpath(f"prompts/{name}").read_text("utf-8")
+
+
+def _tools_text(source: ToolSource) -> str:
+    return "\n".join(
+        f"- {tool.name}: {tool.description or '(no description)'}\n  arguments: "
+        + json.dumps(tool.parameters, ensure_ascii=False, sort_keys=True)
+        for tool in source.tools
+    )
+
+
+def _targets(source: ToolSource) -> dict[str, list[str]]:
+    targets: dict[str, list[str]] = {"tool": source.names}
+    for tool in source.tools:
+        for name, schema in tool.parameters.get("properties", {}).items():
+            if isinstance(schema, Mapping) and isinstance(schema.get("enum"), list):
+                targets[f"{tool.name}.{name}"] = [_label(value) for value in schema["enum"]]
+    return targets
+
+
+def _label(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _covered(case: Mapping[str, Any], enums: Collection[str]) -> list[tuple[str, str]]:
+    reached = []
+    calls = case.get("expected-tool-calls") or []
+    alternatives = calls.get("any-of", []) if isinstance(calls, Mapping) else [calls]
+    for calls_of in alternatives:
+        for call in calls_of:
+            reached.append(("tool", call["tool-name"]))
+            for name, value in (call.get("required-params") or {}).items():
+                if value is not None and f"{call['tool-name']}.{name}" in enums:
+                    reached.append((f"{call['tool-name']}.{name}", _label(value)))
+    return list(dict.fromkeys(reached))
+
+
+def _hint_slot(group: str, value: str, style: str) -> Slot:
+    if group == "tool":
+        return Slot(kind="single", tools=(value,), style=style)
+    tool, _, argument = group.partition(".")
+    hint = f"The message must ask for {argument} = {value}."
+    return Slot(kind="single", tools=(tool,), style=style, hint=hint)
+
+
+class _Generator:
+    def __init__(
+        self,
+        *,
+        state: _State,
+        role: ModelRole,
+        container: RagasContainer,
+        agent: str,
+        quorum: int,
+    ) -> None:
+        self._state = state
+        self._role = role
+        self._container = container
+        self._agent = agent
+        self._quorum = quorum
+        self._enums = set(_targets(state.source)) - {"tool"}
+        self._models: dict[tuple[CaseKind, tuple[str, ...]], type[SuiteCandidate]] = {}
+
+    def _prompt(self, slot: Slot) -> str:
+        tools = " and ".join(slot.tools)
+        task = _TASKS[slot.kind].format(tools=tools)
+        if slot.hint:
+            task += " " + slot.hint
+        written = [
+            case.get("user-message") or case.get("scenario", {}).get("goal", "")
+            for case in self._state.cases
+        ][-12:]
+        return render_prompt(
+            _template("suite_case.txt"),
+            data={"written": "\n".join(f"- {text}" for text in written)},
+            config={
+                "agent": self._agent,
+                "tools": _tools_text(self._state.source),
+                "task": task,
+                "style": STYLES[slot.style],
+            },
+        )
+
+    def _model(self, slot: Slot) -> type[SuiteCandidate]:
+        key = (slot.kind, slot.tools)
+        if key not in self._models:
+            self._models[key] = candidate_model(self._state.source, slot.kind, slot.tools)
+        return self._models[key]
+
+    async def attempt(self, slot: Slot) -> bool:
+        state = self._state
+        attempt = state.attempt
+        state.attempt += 1
+        answer = await ask_generator(
+            self._role,
+            state.meter,
+            "GenerateSuiteCase",
+            self._prompt(slot),
+            self._model(slot),
+            attempt=attempt,
+        )
+        if answer.value is None:
+            fault = answer.fault
+            message = str(fault) if fault is not None else "no answer"
+            return self._reject(Finding("generator_failed", message), {}, attempt)
+        candidate = answer.value
+        dumped = candidate.model_dump(mode="json", exclude_none=True)
+        finding = check_candidate(candidate, state.source, slot.kind)
+        if finding is not None:
+            return self._reject(finding, dumped, attempt)
+        text = candidate.user_message.strip() or (
+            candidate.scenario.goal if candidate.scenario else ""
+        )
+        duplicate = state.duplicates.find(text)
+        if duplicate is not None:
+            finding = Finding(
+                "near_duplicate",
+                f"{duplicate.similarity:.0f}% like kept case {duplicate.key}: {duplicate.text!r}",
+            )
+            return self._reject(finding, dumped, attempt)
+        case = _case(candidate, state.source, slot, len(state.cases) + 1)
+        problem = _invalid(case, state.source)
+        if problem is not None:
+            return self._reject(Finding("invalid_case", problem), dumped, attempt)
+        judges = self._container.executor().judges
+        if not state.meter.room(len(judges)):
+            state.out_of_calls = True
+            finding = Finding("budget_spent", "no calls left in --max-calls for the judges' vote")
+            return self._reject(finding, dumped, attempt)
+        verdict = await vote(
+            self._container.executor(),
+            judges,
+            state.meter,
+            _vote_prompt(case, self._agent, state.source),
+            required=self._quorum,
+        )
+        if not verdict.passed:
+            return self._reject(Finding("judges_rejected", verdict.describe()), dumped, attempt)
+        self.keep(case, text)
+        return True
+
+    def keep(self, case: dict[str, Any], text: str) -> None:
+        state = self._state
+        state.cases.append(case)
+        state.duplicates.add(case["id"], text)
+        for group, value in _covered(case, self._enums):
+            state.coverage.add(group, value)
+
+    def _reject(self, finding: Finding, candidate: dict[str, Any], attempt: int) -> bool:
+        self._state.rejected.append(
+            Rejection(
+                reason=finding.reason, message=finding.message, candidate=candidate, attempt=attempt
+            )
+        )
+        return False
+
+
+def _case(candidate: SuiteCandidate, source: ToolSource, slot: Slot, number: int) -> dict[str, Any]:
+    label = slot.tools[0] if slot.tools else "no_tool"
+    case: dict[str, Any] = {"id": f"G{number:03d}_{label}"}
+    case["description"] = candidate.description.strip() or _DESCRIPTIONS[slot.kind].format(
+        tools=" and ".join(dict.fromkeys(slot.tools)), style=slot.style
+    )
+    message = candidate.user_message.strip()
+    if candidate.scenario is not None and slot.kind == "scenario":
+        scenario: dict[str, Any] = {"goal": candidate.scenario.goal.strip()}
+        if candidate.scenario.knows:
+            scenario["knows"] = dict(candidate.scenario.knows)
+        if message:
+            scenario["first-message"] = message
+        if candidate.scenario.success.strip():
+            scenario["success"] = candidate.scenario.success.strip()
+        case["scenario"] = scenario
+    else:
+        case["user-message"] = message
+    if slot.kind == "no_tool":
+        case["should-not-call-tools"] = True
+    else:
+        case["expected-tool-calls"] = expected_calls(candidate, source)
+    said = message.casefold()
+    keywords = [
+        w.strip() for w in candidate.answer_keywords if w.strip() and w.strip().casefold() in said
+    ]
+    if keywords:
+        case["expected-output-contains"] = list(dict.fromkeys(keywords))[:3]
+    return case
+
+
+def _suite_data(
+    source: ToolSource, cases: list[dict[str, Any]], agent_ref: str | None
+) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    kept = source.suite
+    name = kept.get("name") or f"Generated cases for {Path(source.file).stem}"
+    data["name"] = f"{name} (generated)" if source.format == "suite" else name
+    for key in ("description", "agent", "agent_model", "system_prompt", "scoring"):
+        if key in kept:
+            data[key.replace("_", "-")] = kept[key]
+    if agent_ref is not None:
+        data["agent"] = agent_ref
+    data["tools"] = [dict(tool) for tool in source.tool_data]
+    data["cases"] = cases
+    return data
+
+
+def _invalid(case: dict[str, Any], source: ToolSource) -> str | None:
+    try:
+        validate_suite(_suite_data(source, [case], None) | {"agent": None, "agent-model": None})
+    except SuiteError as error:
+        return str(error)
+    return None
+
+
+def _vote_prompt(case: Mapping[str, Any], agent: str, source: ToolSource) -> str:
+    shown = {key: value for key, value in case.items() if key not in ("id", "description")}
+    return render_prompt(
+        _template("suite_vote.txt"),
+        data={"case": yaml.safe_dump(shown, sort_keys=False, allow_unicode=True).strip()},
+        config={"agent": agent, "tools": _tools_text(source)},
+    )
+
+
+def _header(source: ToolSource, report: GenerationReport, options: Mapping[str, Any]) -> str:
+    digest = (
+        hashlib.sha256(Path(source.file).read_bytes()).hexdigest()[:12]
+        if Path(source.file).is_file()
+        else "-"
+    )
+    lines = [
+        f"# Generated by ragas-boot {__version__} `generate suite` from {source.file} "
+        f"({source.format}, sha256 {digest}).",
+        f"# Generator {report.generator}, judges {', '.join(report.judges) or '-'}, seed "
+        f"{report.seed}; kept {report.kept_count} of {report.requested} asked "
+        f"({len(report.rejected)} candidates rejected).",
+        "# Options: " + ", ".join(f"{key}={value}" for key, value in options.items()),
+        "# Every kept case passed: its tools exist, its arguments are valid against the "
+        "tools' schemas, it is no near-duplicate, and the judges voted it right.",
+    ]
+    if report.review:
+        lines.append(f"# Taken from traces, to review: {', '.join(report.review)}.")
+    return "\n".join(lines) + "\n"
+
+
+async def agenerate_suite(
+    tools: str | Path | ToolSource,
+    *,
+    container: RagasContainer,
+    count: int = 10,
+    description: str | None = None,
+    shares: Mapping[str, float] | None = None,
+    mix: Mapping[str, float] | None = None,
+    styles: Sequence[str] = ("plain",),
+    seed: int | None = None,
+    min_coverage: float = 0.0,
+    max_calls: int | None = None,
+    max_cost: float | None = None,
+    agent: str | None = None,
+    from_traces: str | Path | None = None,
+    validate_with_agent: bool = False,
+    output: str | None = None,
+) -> GeneratedSuite:
+    """Generate a suite (see the module docs); :func:`generate_suite` is the sync twin.
+
+    Args:
+        tools: the tools file (OpenAI function schemas, MCP ``tools/list``, a suite file),
+            or tools already read.
+        container: the application container: the ``generation`` role and the judges.
+        count: cases to keep.
+        description: what the agent does (default: the suite's description or system
+            prompt, else the tools).
+        shares: weight per tool name (default: even).
+        mix: share per kind of case: ``single``, ``multi``, ``no_tool``, ``scenario``.
+        styles: styles of the messages, used in turn (:data:`STYLES`).
+        seed: the generation's base seed (default: ``spring.ai.ragas.generation.seed``).
+        min_coverage: share of coverage values (tools, enum values) kept cases must reach.
+        max_calls: model calls at most (default: 6 per case asked for).
+        max_cost: spend cap (billed calls only).
+        agent: ``module:function`` of the agent for the generated suite (over the input
+            suite's ``agent``).
+        from_traces: an OTLP file: its conversations with tool calls become cases first,
+            marked for review.
+        validate_with_agent: run the agent once on the kept cases and report the failures.
+        output: the file the suite will be written to (named in the report).
+
+    Raises:
+        SuiteError: the tools file or the traces are bad input (file and path named).
+        ConfigError: no judge can play the generation role.
+        ValueError: an option is out of range.
+    """
+    source = tools if isinstance(tools, ToolSource) else load_tools(tools)
+    settings = container.settings().generation
+    if seed is not None:
+        settings = settings.model_copy(update={"seed": seed})
+    budget = GenerationBudget(
+        count=count, min_coverage=min_coverage, max_calls=max_calls, max_cost=max_cost
+    )
+    slots = plan_slots(source, count, shares=shares, mix=mix, styles=styles, seed=settings.seed)
+    executor = container.executor()
+    role = role_of(settings, executor)
+    state = _State(source=source, meter=CallMeter(budget), coverage=Coverage(_targets(source)))
+    about = description or source.suite.get("description") or source.suite.get("system_prompt")
+    generator = _Generator(
+        state=state,
+        role=role,
+        container=container,
+        agent=str(about or "An assistant that answers users with the tools below."),
+        quorum=container.settings().metrics.min_judges or 1,
+    )
+    if from_traces is not None:
+        for case, text in trace_cases(from_traces, source, state.duplicates):
+            case["id"] = f"R{len(state.review) + 1:03d}_{case['id']}"
+            state.review.append(case["id"])
+            generator.keep(case, text)
+    queue = list(slots)
+    stop: StopReason | None = None
+    try:
+        with executor.metered(state.meter.spend):
+            while True:
+                stop = state.meter.stop_reason(len(state.cases), state.coverage.share())
+                if stop is None and state.out_of_calls:
+                    stop = "max_calls"
+                if stop is not None:
+                    break
+                if not queue:
+                    missing = state.coverage.missing()
+                    if len(state.cases) < count or not missing:
+                        queue = list(slots)
+                    else:
+                        queue = [
+                            _hint_slot(group, value, styles[i % len(styles)])
+                            for i, (group, value) in enumerate(missing)
+                        ]
+                slot = queue.pop(0)
+                if not await generator.attempt(slot) and state.meter.room(1):
+                    queue.append(slot)
+    finally:
+        await role.aclose()
+    cases = state.cases
+    data = _suite_data(source, cases, agent) if cases else None
+    suite = None
+    checks: list[AgentCheck] | None = None
+    if data is not None:
+        base = Path(output).parent if output else Path(source.file).parent
+        suite = validate_suite({**data, "base_dir": base.resolve()}, file=output)
+        if validate_with_agent:
+            checks = await _agent_checks(suite, container)
+    report = GenerationReport(
+        kind="suite",
+        output=output,
+        requested=count,
+        kept=[case["id"] for case in cases],
+        review=list(state.review),
+        rejected=list(state.rejected),
+        calls=state.meter.tallies(),
+        coverage=state.coverage.table(),
+        min_coverage=min_coverage,
+        stop_reason=stop or "exhausted",
+        generator=role.model_id,
+        judges=executor.judge_ids,
+        seed=settings.seed,
+        agent_checks=checks,
+        agent_checked=len(cases) if checks is not None else 0,
+    )
+    options = {"count": count, "mix": dict(mix or DEFAULT_MIX), "styles": list(styles)}
+    if shares:
+        options["shares"] = dict(shares)
+    text = _header(source, report, options)
+    if data is not None:
+        text += yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+    return GeneratedSuite(text=text, suite=suite, report=report)
+
+
+async def _agent_checks(suite: AgentTestSuite, container: RagasContainer) -> list[AgentCheck]:
+    from ragas_boot.runs.suites.runner import arun_suite
+
+    run = await arun_suite(suite, container=container)
+    checks = []
+    for sample in run.samples:
+        if sample.passed:
+            continue
+        failures = [
+            f"{evaluation.metric}: "
+            + (
+                evaluation.error.message
+                if evaluation.error is not None
+                else f"score {evaluation.score}"
+            )
+            for evaluation in sample.evaluations
+            if evaluation.passed is False or evaluation.status in ("failed", "budget")
+        ]
+        agent_run = sample.sample.agent_run
+        if agent_run is not None and agent_run.error:
+            failures.insert(0, f"agent error: {agent_run.error}")
+        checks.append(AgentCheck(case_id=sample.sample_id, failures=failures or ["not passed"]))
+    return checks
+
+
+def generate_suite(
+    tools: str | Path | ToolSource, *, container: RagasContainer, **options: Any
+) -> GeneratedSuite:
+    """Sync twin of :func:`agenerate_suite` (same arguments), run on the container's loop."""
+    generated: GeneratedSuite = container.portal().call(
+        agenerate_suite(tools, container=container, **options)
+    )
+    return generated
