@@ -11,6 +11,13 @@ agent proposes an action that fits the goal, never to end because the agent aske
 and when it is done. It sees the conversation as a user does: the messages, not the agent's
 tool calls or their results.
 
+The peers' simulators end a conversation when the agent asks for confirmation; instructions
+alone do not stop a weak model doing so. So a model user that says it is done right after an
+agent turn that asks a question and calls no tool (a proposal waiting for a "yes", a request
+for a detail) is asked once more, reminded of that rule (``prompts/simulated_user_recheck.txt``);
+its second answer stands. The re-ask is a simulator call like any other (counted, cached,
+seeded); a turn that ends after the agent acted, or without a question, costs nothing extra.
+
 A Python callable can play the user instead (scripted tests): ``user(conversation, scenario)``,
 sync or async, returning the next message (a string), a :class:`UserTurn`, or ``None`` when
 the user is done with its goal met.
@@ -42,6 +49,7 @@ __all__ = [
     "UserAnswer",
     "UserScript",
     "UserTurn",
+    "asked_without_acting",
     "simulated_user_prompt",
     "user_view",
 ]
@@ -135,8 +143,22 @@ def user_view(messages: Sequence[Message]) -> str:
     return "\n".join(lines)
 
 
-def _template() -> str:
-    return resources.files(__package__).joinpath("prompts/simulated_user.txt").read_text("utf-8")
+def _template(name: str = "simulated_user.txt") -> str:
+    return resources.files(__package__).joinpath(f"prompts/{name}").read_text("utf-8")
+
+
+def asked_without_acting(conversation: Sequence[Message]) -> bool:
+    """Whether the agent's last turn (what follows the user's last message) asks a question
+    and calls no tool: a proposal or a request the user should answer, not an end."""
+    turn: list[Message] = []
+    for message in reversed(conversation):
+        if isinstance(message, HumanMessage):
+            break
+        turn.append(message)
+    if any(not isinstance(message, AIMessage) or message.tool_calls for message in turn):
+        return False
+    said = next((m.content.strip() for m in turn if m.content.strip()), "")
+    return said.endswith(("?", "\uff1f", "\u061f"))
 
 
 def _fact(value: Any) -> str:
@@ -205,6 +227,12 @@ class ModelUser:
         state.count(answer)
         if answer.value is None:
             return UserAnswer(None, str(answer.fault))
+        if answer.value.done and asked_without_acting(conversation):
+            recheck = prompt + _template("simulated_user_recheck.txt")
+            again = await self._role.ask(_STEP, recheck, UserTurn, seed_offset=state.seed_offset)
+            state.count(again)
+            if again.value is not None:  # a fault in the re-ask leaves the first answer
+                return UserAnswer(again.value)
         return UserAnswer(answer.value)
 
 
