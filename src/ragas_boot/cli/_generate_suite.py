@@ -112,6 +112,20 @@ def configure(kinds: Any) -> None:
         help="run the agent once on the kept cases and report (not drop) those it fails",
     )
     parser.add_argument(
+        "--plan",
+        choices=("values", "model"),
+        default="values",
+        help="values (default): a case's tools and argument values are fixed in code from the "
+        "inputs (enums, schema examples and defaults, the input suite's cases, traces) and the "
+        "model writes the message only; model: the model proposes the calls too (also used "
+        "when the inputs give no value for a required argument)",
+    )
+    parser.add_argument(
+        "--no-vote",
+        action="store_true",
+        help="keep candidates on the checks that need no model, without the judges' vote",
+    )
+    parser.add_argument(
         "--report",
         action="append",
         default=[],
@@ -165,6 +179,8 @@ def run(args: argparse.Namespace) -> int:
             "from_traces": args.from_traces,
             "validate_with_agent": args.validate_with_agent,
             "output": args.out,
+            "plan": args.plan,
+            "check_with_judges": not args.no_vote,
         }
         with create_container(settings) as container:
             generated = generate_suite(source, container=container, **options)

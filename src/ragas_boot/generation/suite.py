@@ -18,7 +18,7 @@ import hashlib
 import json
 import random
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +30,7 @@ from ragas_boot.errors import SuiteError
 from ragas_boot.execution.roles import ModelRole
 from ragas_boot.generation.budget import CallMeter, Coverage, GenerationBudget
 from ragas_boot.generation.candidates import (
+    CandidateCall,
     CaseKind,
     Finding,
     SuiteCandidate,
@@ -39,6 +40,16 @@ from ragas_boot.generation.candidates import (
 )
 from ragas_boot.generation.duplicates import NearDuplicates
 from ragas_boot.generation.models import ask_generator, role_of, vote
+from ragas_boot.generation.planned import (
+    PlannedMessage,
+    ValuePlanner,
+    argument_text,
+    closest_example,
+    copied_prompt,
+    missing_values,
+    request_text,
+    value_pools,
+)
 from ragas_boot.generation.report import AgentCheck, GenerationReport, Rejection, StopReason
 from ragas_boot.generation.tools import ToolSource, load_tools
 from ragas_boot.generation.traces import trace_cases
@@ -98,12 +109,17 @@ class Slot:
         tools: the tools it calls (none for ``no_tool``).
         style: a key of :data:`STYLES`.
         hint: an extra instruction (a coverage value to reach), or ``None``.
+        target: the ``(argument, value)`` of the hint, fixed in the first call when planned.
+        planned: the arguments of each call, fixed in code (:mod:`.planned`); ``None`` when
+            the model proposes them.
     """
 
     kind: CaseKind
     tools: tuple[str, ...]
     style: str
     hint: str | None = None
+    target: tuple[str, Any] | None = None
+    planned: tuple[dict[str, Any], ...] | None = None
 
 
 def _apportion(total: int, weights: Mapping[str, float]) -> dict[str, int]:
@@ -197,6 +213,9 @@ class _State:
     meter: CallMeter
     coverage: Coverage
     duplicates: NearDuplicates = field(default_factory=NearDuplicates)
+    # The input suite's own messages: a planned case is a rewrite of one of them, so only a
+    # copy (the same words) is refused, not a near one.
+    inputs: NearDuplicates = field(default_factory=lambda: NearDuplicates(threshold=100.0))
     cases: list[dict[str, Any]] = field(default_factory=list)
     review: list[str] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
@@ -242,12 +261,15 @@ def _covered(case: Mapping[str, Any], enums: Collection[str]) -> list[tuple[str,
     return list(dict.fromkeys(reached))
 
 
-def _hint_slot(group: str, value: str, style: str) -> Slot:
+def _hint_slot(source: ToolSource, group: str, value: str, style: str) -> Slot:
     if group == "tool":
         return Slot(kind="single", tools=(value,), style=style)
     tool, _, argument = group.partition(".")
     hint = f"The message must ask for {argument} = {value}."
-    return Slot(kind="single", tools=(tool,), style=style, hint=hint)
+    spec = source.tool(tool)
+    enum = spec.parameters["properties"][argument]["enum"] if spec is not None else []
+    target = next((item for item in enum if _label(item) == value), value)
+    return Slot(kind="single", tools=(tool,), style=style, hint=hint, target=(argument, target))
 
 
 class _Generator:
@@ -259,7 +281,16 @@ class _Generator:
         container: RagasContainer,
         agent: str,
         quorum: int,
+        check_with_judges: bool = True,
     ) -> None:
+        self._check_with_judges = check_with_judges
+        source = state.source
+        self._enum_args = {
+            name
+            for tool in source.tools
+            for name, schema in tool.parameters.get("properties", {}).items()
+            if isinstance(schema, Mapping) and "enum" in schema
+        }
         self._state = state
         self._role = role
         self._container = container
@@ -295,6 +326,8 @@ class _Generator:
         return self._models[key]
 
     async def attempt(self, slot: Slot) -> bool:
+        if slot.planned is not None:
+            return await self._attempt_planned(slot, slot.planned)
         state = self._state
         attempt = state.attempt
         state.attempt += 1
@@ -315,10 +348,74 @@ class _Generator:
         finding = check_candidate(candidate, state.source, slot.kind)
         if finding is not None:
             return self._reject(finding, dumped, attempt)
+        return await self._finish(candidate, dumped, slot, attempt)
+
+    async def _attempt_planned(self, slot: Slot, planned: tuple[dict[str, Any], ...]) -> bool:
+        """A case whose calls are fixed: the model writes the message only."""
+        state = self._state
+        attempt = state.attempt
+        state.attempt += 1
+        example = closest_example(state.source, slot.tools, planned)
+        template = "suite_message.txt" if example is not None else "suite_message_new.txt"
+        message, values = example or ("", "")
+        prompt = render_prompt(
+            _template(template),
+            data={"example": message},
+            config={
+                "agent": self._agent,
+                "request": request_text(state.source, slot.tools, planned),
+                "example_values": values,
+                "values": argument_text(planned),
+                "style": STYLES[slot.style],
+            },
+        )
+        answer = await ask_generator(
+            self._role, state.meter, "GenerateSuiteMessage", prompt, PlannedMessage, attempt=attempt
+        )
+        calls = [
+            CandidateCall(tool_name=name, arguments=arguments)
+            for name, arguments in zip(slot.tools, planned, strict=True)
+        ]
+        if answer.value is None:
+            fault = answer.fault
+            message = str(fault) if fault is not None else "no answer"
+            return self._reject(Finding("generator_failed", message), {}, attempt)
+        text = answer.value.user_message.strip()
+        said = text.casefold()
+        keywords = [
+            value
+            for arguments in planned
+            for name, value in arguments.items()
+            if isinstance(value, str) and value.casefold() in said and name not in self._enum_args
+        ]
+        candidate = SuiteCandidate(user_message=text, calls=calls, answer_keywords=keywords)
+        dumped = candidate.model_dump(mode="json", exclude_none=True)
+        finding = check_candidate(candidate, state.source, slot.kind)
+        instructions = _template(template).replace("{example}", "")
+        copied = (
+            copied_prompt(text, instructions, state.source, slot.tools) if finding is None else None
+        )
+        if copied is not None:
+            finding = Finding("message_copies_prompt", f"the message copies {copied}")
+        if finding is None:
+            missing = missing_values(text, planned)
+            if missing:
+                finding = Finding(
+                    "message_missing_value", f"the message does not state {'; '.join(missing)}"
+                )
+        if finding is not None:
+            return self._reject(finding, dumped, attempt)
+        return await self._finish(candidate, dumped, slot, attempt)
+
+    async def _finish(
+        self, candidate: SuiteCandidate, dumped: dict[str, Any], slot: Slot, attempt: int
+    ) -> bool:
+        """The checks after the candidate's own: near-duplicate, a valid case, the vote."""
+        state = self._state
         text = candidate.user_message.strip() or (
             candidate.scenario.goal if candidate.scenario else ""
         )
-        duplicate = state.duplicates.find(text)
+        duplicate = state.duplicates.find(text) or state.inputs.find(text)
         if duplicate is not None:
             finding = Finding(
                 "near_duplicate",
@@ -329,20 +426,23 @@ class _Generator:
         problem = _invalid(case, state.source)
         if problem is not None:
             return self._reject(Finding("invalid_case", problem), dumped, attempt)
-        judges = self._container.executor().judges
-        if not state.meter.room(len(judges)):
-            state.out_of_calls = True
-            finding = Finding("budget_spent", "no calls left in --max-calls for the judges' vote")
-            return self._reject(finding, dumped, attempt)
-        verdict = await vote(
-            self._container.executor(),
-            judges,
-            state.meter,
-            _vote_prompt(case, self._agent, state.source),
-            required=self._quorum,
-        )
-        if not verdict.passed:
-            return self._reject(Finding("judges_rejected", verdict.describe()), dumped, attempt)
+        if self._check_with_judges:
+            judges = self._container.executor().judges
+            if not state.meter.room(len(judges)):
+                state.out_of_calls = True
+                finding = Finding(
+                    "budget_spent", "no calls left in --max-calls for the judges' vote"
+                )
+                return self._reject(finding, dumped, attempt)
+            verdict = await vote(
+                self._container.executor(),
+                judges,
+                state.meter,
+                _vote_prompt(case, self._agent, state.source),
+                required=self._quorum,
+            )
+            if not verdict.passed:
+                return self._reject(Finding("judges_rejected", verdict.describe()), dumped, attempt)
         self.keep(case, text)
         return True
 
@@ -441,7 +541,9 @@ def _header(source: ToolSource, report: GenerationReport, options: Mapping[str, 
         f"({len(report.rejected)} candidates rejected).",
         "# Options: " + ", ".join(f"{key}={value}" for key, value in options.items()),
         "# Every kept case passed: its tools exist, its arguments are valid against the "
-        "tools' schemas, it is no near-duplicate, and the judges voted it right.",
+        "tools' schemas, a planned case's message states each fixed value, it is no "
+        "near-duplicate"
+        + (", and the judges voted it right." if options.get("vote", True) else " (no vote)."),
     ]
     if report.review:
         lines.append(f"# Taken from traces, to review: {', '.join(report.review)}.")
@@ -465,6 +567,8 @@ async def agenerate_suite(
     from_traces: str | Path | None = None,
     validate_with_agent: bool = False,
     output: str | None = None,
+    plan: str = "values",
+    check_with_judges: bool = True,
 ) -> GeneratedSuite:
     """Generate a suite (see the module docs); :func:`generate_suite` is the sync twin.
 
@@ -488,6 +592,11 @@ async def agenerate_suite(
             marked for review.
         validate_with_agent: run the agent once on the kept cases and report the failures.
         output: the file the suite will be written to (named in the report).
+        plan: ``values``: a one- or two-call case whose required arguments all have values
+            in the inputs gets its calls fixed in code and the model writes the message only
+            (:mod:`.planned`); ``model``: the model proposes every case's calls too.
+        check_with_judges: hold each candidate to the judges' vote (``False``: the checks
+            that need no model only).
 
     Raises:
         SuiteError: the tools file or the traces are bad input (file and path named).
@@ -505,6 +614,8 @@ async def agenerate_suite(
     executor = container.executor()
     role = role_of(settings, executor)
     state = _State(source=source, meter=CallMeter(budget), coverage=Coverage(_targets(source)))
+    for number, (message, _) in enumerate(source.messages, start=1):
+        state.inputs.add(f"input case {number}", message)
     about = description or source.suite.get("description") or source.suite.get("system_prompt")
     generator = _Generator(
         state=state,
@@ -512,12 +623,27 @@ async def agenerate_suite(
         container=container,
         agent=str(about or "An assistant that answers users with the tools below."),
         quorum=container.settings().metrics.min_judges or 1,
+        check_with_judges=check_with_judges,
     )
+    observed: list[dict[str, Any]] = []
     if from_traces is not None:
-        for case, text in trace_cases(from_traces, source, state.duplicates):
+        for case, text in list(trace_cases(from_traces, source, state.duplicates)):
             case["id"] = f"R{len(state.review) + 1:03d}_{case['id']}"
             state.review.append(case["id"])
+            observed += case["expected-tool-calls"]
             generator.keep(case, text)
+    if plan not in ("values", "model"):
+        raise ValueError(f"--plan is values or model, got {plan!r}")
+    values = ValuePlanner(source, value_pools(source, observed), settings.seed)
+
+    def planner(slot: Slot) -> Slot:
+        if plan != "values" or slot.kind not in ("single", "multi"):
+            return slot
+        if not values.can_plan(slot.tools):
+            return slot
+        fixed = dict([slot.target]) if slot.target else None
+        return replace(slot, planned=values.plan(slot.tools, fixed))
+
     queue = list(slots)
     stop: StopReason | None = None
     try:
@@ -534,10 +660,10 @@ async def agenerate_suite(
                         queue = list(slots)
                     else:
                         queue = [
-                            _hint_slot(group, value, styles[i % len(styles)])
+                            _hint_slot(source, group, value, styles[i % len(styles)])
                             for i, (group, value) in enumerate(missing)
                         ]
-                slot = queue.pop(0)
+                slot = planner(queue.pop(0))
                 if not await generator.attempt(slot) and state.meter.room(1):
                     queue.append(slot)
     finally:
@@ -568,7 +694,13 @@ async def agenerate_suite(
         agent_checks=checks,
         agent_checked=len(cases) if checks is not None else 0,
     )
-    options = {"count": count, "mix": dict(mix or DEFAULT_MIX), "styles": list(styles)}
+    options: dict[str, Any] = {
+        "count": count,
+        "mix": dict(mix or DEFAULT_MIX),
+        "styles": list(styles),
+        "plan": plan,
+        "vote": check_with_judges,
+    }
     if shares:
         options["shares"] = dict(shares)
     text = _header(source, report, options)
