@@ -60,7 +60,7 @@ class PlannedMessage(BaseModel):
     user_message: str = Field(
         default="",
         description="The user's message: one short sentence that states every given value.",
-        json_schema_extra={"maxLength": 160},
+        json_schema_extra={"maxLength": 120},
     )
 
 

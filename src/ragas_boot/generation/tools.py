@@ -110,6 +110,10 @@ def load_tools(path: str | os.PathLike[str]) -> ToolSource:
                 for case in cases
                 if isinstance(case, Mapping)
                 and isinstance(case.get("user-message") or case.get("user_message"), str)
+                # one list of calls: an any-of case's alternatives are not one request
+                and isinstance(
+                    case.get("expected-tool-calls", case.get("expected_tool_calls")), list
+                )
                 and (calls := tuple(_expected_calls([case])))
             ),
         )

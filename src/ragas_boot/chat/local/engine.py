@@ -120,6 +120,10 @@ def _cached(
     return value
 
 
+_CONVERTER_CHAR = 'char ::= [^"\\\\]'
+_JSON_STRING_CHAR = 'char ::= [^"\\\\\\x7F\\x00-\\x1F]'
+
+
 def _no_grammar(error: Exception) -> WireError:
     """The 400 for a schema the decoder cannot turn into a grammar."""
     return WireError(
@@ -219,11 +223,14 @@ class LlamaEngine:
 
     def _grammar(self, text: str) -> LlamaGrammar:
         """llama-cpp-python's grammar of the schema ``text`` (:meth:`_grammar_text`)."""
-        from llama_cpp.llama_grammar import LlamaGrammar
+        from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
 
         def make() -> LlamaGrammar:
             try:
-                return LlamaGrammar.from_json_schema(text, verbose=False)
+                # The converter's string character admits raw control characters (a newline),
+                # which JSON strings may not hold: the answer would not parse. Excluded here.
+                gbnf = json_schema_to_gbnf(text).replace(_CONVERTER_CHAR, _JSON_STRING_CHAR)
+                return LlamaGrammar.from_string(gbnf, verbose=False)
             except Exception as error:  # the converter raises plain errors on unsupported schemas
                 raise _no_grammar(error) from error
 
