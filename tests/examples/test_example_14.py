@@ -12,7 +12,6 @@ import subprocess
 import sys
 
 import jsonschema
-
 import pytest
 import yaml
 
@@ -25,7 +24,8 @@ EXAMPLES = ROOT / "examples"
 
 
 ARGS = ["generate", "suite", "../04_tool_suite/suite.yaml", "--out", "generated.yaml",
-        "--count", "10", "--max-calls", "120", "--no-vote", "--mix", "single=0.8,multi=0.2"]  # fmt: skip
+        "--count", "10", "--max-calls", "120", "--no-vote",
+        "--mix", "single=0.8,multi=0.2"]  # fmt: skip
 
 
 def _generate(report, capsys) -> dict:
