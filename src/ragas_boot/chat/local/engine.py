@@ -124,6 +124,18 @@ _CONVERTER_CHAR = 'char ::= [^"\\\\]'
 _JSON_STRING_CHAR = 'char ::= [^"\\\\\\x7F\\x00-\\x1F]'
 
 
+def json_grammar(schema_text: str) -> str:
+    """The GBNF grammar of the JSON Schema ``schema_text`` (llama-cpp-python's converter).
+
+    The converter's string character admits raw control characters (a newline), which a JSON
+    string may not hold: a model that writes one gives an answer that does not parse (and is
+    not cached, so it is asked again on every run). They are excluded here.
+    """
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    return json_schema_to_gbnf(schema_text).replace(_CONVERTER_CHAR, _JSON_STRING_CHAR)
+
+
 def _no_grammar(error: Exception) -> WireError:
     """The 400 for a schema the decoder cannot turn into a grammar."""
     return WireError(
@@ -223,14 +235,11 @@ class LlamaEngine:
 
     def _grammar(self, text: str) -> LlamaGrammar:
         """llama-cpp-python's grammar of the schema ``text`` (:meth:`_grammar_text`)."""
-        from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
+        from llama_cpp.llama_grammar import LlamaGrammar
 
         def make() -> LlamaGrammar:
             try:
-                # The converter's string character admits raw control characters (a newline),
-                # which JSON strings may not hold: the answer would not parse. Excluded here.
-                gbnf = json_schema_to_gbnf(text).replace(_CONVERTER_CHAR, _JSON_STRING_CHAR)
-                return LlamaGrammar.from_string(gbnf, verbose=False)
+                return LlamaGrammar.from_string(json_grammar(text), verbose=False)
             except Exception as error:  # the converter raises plain errors on unsupported schemas
                 raise _no_grammar(error) from error
 
