@@ -128,3 +128,17 @@ def test_a_message_echoing_the_prompt_is_caught():
     assert copied_prompt("Get current weather for a city: Hanoi", "", source, ["get_weather"])
     assert copied_prompt("Weather in [city]?", "", source, [])
     assert copied_prompt("What's the weather in Hanoi?", instructions, source, []) is None
+
+
+def test_nothing_kept_writes_no_file_and_says_so(tmp_path, openai_server, capsys):
+    config(tmp_path, openai_server)
+    scripted = ScriptedGenerator(bad_every=1)  # every message leaves its values out
+    openai_server.respond(MODEL, scripted)
+    code, report, out = _run(tmp_path, "--no-vote", "--max-calls", "4")
+    captured = capsys.readouterr()
+    assert code == 1
+    assert not out.exists()
+    assert f"nothing was kept: {out} was not written" in " ".join(
+        (captured.out + captured.err).split()
+    )
+    assert [r["reason"] for r in report["rejected"]] == ["message_missing_value"] * 4

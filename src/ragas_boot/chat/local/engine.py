@@ -133,7 +133,8 @@ def json_grammar(schema_text: str) -> str:
     """
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    return json_schema_to_gbnf(schema_text).replace(_CONVERTER_CHAR, _JSON_STRING_CHAR)
+    gbnf: str = json_schema_to_gbnf(schema_text)
+    return gbnf.replace(_CONVERTER_CHAR, _JSON_STRING_CHAR)
 
 
 def _no_grammar(error: Exception) -> WireError:
