@@ -146,6 +146,18 @@ class ScriptedGenerator:
                 "answer_keywords": [city],
             }
         calls = []
+        if "multi-turn case" in task:
+            tool = re.search(r"get_weather|get_forecast", task).group(0)
+            arguments = {"city": city} | ({"days": 3} if tool == "get_forecast" else {})
+            return {
+                "user_message": "Hi, I need some weather help.",
+                "scenario": {
+                    "goal": f"Learn the {tool.removeprefix('get_')} for {city}",
+                    "knows": {"city": city},
+                    "success": f"The agent gave the {tool.removeprefix('get_')} for {city}",
+                },
+                "calls": [{"tool_name": tool, "arguments": arguments}],
+            }
         for tool in re.findall(r"get_weather|get_forecast", task):
             if tool == "get_weather":
                 calls.append({"tool_name": tool, "arguments": {"city": city}})

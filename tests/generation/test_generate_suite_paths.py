@@ -131,3 +131,30 @@ def test_the_html_report_shows_calls_coverage_and_escaped_rejections(
     assert page.count("<td>message_missing_value</td>") == len(scripted.bad_sent) > 0
     assert "Weather number" in page  # the refused candidate, shown
     assert "Kept cases the agent failed" not in page
+
+
+def test_scenario_slots_write_scenario_cases_that_load_as_a_suite(tmp_path, openai_server, capsys):
+    from ragas_boot.runs.suites.suite import load_suite
+
+    config(tmp_path, openai_server)
+    openai_server.respond(MODEL, ScriptedGenerator(bad_every=0))
+    folder = tmp_path / "04"
+    shutil.copytree(ROOT / "examples" / "04_tool_suite", folder)
+    out = folder / "generated.yaml"
+    code = main(["generate", "suite", str(folder / "suite.yaml"), "--out", str(out),
+                 "--count", "4", "--mix", "single=1,scenario=1", "--no-vote",
+                 "--config", str(tmp_path / "application.yaml")])  # fmt: skip
+    assert code == 0, capsys.readouterr().out
+    cases = yaml.safe_load(out.read_text(encoding="utf-8"))["cases"]
+    scenarios = [case for case in cases if "scenario" in case]
+    assert len(scenarios) == 2 and all("user-message" not in case for case in scenarios)
+    for case in scenarios:
+        scenario = case["scenario"]
+        assert scenario["goal"].startswith("Learn the ")
+        assert scenario["first-message"] == "Hi, I need some weather help."
+        assert scenario["knows"]["city"] in scenario["goal"]
+        assert (
+            case["expected-tool-calls"][0]["required-params"]["city"] == scenario["knows"]["city"]
+        )
+    loaded = load_suite(out)
+    assert sum(case.scenario is not None for case in loaded.cases) == 2

@@ -6,8 +6,14 @@ terse, misspelled, Russian). Slots are asked in turn; a refused candidate puts i
 the end of the queue. Once ``count`` are kept, slots for the coverage values no case reaches
 yet (a tool, an enum value of an argument) are added until ``min_coverage`` is met.
 
-The cost per kept case: one generation call, plus one vote call per judge (a candidate that
-fails a check that needs no model costs its generation call only). Every call's seed is the
+Each time a one- or two-call slot is asked, its argument values are planned in code from the
+inputs (:mod:`.planned`) and the model writes the message only; a slot the inputs give no
+value for, a no-tool or scenario slot, and every slot under ``plan="model"`` is the free
+path: the model writes the whole candidate (:mod:`.candidates`).
+
+The cost per kept case: one generation call, plus one vote call per judge unless
+``check_with_judges`` is off (a candidate that fails a check that needs no model costs its
+generation call only). Every call's seed is the
 generation seed plus the attempt's number, and judges at temperature 0 are cached like any
 judge call: the same inputs and seed again send no request and write the same bytes.
 """
@@ -410,9 +416,11 @@ class _Generator:
     ) -> bool:
         """The checks after the candidate's own: near-duplicate, a valid case, the vote."""
         state = self._state
-        text = candidate.user_message.strip() or (
-            candidate.scenario.goal if candidate.scenario else ""
-        )
+        # A scenario is told apart by its goal: scenarios may well share a first message.
+        if slot.kind == "scenario" and candidate.scenario is not None:
+            text = candidate.scenario.goal.strip()
+        else:
+            text = candidate.user_message.strip()
         duplicate = state.duplicates.find(text) or state.inputs.find(text)
         if duplicate is not None:
             finding = Finding(
