@@ -36,3 +36,16 @@ def test_a_loop_is_a_span_repeated_back_to_back_at_the_end(tokens, loops):
 
 def test_the_minimum_is_what_the_settings_say():
     assert LOOP_MIN_TOKENS == 16
+
+
+def test_the_json_grammar_keeps_control_characters_out_of_strings():
+    pytest.importorskip("llama_cpp", reason="needs the [local] extra")
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    from ragas_boot.chat.local.engine import json_grammar
+
+    schema = '{"type": "object", "properties": {"m": {"type": "string", "maxLength": 4}}}'
+    gbnf = json_grammar(schema)
+    char = next(line for line in gbnf.splitlines() if line.startswith("char ::="))
+    assert char.startswith('char ::= [^"\\\\\\x7F\\x00-\\x1F]')  # no raw newline, tab, ...
+    LlamaGrammar.from_string(gbnf, verbose=False)  # still a grammar llama.cpp reads

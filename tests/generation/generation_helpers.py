@@ -122,6 +122,16 @@ class ScriptedGenerator:
         prompt = request.prompt
         if prompt.startswith("You check a test case"):
             return {"reason": "the calls match the message", "correct": True}
+        planned = re.search(r"^(?:New values|Values \(each word[^)]*\)): (.*)$", prompt, re.M)
+        if planned is not None:  # a planned case: the calls are fixed, write the message
+            self.generated += 1
+            values = planned.group(1)
+            if self.bad_every and self.generated % self.bad_every == 0:
+                self.bad_sent.append("message_missing_value")
+                return {"user_message": f"Weather number {self.generated}, please?"}
+            template = TEMPLATES[self.generated % len(TEMPLATES)]
+            message = template.format(wants="forecast", city=values)
+            return {"user_message": f"{message} #{self.generated}"}
         task = re.search(r"Write this case:\n(.*?)\n", prompt).group(1)
         self.generated += 1
         if self.bad_every and self.generated % self.bad_every == 0 and "needs no tool" not in task:
@@ -136,6 +146,18 @@ class ScriptedGenerator:
                 "answer_keywords": [city],
             }
         calls = []
+        if "multi-turn case" in task:
+            tool = re.search(r"get_weather|get_forecast", task).group(0)
+            arguments = {"city": city} | ({"days": 3} if tool == "get_forecast" else {})
+            return {
+                "user_message": "Hi, I need some weather help.",
+                "scenario": {
+                    "goal": f"Learn the {tool.removeprefix('get_')} for {city}",
+                    "knows": {"city": city},
+                    "success": f"The agent gave the {tool.removeprefix('get_')} for {city}",
+                },
+                "calls": [{"tool_name": tool, "arguments": arguments}],
+            }
         for tool in re.findall(r"get_weather|get_forecast", task):
             if tool == "get_weather":
                 calls.append({"tool_name": tool, "arguments": {"city": city}})

@@ -1,7 +1,8 @@
 """``ragas-boot generate suite TOOLS --out FILE``: test cases for an agent from its tools, each
 checked before it is kept (the subcommand of :mod:`ragas_boot.cli.generate`).
 
-Exit codes: 0 ``--count`` cases kept and written; 1 fewer kept (what was kept is written);
+Exit codes: 0 ``--count`` cases kept and written; 1 fewer kept (what was kept is written;
+nothing kept: no file is written, as ``generate testset`` does);
 2 bad input (an invalid tool schema, a trace file without tool calls: the file and the path
 named), a bad option, or the configuration.
 """
@@ -21,7 +22,7 @@ from ragas_boot.cli._arguments import (
     settings_from_args,
     unit_float,
 )
-from ragas_boot.cli._console import stdout
+from ragas_boot.cli._console import message, stdout
 from ragas_boot.cli._errors import EXIT_OK, UsageError
 
 __all__ = ["configure", "run"]
@@ -112,6 +113,20 @@ def configure(kinds: Any) -> None:
         help="run the agent once on the kept cases and report (not drop) those it fails",
     )
     parser.add_argument(
+        "--plan",
+        choices=("values", "model"),
+        default="values",
+        help="values (default): a case's tools and argument values are fixed in code from the "
+        "inputs (enums, schema examples and defaults, the input suite's cases, traces) and the "
+        "model writes the message only; model: the model proposes the calls too (also used "
+        "when the inputs give no value for a required argument)",
+    )
+    parser.add_argument(
+        "--no-vote",
+        action="store_true",
+        help="keep candidates on the checks that need no model, without the judges' vote",
+    )
+    parser.add_argument(
         "--report",
         action="append",
         default=[],
@@ -165,6 +180,8 @@ def run(args: argparse.Namespace) -> int:
             "from_traces": args.from_traces,
             "validate_with_agent": args.validate_with_agent,
             "output": args.out,
+            "plan": args.plan,
+            "check_with_judges": not args.no_vote,
         }
         with create_container(settings) as container:
             generated = generate_suite(source, container=container, **options)
@@ -172,10 +189,14 @@ def run(args: argparse.Namespace) -> int:
         if type(error) is ValueError:  # an option out of range; our own errors pass on
             raise UsageError(str(error)) from None
         raise
-    write_atomically(Path(args.out), generated.text)
+    if generated.suite is not None:
+        write_atomically(Path(args.out), generated.text)
     for part in generation_renderables(generated.report):
         stdout().print(part)
-    stdout().print(f"Wrote {args.out}")
+    if generated.suite is not None:
+        stdout().print(f"Wrote {args.out}")
+    else:  # as generate testset: no file that `suite run` could not run
+        message(f"nothing was kept: {args.out} was not written", "bold red")
     for report in args.report:
         render = render_generation_json if report.lower().endswith(".json") else None
         text = render(generated.report) if render else render_generation_html(generated.report)

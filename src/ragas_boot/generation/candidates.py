@@ -49,6 +49,8 @@ REASONS: dict[str, str] = {
     "unknown_tool": "a call names a tool that is not declared",
     "missing_required": "a call lacks a required argument",
     "invalid_arguments": "a call's arguments break the tool's JSON Schema",
+    "message_copies_prompt": "the message echoes the prompt (its labels, a tool's description)",
+    "message_missing_value": "the message does not state a value the planned case fixes",
     "near_duplicate": "nearly the same message as a kept case",
     "invalid_case": "not a valid suite case",
     "judges_rejected": "the judges voted that the expected calls are wrong",

@@ -6,30 +6,34 @@ terse, misspelled, Russian). Slots are asked in turn; a refused candidate puts i
 the end of the queue. Once ``count`` are kept, slots for the coverage values no case reaches
 yet (a tool, an enum value of an argument) are added until ``min_coverage`` is met.
 
-The cost per kept case: one generation call, plus one vote call per judge (a candidate that
-fails a check that needs no model costs its generation call only). Every call's seed is the
+Each time a one- or two-call slot is asked, its argument values are planned in code from the
+inputs (:mod:`.planned`) and the model writes the message only; a slot the inputs give no
+value for, a no-tool or scenario slot, and every slot under ``plan="model"`` is the free
+path: the model writes the whole candidate (:mod:`.candidates`).
+
+The cost per kept case: one generation call, plus one vote call per judge unless
+``check_with_judges`` is off (a candidate that fails a check that needs no model costs its
+generation call only). Every call's seed is the
 generation seed plus the attempt's number, and judges at temperature 0 are cached like any
 judge call: the same inputs and seed again send no request and write the same bytes.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from ragas_boot._version import __version__
-from ragas_boot.errors import SuiteError
 from ragas_boot.execution.roles import ModelRole
 from ragas_boot.generation.budget import CallMeter, Coverage, GenerationBudget
 from ragas_boot.generation.candidates import (
+    CandidateCall,
     CaseKind,
     Finding,
     SuiteCandidate,
@@ -39,7 +43,18 @@ from ragas_boot.generation.candidates import (
 )
 from ragas_boot.generation.duplicates import NearDuplicates
 from ragas_boot.generation.models import ask_generator, role_of, vote
+from ragas_boot.generation.planned import (
+    PlannedMessage,
+    ValuePlanner,
+    argument_text,
+    closest_example,
+    copied_prompt,
+    missing_values,
+    request_text,
+    value_pools,
+)
 from ragas_boot.generation.report import AgentCheck, GenerationReport, Rejection, StopReason
+from ragas_boot.generation.suite_file import agent_checks, invalid_case, suite_data, suite_header
 from ragas_boot.generation.tools import ToolSource, load_tools
 from ragas_boot.generation.traces import trace_cases
 from ragas_boot.metrics.prompting import render_prompt
@@ -98,12 +113,17 @@ class Slot:
         tools: the tools it calls (none for ``no_tool``).
         style: a key of :data:`STYLES`.
         hint: an extra instruction (a coverage value to reach), or ``None``.
+        target: the ``(argument, value)`` of the hint, fixed in the first call when planned.
+        planned: the arguments of each call, fixed in code (:mod:`.planned`); ``None`` when
+            the model proposes them.
     """
 
     kind: CaseKind
     tools: tuple[str, ...]
     style: str
     hint: str | None = None
+    target: tuple[str, Any] | None = None
+    planned: tuple[dict[str, Any], ...] | None = None
 
 
 def _apportion(total: int, weights: Mapping[str, float]) -> dict[str, int]:
@@ -197,6 +217,9 @@ class _State:
     meter: CallMeter
     coverage: Coverage
     duplicates: NearDuplicates = field(default_factory=NearDuplicates)
+    # The input suite's own messages: a planned case is a rewrite of one of them, so only a
+    # copy (the same words) is refused, not a near one.
+    inputs: NearDuplicates = field(default_factory=lambda: NearDuplicates(threshold=100.0))
     cases: list[dict[str, Any]] = field(default_factory=list)
     review: list[str] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
@@ -242,12 +265,15 @@ def _covered(case: Mapping[str, Any], enums: Collection[str]) -> list[tuple[str,
     return list(dict.fromkeys(reached))
 
 
-def _hint_slot(group: str, value: str, style: str) -> Slot:
+def _hint_slot(source: ToolSource, group: str, value: str, style: str) -> Slot:
     if group == "tool":
         return Slot(kind="single", tools=(value,), style=style)
     tool, _, argument = group.partition(".")
     hint = f"The message must ask for {argument} = {value}."
-    return Slot(kind="single", tools=(tool,), style=style, hint=hint)
+    spec = source.tool(tool)
+    enum = spec.parameters["properties"][argument]["enum"] if spec is not None else []
+    target = next((item for item in enum if _label(item) == value), value)
+    return Slot(kind="single", tools=(tool,), style=style, hint=hint, target=(argument, target))
 
 
 class _Generator:
@@ -259,7 +285,16 @@ class _Generator:
         container: RagasContainer,
         agent: str,
         quorum: int,
+        check_with_judges: bool = True,
     ) -> None:
+        self._check_with_judges = check_with_judges
+        source = state.source
+        self._enum_args = {
+            name
+            for tool in source.tools
+            for name, schema in tool.parameters.get("properties", {}).items()
+            if isinstance(schema, Mapping) and "enum" in schema
+        }
         self._state = state
         self._role = role
         self._container = container
@@ -295,6 +330,8 @@ class _Generator:
         return self._models[key]
 
     async def attempt(self, slot: Slot) -> bool:
+        if slot.planned is not None:
+            return await self._attempt_planned(slot, slot.planned)
         state = self._state
         attempt = state.attempt
         state.attempt += 1
@@ -315,10 +352,76 @@ class _Generator:
         finding = check_candidate(candidate, state.source, slot.kind)
         if finding is not None:
             return self._reject(finding, dumped, attempt)
-        text = candidate.user_message.strip() or (
-            candidate.scenario.goal if candidate.scenario else ""
+        return await self._finish(candidate, dumped, slot, attempt)
+
+    async def _attempt_planned(self, slot: Slot, planned: tuple[dict[str, Any], ...]) -> bool:
+        """A case whose calls are fixed: the model writes the message only."""
+        state = self._state
+        attempt = state.attempt
+        state.attempt += 1
+        example = closest_example(state.source, slot.tools, planned)
+        template = "suite_message.txt" if example is not None else "suite_message_new.txt"
+        message, values = example or ("", "")
+        prompt = render_prompt(
+            _template(template),
+            data={"example": message},
+            config={
+                "agent": self._agent,
+                "request": request_text(state.source, slot.tools, planned),
+                "example_values": values,
+                "values": argument_text(planned),
+                "style": STYLES[slot.style],
+            },
         )
-        duplicate = state.duplicates.find(text)
+        answer = await ask_generator(
+            self._role, state.meter, "GenerateSuiteMessage", prompt, PlannedMessage, attempt=attempt
+        )
+        calls = [
+            CandidateCall(tool_name=name, arguments=arguments)
+            for name, arguments in zip(slot.tools, planned, strict=True)
+        ]
+        if answer.value is None:
+            fault = answer.fault
+            message = str(fault) if fault is not None else "no answer"
+            return self._reject(Finding("generator_failed", message), {}, attempt)
+        text = answer.value.user_message.strip()
+        said = text.casefold()
+        keywords = [
+            value
+            for arguments in planned
+            for name, value in arguments.items()
+            if isinstance(value, str) and value.casefold() in said and name not in self._enum_args
+        ]
+        candidate = SuiteCandidate(user_message=text, calls=calls, answer_keywords=keywords)
+        dumped = candidate.model_dump(mode="json", exclude_none=True)
+        finding = check_candidate(candidate, state.source, slot.kind)
+        instructions = _template(template).replace("{example}", "")
+        copied = (
+            copied_prompt(text, instructions, state.source, slot.tools) if finding is None else None
+        )
+        if copied is not None:
+            finding = Finding("message_copies_prompt", f"the message copies {copied}")
+        if finding is None:
+            missing = missing_values(text, planned)
+            if missing:
+                finding = Finding(
+                    "message_missing_value", f"the message does not state {'; '.join(missing)}"
+                )
+        if finding is not None:
+            return self._reject(finding, dumped, attempt)
+        return await self._finish(candidate, dumped, slot, attempt)
+
+    async def _finish(
+        self, candidate: SuiteCandidate, dumped: dict[str, Any], slot: Slot, attempt: int
+    ) -> bool:
+        """The checks after the candidate's own: near-duplicate, a valid case, the vote."""
+        state = self._state
+        # A scenario is told apart by its goal: scenarios may well share a first message.
+        if slot.kind == "scenario" and candidate.scenario is not None:
+            text = candidate.scenario.goal.strip()
+        else:
+            text = candidate.user_message.strip()
+        duplicate = state.duplicates.find(text) or state.inputs.find(text)
         if duplicate is not None:
             finding = Finding(
                 "near_duplicate",
@@ -326,23 +429,26 @@ class _Generator:
             )
             return self._reject(finding, dumped, attempt)
         case = _case(candidate, state.source, slot, len(state.cases) + 1)
-        problem = _invalid(case, state.source)
+        problem = invalid_case(case, state.source)
         if problem is not None:
             return self._reject(Finding("invalid_case", problem), dumped, attempt)
-        judges = self._container.executor().judges
-        if not state.meter.room(len(judges)):
-            state.out_of_calls = True
-            finding = Finding("budget_spent", "no calls left in --max-calls for the judges' vote")
-            return self._reject(finding, dumped, attempt)
-        verdict = await vote(
-            self._container.executor(),
-            judges,
-            state.meter,
-            _vote_prompt(case, self._agent, state.source),
-            required=self._quorum,
-        )
-        if not verdict.passed:
-            return self._reject(Finding("judges_rejected", verdict.describe()), dumped, attempt)
+        if self._check_with_judges:
+            judges = self._container.executor().judges
+            if not state.meter.room(len(judges)):
+                state.out_of_calls = True
+                finding = Finding(
+                    "budget_spent", "no calls left in --max-calls for the judges' vote"
+                )
+                return self._reject(finding, dumped, attempt)
+            verdict = await vote(
+                self._container.executor(),
+                judges,
+                state.meter,
+                _vote_prompt(case, self._agent, state.source),
+                required=self._quorum,
+            )
+            if not verdict.passed:
+                return self._reject(Finding("judges_rejected", verdict.describe()), dumped, attempt)
         self.keep(case, text)
         return True
 
@@ -393,31 +499,6 @@ def _case(candidate: SuiteCandidate, source: ToolSource, slot: Slot, number: int
     return case
 
 
-def _suite_data(
-    source: ToolSource, cases: list[dict[str, Any]], agent_ref: str | None
-) -> dict[str, Any]:
-    data: dict[str, Any] = {}
-    kept = source.suite
-    name = kept.get("name") or f"Generated cases for {Path(source.file).stem}"
-    data["name"] = f"{name} (generated)" if source.format == "suite" else name
-    for key in ("description", "agent", "agent_model", "system_prompt", "scoring"):
-        if key in kept:
-            data[key.replace("_", "-")] = kept[key]
-    if agent_ref is not None:
-        data["agent"] = agent_ref
-    data["tools"] = [dict(tool) for tool in source.tool_data]
-    data["cases"] = cases
-    return data
-
-
-def _invalid(case: dict[str, Any], source: ToolSource) -> str | None:
-    try:
-        validate_suite(_suite_data(source, [case], None) | {"agent": None, "agent-model": None})
-    except SuiteError as error:
-        return str(error)
-    return None
-
-
 def _vote_prompt(case: Mapping[str, Any], agent: str, source: ToolSource) -> str:
     shown = {key: value for key, value in case.items() if key not in ("id", "description")}
     return render_prompt(
@@ -425,27 +506,6 @@ def _vote_prompt(case: Mapping[str, Any], agent: str, source: ToolSource) -> str
         data={"case": yaml.safe_dump(shown, sort_keys=False, allow_unicode=True).strip()},
         config={"agent": agent, "tools": _tools_text(source)},
     )
-
-
-def _header(source: ToolSource, report: GenerationReport, options: Mapping[str, Any]) -> str:
-    digest = (
-        hashlib.sha256(Path(source.file).read_bytes()).hexdigest()[:12]
-        if Path(source.file).is_file()
-        else "-"
-    )
-    lines = [
-        f"# Generated by ragas-boot {__version__} `generate suite` from {source.file} "
-        f"({source.format}, sha256 {digest}).",
-        f"# Generator {report.generator}, judges {', '.join(report.judges) or '-'}, seed "
-        f"{report.seed}; kept {report.kept_count} of {report.requested} asked "
-        f"({len(report.rejected)} candidates rejected).",
-        "# Options: " + ", ".join(f"{key}={value}" for key, value in options.items()),
-        "# Every kept case passed: its tools exist, its arguments are valid against the "
-        "tools' schemas, it is no near-duplicate, and the judges voted it right.",
-    ]
-    if report.review:
-        lines.append(f"# Taken from traces, to review: {', '.join(report.review)}.")
-    return "\n".join(lines) + "\n"
 
 
 async def agenerate_suite(
@@ -465,6 +525,8 @@ async def agenerate_suite(
     from_traces: str | Path | None = None,
     validate_with_agent: bool = False,
     output: str | None = None,
+    plan: str = "values",
+    check_with_judges: bool = True,
 ) -> GeneratedSuite:
     """Generate a suite (see the module docs); :func:`generate_suite` is the sync twin.
 
@@ -488,6 +550,11 @@ async def agenerate_suite(
             marked for review.
         validate_with_agent: run the agent once on the kept cases and report the failures.
         output: the file the suite will be written to (named in the report).
+        plan: ``values``: a one- or two-call case whose required arguments all have values
+            in the inputs gets its calls fixed in code and the model writes the message only
+            (:mod:`.planned`); ``model``: the model proposes every case's calls too.
+        check_with_judges: hold each candidate to the judges' vote (``False``: the checks
+            that need no model only).
 
     Raises:
         SuiteError: the tools file or the traces are bad input (file and path named).
@@ -505,6 +572,8 @@ async def agenerate_suite(
     executor = container.executor()
     role = role_of(settings, executor)
     state = _State(source=source, meter=CallMeter(budget), coverage=Coverage(_targets(source)))
+    for number, (message, _) in enumerate(source.messages, start=1):
+        state.inputs.add(f"input case {number}", message)
     about = description or source.suite.get("description") or source.suite.get("system_prompt")
     generator = _Generator(
         state=state,
@@ -512,12 +581,27 @@ async def agenerate_suite(
         container=container,
         agent=str(about or "An assistant that answers users with the tools below."),
         quorum=container.settings().metrics.min_judges or 1,
+        check_with_judges=check_with_judges,
     )
+    observed: list[dict[str, Any]] = []
     if from_traces is not None:
-        for case, text in trace_cases(from_traces, source, state.duplicates):
+        for case, text in list(trace_cases(from_traces, source, state.duplicates)):
             case["id"] = f"R{len(state.review) + 1:03d}_{case['id']}"
             state.review.append(case["id"])
+            observed += case["expected-tool-calls"]
             generator.keep(case, text)
+    if plan not in ("values", "model"):
+        raise ValueError(f"--plan is values or model, got {plan!r}")
+    values = ValuePlanner(source, value_pools(source, observed), settings.seed)
+
+    def planner(slot: Slot) -> Slot:
+        if plan != "values" or slot.kind not in ("single", "multi"):
+            return slot
+        if not values.can_plan(slot.tools):
+            return slot
+        fixed = dict([slot.target]) if slot.target else None
+        return replace(slot, planned=values.plan(slot.tools, fixed))
+
     queue = list(slots)
     stop: StopReason | None = None
     try:
@@ -534,23 +618,23 @@ async def agenerate_suite(
                         queue = list(slots)
                     else:
                         queue = [
-                            _hint_slot(group, value, styles[i % len(styles)])
+                            _hint_slot(source, group, value, styles[i % len(styles)])
                             for i, (group, value) in enumerate(missing)
                         ]
-                slot = queue.pop(0)
+                slot = planner(queue.pop(0))
                 if not await generator.attempt(slot) and state.meter.room(1):
                     queue.append(slot)
     finally:
         await role.aclose()
     cases = state.cases
-    data = _suite_data(source, cases, agent) if cases else None
+    data = suite_data(source, cases, agent) if cases else None
     suite = None
     checks: list[AgentCheck] | None = None
     if data is not None:
         base = Path(output).parent if output else Path(source.file).parent
         suite = validate_suite({**data, "base_dir": base.resolve()}, file=output)
         if validate_with_agent:
-            checks = await _agent_checks(suite, container)
+            checks = await agent_checks(suite, container)
     report = GenerationReport(
         kind="suite",
         output=output,
@@ -568,38 +652,19 @@ async def agenerate_suite(
         agent_checks=checks,
         agent_checked=len(cases) if checks is not None else 0,
     )
-    options = {"count": count, "mix": dict(mix or DEFAULT_MIX), "styles": list(styles)}
+    options: dict[str, Any] = {
+        "count": count,
+        "mix": dict(mix or DEFAULT_MIX),
+        "styles": list(styles),
+        "plan": plan,
+        "vote": check_with_judges,
+    }
     if shares:
         options["shares"] = dict(shares)
-    text = _header(source, report, options)
+    text = suite_header(source, report, options)
     if data is not None:
         text += yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
     return GeneratedSuite(text=text, suite=suite, report=report)
-
-
-async def _agent_checks(suite: AgentTestSuite, container: RagasContainer) -> list[AgentCheck]:
-    from ragas_boot.runs.suites.runner import arun_suite
-
-    run = await arun_suite(suite, container=container)
-    checks = []
-    for sample in run.samples:
-        if sample.passed:
-            continue
-        failures = [
-            f"{evaluation.metric}: "
-            + (
-                evaluation.error.message
-                if evaluation.error is not None
-                else f"score {evaluation.score}"
-            )
-            for evaluation in sample.evaluations
-            if evaluation.passed is False or evaluation.status in ("failed", "budget")
-        ]
-        agent_run = sample.sample.agent_run
-        if agent_run is not None and agent_run.error:
-            failures.insert(0, f"agent error: {agent_run.error}")
-        checks.append(AgentCheck(case_id=sample.sample_id, failures=failures or ["not passed"]))
-    return checks
 
 
 def generate_suite(

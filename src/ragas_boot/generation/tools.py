@@ -45,6 +45,10 @@ class ToolSource:
         suite: the suite file's own keys to keep in the generated suite (``name``,
             ``agent``, ``agent-model``, ``system-prompt``, ...); empty for the other formats.
         tool_data: each tool as the input wrote it (kept as it is in the output).
+        examples: the calls the input suite's cases expect (``tool-name`` and
+            ``required-params``), a source of argument values for planned cases.
+        messages: the input suite's single-message cases with expected calls, each as its
+            user message and those calls (examples of the users' words for planned cases).
     """
 
     tools: tuple[ToolSpec, ...]
@@ -52,6 +56,8 @@ class ToolSource:
     format: str
     suite: dict[str, Any] = field(default_factory=dict)
     tool_data: tuple[dict[str, Any], ...] = ()
+    examples: tuple[dict[str, Any], ...] = ()
+    messages: tuple[tuple[str, tuple[dict[str, Any], ...]], ...] = ()
 
     def tool(self, name: str) -> ToolSpec | None:
         """The tool called ``name``, if any."""
@@ -85,15 +91,53 @@ def load_tools(path: str | os.PathLike[str]) -> ToolSource:
             if isinstance(raw, Mapping) and alias in raw
         }
         tools_data = raw.get("tools") if isinstance(raw, Mapping) else None
+        cases = raw.get("cases") if isinstance(raw, Mapping) else None
+        cases = cases if isinstance(cases, list) else []
         data = [dict(item) for item in tools_data] if isinstance(tools_data, list) else []
         if not suite.tools:
             raise SuiteError("the suite declares no tools to generate cases for", file=label)
         for index, tool in enumerate(suite.tools):
             _check_schema(tool.parameters, label, f"tools[{index}].parameters")
         return ToolSource(
-            tools=tuple(suite.tools), file=label, format="suite", suite=kept, tool_data=tuple(data)
+            tools=tuple(suite.tools),
+            file=label,
+            format="suite",
+            suite=kept,
+            tool_data=tuple(data),
+            examples=tuple(_expected_calls(cases)),
+            messages=tuple(
+                (str(case.get("user-message") or case.get("user_message")), calls)
+                for case in cases
+                if isinstance(case, Mapping)
+                and isinstance(case.get("user-message") or case.get("user_message"), str)
+                # one list of calls: an any-of case's alternatives are not one request
+                and isinstance(
+                    case.get("expected-tool-calls", case.get("expected_tool_calls")), list
+                )
+                and (calls := tuple(_expected_calls([case])))
+            ),
         )
     return tools_from_data(_read(file), file=label)
+
+
+def _expected_calls(cases: Any) -> list[dict[str, Any]]:
+    """The expected calls of a suite file's cases (both spellings of the keys; ``any-of``
+    alternatives too), as ``{tool-name, required-params}``."""
+    found: list[dict[str, Any]] = []
+    for case in cases if isinstance(cases, list) else []:
+        if not isinstance(case, Mapping):
+            continue
+        calls = case.get("expected-tool-calls", case.get("expected_tool_calls"))
+        groups = calls.get("any-of", calls.get("any_of")) if isinstance(calls, Mapping) else [calls]
+        for group in groups if isinstance(groups, list) else []:
+            for call in group if isinstance(group, list) else []:
+                if not isinstance(call, Mapping):
+                    continue
+                name = call.get("tool-name", call.get("tool_name"))
+                params = call.get("required-params", call.get("required_params"))
+                if isinstance(name, str) and isinstance(params, Mapping):
+                    found.append({"tool-name": name, "required-params": dict(params)})
+    return found
 
 
 def _read(file: Path) -> Any:

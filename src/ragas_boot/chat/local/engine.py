@@ -120,6 +120,23 @@ def _cached(
     return value
 
 
+_CONVERTER_CHAR = 'char ::= [^"\\\\]'
+_JSON_STRING_CHAR = 'char ::= [^"\\\\\\x7F\\x00-\\x1F]'
+
+
+def json_grammar(schema_text: str) -> str:
+    """The GBNF grammar of the JSON Schema ``schema_text`` (llama-cpp-python's converter).
+
+    The converter's string character admits raw control characters (a newline), which a JSON
+    string may not hold: a model that writes one gives an answer that does not parse (and is
+    not cached, so it is asked again on every run). They are excluded here.
+    """
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    gbnf: str = json_schema_to_gbnf(schema_text)
+    return gbnf.replace(_CONVERTER_CHAR, _JSON_STRING_CHAR)
+
+
 def _no_grammar(error: Exception) -> WireError:
     """The 400 for a schema the decoder cannot turn into a grammar."""
     return WireError(
@@ -223,7 +240,7 @@ class LlamaEngine:
 
         def make() -> LlamaGrammar:
             try:
-                return LlamaGrammar.from_json_schema(text, verbose=False)
+                return LlamaGrammar.from_string(json_grammar(text), verbose=False)
             except Exception as error:  # the converter raises plain errors on unsupported schemas
                 raise _no_grammar(error) from error
 
