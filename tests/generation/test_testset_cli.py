@@ -175,3 +175,23 @@ def test_no_document_with_text_is_exit_2_naming_the_path(
     assert main(["generate", "testset", str(tmp_path / "nope"), "--config", str(config)]) == 2
     assert "nope: no such file or directory" in capsys.readouterr().err
     assert openai_server.count() == 0
+
+
+def test_cache_flags_name_the_folder_or_turn_the_cache_off(
+    openai_server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    openai_server.respond(WRITER, good_writer)
+    openai_server.respond(JUDGE, yes_judge)
+    docs = write_documents(tmp_path)
+    config = _config(tmp_path, openai_server)
+    folder = tmp_path / "team-cache"
+    out = tmp_path / "t.yaml"
+    argv = ["generate", "testset", str(docs), "--count", "2", "--judge", JUDGE,
+            "--chunk-size", "200", "--out", str(out), "--config", str(config)]  # fmt: skip
+    assert main([*argv, "--cache-dir", str(folder)]) == 0
+    sent = openai_server.count()
+    assert sent == 4 and any(folder.iterdir())  # a generation and a vote per case, kept there
+    assert main([*argv, "--cache-dir", str(folder)]) == 0
+    assert openai_server.count() == sent  # replayed from that folder
+    assert main([*argv, "--no-cache"]) == 0
+    assert openai_server.count() == 2 * sent  # asked again, nothing read

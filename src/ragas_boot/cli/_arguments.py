@@ -211,6 +211,27 @@ def add_cache_dir(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_cache_flags(parser: argparse.ArgumentParser) -> None:
+    """``--no-cache`` and ``--cache-dir DIR`` of a command that makes model calls outside a
+    dataset run (``generate``)."""
+    parser.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the response cache"
+    )
+    add_cache_dir(parser)
+
+
+def with_cache_flags(settings: RagasSettings, args: argparse.Namespace) -> RagasSettings:
+    """``settings`` with ``--no-cache`` / ``--cache-dir`` (:func:`add_cache_flags`) applied."""
+    cache: dict[str, Any] = {}
+    if args.no_cache:
+        cache["enabled"] = False
+    if args.cache_dir:
+        cache["dir"] = args.cache_dir
+    if not cache:
+        return settings
+    return settings.model_copy(update={"cache": settings.cache.model_copy(update=cache)})
+
+
 def add_history_arguments(parser: argparse.ArgumentParser) -> None:
     """``--baseline``, the regression gate and ``--no-history`` of a dataset run."""
     parser.add_argument(

@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from ragas_boot.cli._arguments import (
-    add_cache_dir,
+    add_cache_flags,
     add_config_arguments,
     comma_separated,
     positive_float,
     positive_int,
     settings_from_args,
     unit_float,
+    with_cache_flags,
 )
 from ragas_boot.cli._console import message, stdout
 from ragas_boot.cli._errors import EXIT_OK, UsageError
@@ -133,10 +134,7 @@ def configure(kinds: Any) -> None:
         metavar="FILE",
         help="also write the generation report: .json or .html; repeat for both",
     )
-    parser.add_argument(
-        "--no-cache", action="store_true", help="neither read nor write the response cache"
-    )
-    add_cache_dir(parser)
+    add_cache_flags(parser)
     add_config_arguments(parser)
     parser.set_defaults(generate_run=run)
 
@@ -157,14 +155,7 @@ def run(args: argparse.Namespace) -> int:
         if Path(report).suffix.lower() not in (".json", ".html"):
             raise UsageError(f"--report writes .json or .html, got {report!r}")
     source = load_tools(args.tools)  # bad input ends here, before a model is started
-    settings = settings_from_args(args)
-    cache: dict[str, Any] = {}
-    if args.no_cache:
-        cache["enabled"] = False
-    if args.cache_dir:
-        cache["dir"] = args.cache_dir
-    if cache:
-        settings = settings.model_copy(update={"cache": settings.cache.model_copy(update=cache)})
+    settings = with_cache_flags(settings_from_args(args), args)
     try:
         options: dict[str, Any] = {
             "count": args.count,

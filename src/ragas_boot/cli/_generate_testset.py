@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from ragas_boot.cli._arguments import (
+    add_cache_flags,
     add_config_arguments,
     positive_float,
     positive_int,
     settings_from_args,
     unit_float,
+    with_cache_flags,
 )
 from ragas_boot.cli._console import message, write
 from ragas_boot.cli._errors import EXIT_GATE_FAILED, EXIT_OK
@@ -111,6 +113,7 @@ def configure(kinds: Any) -> None:
         metavar="PATH",
         help="also write the generation report: .json or .html; repeat for several",
     )
+    add_cache_flags(parser)
     add_config_arguments(parser)
     parser.set_defaults(generate_run=run)
 
@@ -128,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
 
     output = Path(args.out)
     reports = report_paths(args.report, follow_symlinks=False, kinds=("html", "json"))
-    settings = settings_from_args(args)
+    settings = with_cache_flags(settings_from_args(args), args)
     multi_hop = DEFAULT_MULTI_HOP if args.multi_hop is None else args.multi_hop
     with create_container(settings) as container:
         made = container.executor().portal.call(
