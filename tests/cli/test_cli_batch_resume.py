@@ -7,18 +7,17 @@ never killed."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import sqlite3
 import subprocess
 import sys
-import time
 import zlib
 from collections import Counter
 from pathlib import Path
 
 from ragas_boot.testing import ChatRequest, FakeOpenAIServer
+from support.processes import cli_env, wait_until
 
 SCRIPT = Path(sys.executable).with_name("ragas-boot")
 TOTAL = 120
@@ -75,24 +74,6 @@ def _answer(request: ChatRequest) -> dict[str, object]:
     return {"goal_achieved": achieved, "reason": f"table {index}"}
 
 
-def _env(secret: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("SPRING_", "RAGAS_")) or k == "RAGAS_BOOT_HOME"
-    }
-    env.update(COLUMNS="200", JUDGE_KEY=secret)
-    return env
-
-
-def _wait_until(condition, what: str, limit_s: float = 300.0) -> None:
-    """Poll ``condition``; the limit only guards against a hang (it is not a measurement)."""
-    end = time.monotonic() + limit_s
-    while not condition():
-        assert time.monotonic() < end, f"never happened: {what}"
-        time.sleep(0.05)
-
-
 def _journaled_batches(home: Path) -> dict[str, list[str]]:
     """batch id -> the custom_ids the run's journal holds for it."""
     try:
@@ -131,11 +112,11 @@ def test_a_batch_run_killed_mid_batch_resumes_by_polling_the_batches_it_submitte
     command = [str(SCRIPT), "evaluate", str(dataset), *METRIC, "--config", str(config),
                "--no-progress"]  # fmt: skip
     process = subprocess.Popen(
-        command, env=_env(secret), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        command, env=cli_env(secret), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
         # The first round's batches (one per judge) submitted, recorded, and being polled.
-        _wait_until(
+        wait_until(
             lambda: (
                 process.poll() is not None
                 or (
@@ -167,7 +148,7 @@ def test_a_batch_run_killed_mid_batch_resumes_by_polling_the_batches_it_submitte
     resumed_report = tmp_path / "resumed.json"
     resumed = subprocess.run(
         [*command, "--resume", run_id, "--out", str(resumed_report)],
-        env=_env(secret), capture_output=True, text=True, timeout=600, check=False,
+        env=cli_env(secret), capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert resumed.returncode in (0, 1), resumed.stderr  # 1: a sample below the threshold
     assert f"Run {run_id} resumed" in resumed.stderr
@@ -193,7 +174,7 @@ def test_a_batch_run_killed_mid_batch_resumes_by_polling_the_batches_it_submitte
     whole_report = tmp_path / "whole.json"
     whole = subprocess.run(
         [*command, "--no-history", "--out", str(whole_report)],
-        env=_env(secret), capture_output=True, text=True, timeout=600, check=False,
+        env=cli_env(secret), capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert whole.returncode == resumed.returncode, whole.stderr
     assert _scores(resumed_report) == _scores(whole_report)

@@ -9,7 +9,6 @@ signal (its own timestamps, on the same monotonic clock).
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from ragas_boot.testing import ChatRequest, FakeOpenAIServer, Reply
+from support.processes import cli_env, wait_until
 
 SCRIPT = Path(sys.executable).with_name("ragas-boot")
 FAST = 6
@@ -59,24 +59,6 @@ def held_server(openai_server: FakeOpenAIServer) -> FakeOpenAIServer:
     return openai_server
 
 
-def _env(secret: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("SPRING_", "RAGAS_")) or k == "RAGAS_BOOT_HOME"
-    }
-    env.update(COLUMNS="200", JUDGE_KEY=secret)
-    return env
-
-
-def _wait_until(condition, what: str, limit_s: float = 120.0) -> None:
-    """Poll ``condition``; the limit only guards against a hang (it is not a measurement)."""
-    end = time.monotonic() + limit_s
-    while not condition():
-        assert time.monotonic() < end, f"never happened: {what}"
-        time.sleep(0.05)
-
-
 @pytest.mark.parametrize(
     ("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"]
 )
@@ -89,14 +71,14 @@ def test_a_signal_mid_run_writes_every_report_of_what_finished(
         [str(SCRIPT), "evaluate", str(dataset),
          "--metric", "agent_goal_accuracy", "--models", "judge-a", "--config", str(config_file),
          "--concurrency", str(CONCURRENCY), "--out", str(json_report), "--out", str(html_report)],
-        env=_env(secret),
+        env=cli_env(secret),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )  # fmt: skip
     try:
         # Every worker stuck on a held request, the fast samples all answered.
-        _wait_until(
+        wait_until(
             lambda: (
                 process.poll() is not None
                 or (held_server.in_flight >= CONCURRENCY and held_server.count() >= FAST + 4)

@@ -7,19 +7,18 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import re
 import signal
 import sqlite3
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from ragas_boot.testing import ChatRequest, FakeOpenAIServer, Reply
+from support.processes import cli_env, wait_until
 
 SCRIPT = Path(sys.executable).with_name("ragas-boot")
 TOTAL = 1000
@@ -50,24 +49,6 @@ def _dataset(tmp_path: Path, total: int = TOTAL) -> Path:
 def _verdict(request: ChatRequest) -> dict[str, object]:
     index = int(re.search(r"book table (\d+)", request.prompt).group(1))
     return {"goal_achieved": index % 3 != 0, "reason": f"table {index}"}
-
-
-def _env(secret: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("SPRING_", "RAGAS_")) or k == "RAGAS_BOOT_HOME"
-    }
-    env.update(COLUMNS="200", JUDGE_KEY=secret)
-    return env
-
-
-def _wait_until(condition, what: str, limit_s: float = 300.0) -> None:
-    """Poll ``condition``; the limit only guards against a hang (it is not a measurement)."""
-    end = time.monotonic() + limit_s
-    while not condition():
-        assert time.monotonic() < end, f"never happened: {what}"
-        time.sleep(0.05)
 
 
 def _journaled(home: Path) -> int:
@@ -107,11 +88,11 @@ def test_a_run_killed_mid_run_resumes_asking_again_only_what_was_in_flight(
     command = [str(SCRIPT), "evaluate", str(dataset), *METRIC, "--config", str(config_file),
                "--concurrency", str(CONCURRENCY), "--no-progress"]  # fmt: skip
     process = subprocess.Popen(
-        command, env=_env(secret), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        command, env=cli_env(secret), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
         # Every answered evaluation committed, every worker held on an unanswered call.
-        _wait_until(
+        wait_until(
             lambda: (
                 process.poll() is not None
                 or (
@@ -140,7 +121,7 @@ def test_a_run_killed_mid_run_resumes_asking_again_only_what_was_in_flight(
     resumed_report = tmp_path / "resumed.json"
     resumed = subprocess.run(
         [*command, "--resume", run_id, "--out", str(resumed_report)],
-        env=_env(secret), capture_output=True, text=True, timeout=600, check=False,
+        env=cli_env(secret), capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr
     assert f"Run {run_id} resumed" in resumed.stderr
@@ -158,7 +139,7 @@ def test_a_run_killed_mid_run_resumes_asking_again_only_what_was_in_flight(
     whole_report = tmp_path / "whole.json"
     whole = subprocess.run(
         [*command, "--no-history", "--out", str(whole_report)],
-        env=_env(secret), capture_output=True, text=True, timeout=600, check=False,
+        env=cli_env(secret), capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert whole.returncode == 0, whole.stderr
     assert _scores(resumed_report) == _scores(whole_report)
