@@ -40,6 +40,25 @@ def test_an_invalid_tool_schema_is_exit_2_naming_file_and_path(tmp_path, openai_
 
 
 @pytest.mark.parametrize(
+    ("report", "said"),
+    [
+        ("report.txt", "use a .html, .htm or .json file name"),
+        ("no-such-dir/r.json", "does not exist"),
+    ],
+)
+def test_a_report_path_that_cannot_be_written_is_exit_2_before_any_call(
+    tmp_path, openai_server, capsys, report, said
+):
+    config(tmp_path, openai_server)
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(TOOLS), encoding="utf-8")
+    assert _run(tmp_path, tools, "--report", str(tmp_path / report)) == 2
+    err = capsys.readouterr().err
+    assert f"--report {tmp_path / report}" in err and said in err
+    assert openai_server.count(MODEL) == 0
+
+
+@pytest.mark.parametrize(
     ("data", "where"),
     [
         ({"tools": []}, "tools"),

@@ -25,6 +25,7 @@ from ragas_boot.cli._arguments import (
 )
 from ragas_boot.cli._console import message, stdout
 from ragas_boot.cli._errors import EXIT_OK, UsageError
+from ragas_boot.cli._generation_reports import add_report_argument, checked_reports, write_reports
 
 __all__ = ["configure", "run"]
 
@@ -127,13 +128,7 @@ def configure(kinds: Any) -> None:
         action="store_true",
         help="keep candidates on the checks that need no model, without the judges' vote",
     )
-    parser.add_argument(
-        "--report",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="also write the generation report: .json or .html; repeat for both",
-    )
+    add_report_argument(parser)
     add_cache_flags(parser)
     add_config_arguments(parser)
     parser.set_defaults(generate_run=run)
@@ -145,15 +140,9 @@ def run(args: argparse.Namespace) -> int:
     from ragas_boot.container import create_container
     from ragas_boot.generation.suite import generate_suite
     from ragas_boot.generation.tools import load_tools
-    from ragas_boot.reporting.generation import (
-        generation_renderables,
-        render_generation_html,
-        render_generation_json,
-    )
+    from ragas_boot.reporting.generation import generation_renderables
 
-    for report in args.report:
-        if Path(report).suffix.lower() not in (".json", ".html"):
-            raise UsageError(f"--report writes .json or .html, got {report!r}")
+    reports = checked_reports(args.report)
     source = load_tools(args.tools)  # bad input ends here, before a model is started
     settings = with_cache_flags(settings_from_args(args), args)
     try:
@@ -188,8 +177,5 @@ def run(args: argparse.Namespace) -> int:
         stdout().print(f"Wrote {args.out}")
     else:  # as generate testset: no file that `suite run` could not run
         message(f"nothing was kept: {args.out} was not written", "bold red")
-    for report in args.report:
-        render = render_generation_json if report.lower().endswith(".json") else None
-        text = render(generated.report) if render else render_generation_html(generated.report)
-        write_atomically(Path(report), text)
+    write_reports(generated.report, reports)
     return EXIT_OK if generated.report.complete else _EXIT_INCOMPLETE

@@ -23,7 +23,8 @@ from ragas_boot.cli._arguments import (
 )
 from ragas_boot.cli._console import message, write
 from ragas_boot.cli._errors import EXIT_GATE_FAILED, EXIT_OK
-from ragas_boot.cli._reports import report_paths, write_atomically
+from ragas_boot.cli._generation_reports import add_report_argument, checked_reports, write_reports
+from ragas_boot.cli._reports import write_atomically
 
 __all__ = ["configure", "run"]
 
@@ -106,13 +107,7 @@ def configure(kinds: Any) -> None:
     parser.add_argument(
         "--chunk-size", type=positive_int, metavar="CHARS", help="characters per chunk (1200)"
     )
-    parser.add_argument(
-        "--report",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="also write the generation report: .json or .html; repeat for several",
-    )
+    add_report_argument(parser)
     add_cache_flags(parser)
     add_config_arguments(parser)
     parser.set_defaults(generate_run=run)
@@ -123,14 +118,10 @@ def run(args: argparse.Namespace) -> int:
     from ragas_boot.container import create_container
     from ragas_boot.generation.documents import DEFAULT_CHUNK_SIZE
     from ragas_boot.generation.testset import DEFAULT_MULTI_HOP, agenerate_testset
-    from ragas_boot.reporting.generation import (
-        render_generation_console,
-        render_generation_html,
-        render_generation_json,
-    )
+    from ragas_boot.reporting.generation import render_generation_console
 
     output = Path(args.out)
-    reports = report_paths(args.report, follow_symlinks=False, kinds=("html", "json"))
+    reports = checked_reports(args.report)
     settings = with_cache_flags(settings_from_args(args), args)
     multi_hop = DEFAULT_MULTI_HOP if args.multi_hop is None else args.multi_hop
     with create_container(settings) as container:
@@ -156,9 +147,7 @@ def run(args: argparse.Namespace) -> int:
         write_atomically(output, made.text)
         report = report.model_copy(update={"output": str(output)})
     write(render_generation_console(report))
-    for path, kind in reports:
-        render = render_generation_html if kind == "html" else render_generation_json
-        write_atomically(path, render(report))
+    write_reports(report, reports)
     if not made.samples:
         message(f"nothing was kept: {output} was not written", "bold red")
     if report.kept_count < report.requested:

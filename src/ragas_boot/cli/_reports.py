@@ -42,7 +42,11 @@ REPORT_KINDS = {
 
 
 def report_paths(
-    values: Sequence[str], *, follow_symlinks: bool, kinds: Sequence[str] = ("html", "json")
+    values: Sequence[str],
+    *,
+    follow_symlinks: bool,
+    kinds: Sequence[str] = ("html", "json"),
+    flag: str = "--out",
 ) -> list[tuple[Path, str]]:
     """The ``--out`` paths with their kind (``html``, ``json``, ``csv``, ``parquet``,
     ``junit``, ``markdown``), each checked writable now: a bad one must not cost a whole run.
@@ -52,6 +56,7 @@ def report_paths(
         follow_symlinks: ``--follow-symlinks``.
         kinds: the kinds the command writes (default: HTML and JSON; ``evaluate`` and
             ``compare`` write every kind of :data:`REPORT_KINDS`).
+        flag: the option the paths came from, as errors name it.
 
     Raises:
         UsageError: a path with another suffix, a symbolic link (unless followed), a missing
@@ -64,20 +69,20 @@ def report_paths(
         kind = accepted.get(path.suffix.lower())
         if kind is None:
             *others, last = accepted
-            raise UsageError(f"--out {value}: use a {', '.join(others)} or {last} file name")
+            raise UsageError(f"{flag} {value}: use a {', '.join(others)} or {last} file name")
         if path.is_symlink():
             if not follow_symlinks:
                 raise UsageError(
-                    f"--out {value} is a symbolic link (to {os.readlink(path)}); pass "
+                    f"{flag} {value} is a symbolic link (to {os.readlink(path)}); pass "
                     "--follow-symlinks to write to its target, or choose another name"
                 )
             path = path.resolve()
         if not path.parent.is_dir():
-            raise UsageError(f"--out {value}: the directory {path.parent} does not exist")
+            raise UsageError(f"{flag} {value}: the directory {path.parent} does not exist")
         if path.exists() and not path.is_file():
-            raise UsageError(f"--out {value} exists and is not a file")
+            raise UsageError(f"{flag} {value} exists and is not a file")
         if path.exists() and not os.access(path, os.W_OK):
-            raise UsageError(f"--out {value} is not writable")
+            raise UsageError(f"{flag} {value} is not writable")
         try:  # the report is renamed into place: the directory must take a new file
             probe, probe_name = tempfile.mkstemp(
                 dir=path.parent, prefix=".ragas-boot-", suffix=".tmp"
@@ -86,10 +91,10 @@ def report_paths(
             os.unlink(probe_name)
         except OSError as error:
             raise UsageError(
-                f"--out {value}: cannot write in {path.parent}: {error.strerror or error}"
+                f"{flag} {value}: cannot write in {path.parent}: {error.strerror or error}"
             ) from None
         if any(path == earlier for earlier, _ in paths):
-            raise UsageError(f"--out {value} is given twice")
+            raise UsageError(f"{flag} {value} is given twice")
         paths.append((path, kind))
     return paths
 
