@@ -126,3 +126,29 @@ def postgres_server(unavailable: Callable[[str, str], None]) -> Iterator[Postgre
                 process.wait()
         stack.close()
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def root_conftest(request):
+    """The tests' root conftest module (its judges_yaml helper)."""
+    plugin = request.config.pluginmanager.get_plugin(
+        str(Path(__file__).resolve().parents[1] / "conftest.py")
+    )
+    assert plugin is not None
+    return plugin
+
+
+@pytest.fixture
+def run_cli(capsys, monkeypatch):
+    """``run(*args)`` runs the CLI in process: (exit code, stdout, stderr)."""
+    from ragas_boot.cli import main
+
+    monkeypatch.setenv("COLUMNS", "200")
+
+    def run(*args):
+        capsys.readouterr()
+        code = main([str(arg) for arg in args])
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return run

@@ -28,32 +28,6 @@ def team_config(postgres_server, tmp_path, root_conftest, openai_server, monkeyp
     return path
 
 
-@pytest.fixture
-def root_conftest(request):
-    from pathlib import Path
-
-    plugin = request.config.pluginmanager.get_plugin(
-        str(Path(__file__).resolve().parents[1] / "conftest.py")
-    )
-    assert plugin is not None
-    return plugin
-
-
-@pytest.fixture
-def run_cli(capsys, monkeypatch):
-    from ragas_boot.cli import main
-
-    monkeypatch.setenv("COLUMNS", "200")
-
-    def run(*args):
-        capsys.readouterr()
-        code = main([str(arg) for arg in args])
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return run
-
-
 DATASET = """\
 name: pg-test
 samples:

@@ -21,30 +21,6 @@ TOTAL = 40
 METRICS = ("--metric", "agent_goal_accuracy", "--metric", "tool_call_accuracy")
 
 
-@pytest.fixture
-def root_conftest(request):
-    plugin = request.config.pluginmanager.get_plugin(
-        str(Path(__file__).resolve().parents[1] / "conftest.py")
-    )
-    assert plugin is not None
-    return plugin
-
-
-@pytest.fixture
-def run_cli(capsys, monkeypatch):
-    from ragas_boot.cli import main
-
-    monkeypatch.setenv("COLUMNS", "200")
-
-    def run(*args):
-        capsys.readouterr()
-        code = main([str(arg) for arg in args])
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return run
-
-
 def _verdict(request: ChatRequest) -> dict[str, object]:
     index = int(re.search(r"order (\d+)", request.prompt).group(1))
     # judge-b disagrees on every fifth sample; every seventh is not achieved at all
